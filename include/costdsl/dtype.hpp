@@ -1,0 +1,51 @@
+#pragma once
+// Element types a kernel reads or computes in.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "costdsl/error.hpp"
+
+namespace costdsl {
+
+enum class Dtype : std::uint8_t { fp32, bf16, fp16, fp8, fp4 };
+
+inline constexpr std::array<Dtype, 5> all_dtypes{Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8,
+                                                 Dtype::fp4};
+
+constexpr std::string_view name(Dtype d) noexcept {
+  switch (d) {
+    case Dtype::fp32: return "fp32";
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp8: return "fp8";
+    case Dtype::fp4: return "fp4";
+  }
+  return "?";
+}
+
+// Storage size; fp4 packs two elements per byte.
+constexpr double bytes_per_element(Dtype d) noexcept {
+  switch (d) {
+    case Dtype::fp32: return 4;
+    case Dtype::bf16: return 2;
+    case Dtype::fp16: return 2;
+    case Dtype::fp8: return 1;
+    case Dtype::fp4: return 0.5;
+  }
+  return 0;
+}
+
+// Parses a dtype name; accepts the spellings configs and frameworks use.
+inline Dtype parse_dtype(std::string_view s, std::string_view field = "dtype") {
+  if (s == "fp32" || s == "float32" || s == "float") return Dtype::fp32;
+  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
+  if (s == "fp16" || s == "float16" || s == "half") return Dtype::fp16;
+  if (s == "fp8" || s == "fp8_e4m3" || s == "e4m3") return Dtype::fp8;
+  if (s == "fp4" || s == "nvfp4") return Dtype::fp4;
+  throw InputError(std::string(field) + " '" + std::string(s) +
+                   "' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4)");
+}
+
+}  // namespace costdsl

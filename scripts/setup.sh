@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what costdsl needs from Debian 12 packages (only what is missing) and
+# configures build/ once. Safe to run again: it does nothing that is already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(meson ninja-build pkgconf g++ python3
+          libboost1.81-dev doctest-dev libfmt-dev nlohmann-json3-dev
+          libcli11-dev libbenchmark-dev)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -qq
+  # Boost 1.74's dev headers conflict with 1.81's; remove them first if present.
+  conflicting=$(dpkg-query -W -f='${Package} ${Status}\n' 'libboost1.74-dev' 'libboost-dev' 2>/dev/null \
+                | awk '/install ok installed/ {print $1}' || true)
+  if [ -n "$conflicting" ] && printf '%s\n' "${missing[@]}" | grep -q '^libboost1.81-dev$'; then
+    as_root apt-get remove -y -qq $conflicting
+  fi
+  as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f build/build.ninja ]; then
+  meson setup build --buildtype=debugoptimized -Dwerror=true
+fi
