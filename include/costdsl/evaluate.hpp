@@ -1,0 +1,178 @@
+#pragma once
+// Evaluating one iteration of a static tree: a fully inlined fold over the
+// node types, no tree walk at run time, no allocation, no virtual call.
+//
+//   Metrics total = evaluate(tree, in);               // the one total (INV-6)
+//   std::array<Metrics, n_slots<Tree>> row;
+//   Metrics total = evaluate(tree, in, row);          // and each slot's metrics
+#include <array>
+#include <cstddef>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/slots.hpp"
+
+namespace costdsl {
+
+namespace diagnostic {
+template <std::size_t Index, FixedString SlotPath, FixedString InputPath>
+struct input_does_not_match_slot {
+  static_assert(always_false<Index, SlotPath, InputPath>,
+                "costdsl: the input list does not match the tree's slot list; see "
+                "input_does_not_match_slot<index, slot path, input path> above (inputs must follow slot order)");
+};
+template <std::size_t Index, FixedString SlotPath>
+struct missing_input_for_slot {
+  static_assert(always_false<Index, SlotPath>,
+                "costdsl: the input list is shorter than the slot list; see missing_input_for_slot<index, slot path> "
+                "above");
+};
+template <std::size_t Index, FixedString InputPath>
+struct input_without_slot {
+  static_assert(always_false<Index, InputPath>,
+                "costdsl: the input list is longer than the slot list; see input_without_slot<index, input path> "
+                "above");
+};
+template <FixedString SlotPath, class Expected, class Got>
+struct input_has_wrong_type {
+  static_assert(always_false<SlotPath>,
+                "costdsl: an input's type is not its slot kernel's Input; see input_has_wrong_type<slot path, "
+                "expected, got> above");
+};
+}  // namespace diagnostic
+
+namespace detail {
+
+template <class Slots, class Ins>
+struct input_check;
+
+template <class... S, class... I>
+struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
+  static constexpr std::size_t n_slots = sizeof...(S), n_inputs = sizeof...(I);
+  static constexpr std::size_t n_common = n_slots < n_inputs ? n_slots : n_inputs;
+  static constexpr std::array<std::string_view, sizeof...(S)> slot_paths{S::path.view()...};
+  static constexpr std::array<std::string_view, sizeof...(I)> input_paths{I::path.view()...};
+  static constexpr std::array<bool, sizeof...(S)> type_ok = [] {
+    if constexpr (sizeof...(S) == sizeof...(I)) {
+      return std::array<bool, sizeof...(S)>{
+          std::is_same_v<typename S::kernel_type::Input, typename I::value_type>...};
+    } else {
+      return std::array<bool, sizeof...(S)>{};
+    }
+  }();
+  static constexpr std::size_t first_path_mismatch = [] {
+    for (std::size_t i = 0; i < n_common; ++i)
+      if (slot_paths[i] != input_paths[i]) return i;
+    return n_common;
+  }();
+
+  // true, or exactly one diagnostic for the first problem.
+  static constexpr bool ok() {
+    if constexpr (first_path_mismatch < n_common) {
+      using Sl = boost::mp11::mp_at_c<boost::mp11::mp_list<S...>, first_path_mismatch>;
+      using In = boost::mp11::mp_at_c<boost::mp11::mp_list<I...>, first_path_mismatch>;
+      diagnostic::fail<diagnostic::input_does_not_match_slot<first_path_mismatch, Sl::path, In::path>, int>();
+      return false;
+    } else if constexpr (n_inputs < n_slots) {
+      using Sl = boost::mp11::mp_at_c<boost::mp11::mp_list<S...>, n_inputs>;
+      diagnostic::fail<diagnostic::missing_input_for_slot<n_inputs, Sl::path>, int>();
+      return false;
+    } else if constexpr (n_inputs > n_slots) {
+      using In = boost::mp11::mp_at_c<boost::mp11::mp_list<I...>, n_slots>;
+      diagnostic::fail<diagnostic::input_without_slot<n_slots, In::path>, int>();
+      return false;
+    } else {
+      constexpr std::size_t bad = [] {
+        for (std::size_t i = 0; i < n_slots; ++i)
+          if (!type_ok[i]) return i;
+        return n_slots;
+      }();
+      if constexpr (bad < n_slots) {
+        using Sl = boost::mp11::mp_at_c<boost::mp11::mp_list<S...>, bad>;
+        using In = boost::mp11::mp_at_c<boost::mp11::mp_list<I...>, bad>;
+        diagnostic::fail<diagnostic::input_has_wrong_type<Sl::path, typename Sl::kernel_type::Input,
+                                                          typename In::value_type>,
+                         int>();
+        return false;
+      } else {
+        return true;
+      }
+    }
+  }
+};
+
+// The fold. Offset is the node's first slot index; WithRow writes each leaf's
+// metrics to row[slot]. One instantiation per node type: the recursion depth is
+// the tree's depth, packs are expanded with folds.
+template <std::size_t Offset, bool WithRow, class Node, class Ins>
+[[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
+
+template <std::size_t Offset, bool WithRow, class Node, class Ins, std::size_t... I>
+[[gnu::always_inline]] inline Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
+                                                    std::index_sequence<I...>) {
+  constexpr auto& offsets = child_offsets<Node>;
+  Metrics acc = algebra::empty();
+  if constexpr (Node::node_kind == NodeKind::sum) {
+    (algebra::accumulate_sum(acc, eval_node<Offset + offsets[I], WithRow>(std::get<I>(node.children), in, row)), ...);
+  } else {
+    (algebra::accumulate_max(acc, eval_node<Offset + offsets[I], WithRow>(std::get<I>(node.children), in, row)), ...);
+    if constexpr (Node::node_kind == NodeKind::parallel) algebra::finish_parallel(acc, node.overlap_value());
+  }
+  return acc;
+}
+
+template <std::size_t Offset, bool WithRow, class Node, class Ins>
+[[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
+  if constexpr (Node::node_kind == NodeKind::leaf) {
+    Metrics m = node.kernel.eval(std::get<Offset>(in.items).value);
+    if constexpr (WithRow) row[Offset] = m;
+    return m;
+  } else if constexpr (Node::node_kind == NodeKind::scale) {
+    return algebra::scale(eval_node<Offset, WithRow>(node.child, in, row), node.factor());
+  } else if constexpr (Node::node_kind == NodeKind::labeled) {
+    return eval_node<Offset, WithRow>(node.child, in, row);
+  } else {
+    return eval_children<Offset, WithRow>(node, in, row,
+                                          std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
+  }
+}
+
+template <class Tree, class Ins>
+constexpr bool valid_call() {
+  if constexpr (!check_unique_slots<Tree>()) {
+    return false;
+  } else {
+    return input_check<slot_list<Tree>, Ins>::ok();
+  }
+}
+
+}  // namespace detail
+
+// Total metrics of one iteration.
+template <CostNode Tree, class... I>
+inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
+  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
+    return detail::eval_node<0, false>(tree, in, nullptr);
+  } else {
+    return Metrics{};  // unreachable: a diagnostic has already stopped compilation
+  }
+}
+
+// Total metrics, and each slot's metrics in slot order.
+template <CostNode Tree, class... I>
+inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metrics, n_slots<Tree>> row) {
+  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
+    return detail::eval_node<0, true>(tree, in, row.data());
+  } else {
+    return Metrics{};
+  }
+}
+
+}  // namespace costdsl

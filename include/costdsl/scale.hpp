@@ -1,0 +1,40 @@
+#pragma once
+// Scale<n>: n provably identical copies of a subtree (homogeneous decoder layers).
+// Everything but coverage is multiplied by n; the subtree's slots count once.
+#include <string>
+#include <utility>
+
+#include "costdsl/concepts.hpp"
+#include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/static_value.hpp"
+
+namespace costdsl {
+
+namespace diagnostic {
+template <std::uint64_t N>
+struct scale_count_must_be_positive {
+  static_assert(always_false<N>, "costdsl: Scale needs n >= 1 copies; see scale_count_must_be_positive<n> above");
+};
+}  // namespace diagnostic
+
+template <Number Count, CostNode C>
+struct Scale {
+  static constexpr NodeKind node_kind = NodeKind::scale;
+  [[no_unique_address]] Count count;
+  C child;
+  constexpr double factor() const noexcept { return static_cast<double>(value_of(count)); }
+};
+
+// scale(Static<32>{}, layer) or scale(num_layers_from_config, layer).
+template <Number Count, CostNode C>
+constexpr auto scale(Count n, C child) {
+  if constexpr (is_static_v<Count>) {
+    if constexpr (Count::value == 0) diagnostic::fail<diagnostic::scale_count_must_be_positive<0>, int>();
+  } else {
+    if (n == 0) throw ConfigError("Scale count 0: a scaled subtree needs at least 1 copy");
+  }
+  return Scale<Count, C>{n, std::move(child)};
+}
+
+}  // namespace costdsl

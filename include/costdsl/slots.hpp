@@ -1,0 +1,136 @@
+#pragma once
+// The slot list of a tree type, computed at compile time: each leaf's dotted
+// path and kernel type in visit order (left to right, depth first). Numbering,
+// input matching, evaluation and lowering all walk this one list (INV-2).
+// A Scale subtree's slots appear once.
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include "costdsl/concepts.hpp"
+#include "costdsl/fixed_string.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/max.hpp"
+#include "costdsl/parallel.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/sum.hpp"
+
+namespace costdsl {
+
+template <FixedString Path, class K>
+struct Slot {
+  static constexpr auto path = Path;
+  using kernel_type = K;
+};
+
+namespace detail {
+
+template <class Node, FixedString Prefix>
+struct slots_of;
+
+template <FixedString Name, class K, FixedString Prefix>
+struct slots_of<Leaf<Name, K>, Prefix> {
+  using type = boost::mp11::mp_list<Slot<join_path<Prefix, Name>(), K>>;
+};
+template <class... C, FixedString Prefix>
+struct slots_of<Sum<C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
+};
+template <class... C, FixedString Prefix>
+struct slots_of<Max<C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
+};
+template <class O, class... C, FixedString Prefix>
+struct slots_of<Parallel<O, C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
+};
+template <class N, class C, FixedString Prefix>
+struct slots_of<Scale<N, C>, Prefix> {
+  using type = typename slots_of<C, Prefix>::type;
+};
+template <FixedString Name, class C, FixedString Prefix>
+struct slots_of<Labeled<Name, C>, Prefix> {
+  using type = typename slots_of<C, join_path<Prefix, Name>()>::type;
+};
+
+template <class Node>
+struct children_of {
+  using type = boost::mp11::mp_list<>;
+};
+template <class... C>
+struct children_of<Sum<C...>> {
+  using type = boost::mp11::mp_list<C...>;
+};
+template <class... C>
+struct children_of<Max<C...>> {
+  using type = boost::mp11::mp_list<C...>;
+};
+template <class O, class... C>
+struct children_of<Parallel<O, C...>> {
+  using type = boost::mp11::mp_list<C...>;
+};
+
+}  // namespace detail
+
+// The slots of a tree type: mp_list<Slot<"model.layer.attn.qkv_proj", Kernel>, ...>.
+template <CostNode Tree>
+using slot_list = typename detail::slots_of<std::remove_cvref_t<Tree>, FixedString<0>{}>::type;
+
+template <CostNode Tree>
+inline constexpr std::size_t n_slots = boost::mp11::mp_size<slot_list<Tree>>::value;
+
+// The dotted paths of a tree's slots, in slot order.
+template <CostNode Tree>
+inline constexpr auto slot_paths = []<class... S>(boost::mp11::mp_list<S...>) {
+  return std::array<std::string_view, sizeof...(S)>{S::path.view()...};
+}(slot_list<Tree>{});
+
+namespace detail {
+// First slot index of each child of a Sum / Max / Parallel, relative to the parent.
+template <class Node>
+inline constexpr auto child_offsets = []<class... C>(boost::mp11::mp_list<C...>) {
+  std::array<std::size_t, sizeof...(C)> offsets{};
+  std::size_t next = 0, i = 0;
+  ((offsets[i++] = next, next += n_slots<C>), ...);
+  return offsets;
+}(typename children_of<Node>::type{});
+
+// Index of the first repeated path, or n when all are distinct.
+template <CostNode Tree>
+constexpr std::size_t first_duplicate_slot() {
+  constexpr auto& paths = slot_paths<Tree>;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (paths[i] == paths[j]) return i;
+  return paths.size();
+}
+}  // namespace detail
+
+namespace diagnostic {
+template <FixedString Path>
+struct duplicate_slot_path {
+  static_assert(always_false<Path>,
+                "costdsl: two slots share a dotted path; wrap repeated subtrees in Labeled nodes with distinct names "
+                "(see duplicate_slot_path<path> above)");
+};
+}  // namespace diagnostic
+
+// true, or a compile error naming the first repeated slot path.
+template <CostNode Tree>
+constexpr bool check_unique_slots() {
+  constexpr std::size_t dup = detail::first_duplicate_slot<Tree>();
+  if constexpr (dup < n_slots<Tree>) {
+    using S = boost::mp11::mp_at_c<slot_list<Tree>, dup>;
+    diagnostic::fail<diagnostic::duplicate_slot_path<S::path>, int>();
+    return false;
+  } else {
+    return true;
+  }
+}
+
+}  // namespace costdsl
