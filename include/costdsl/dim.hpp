@@ -26,7 +26,7 @@ struct Dim {
       : value(v), formula(std::move(f)), bindings(std::move(b)) {}
 
   constexpr operator std::uint64_t() const noexcept { return value; }  // NOLINT
-  friend bool operator==(const Dim& a, const Dim& b) noexcept { return a.value == b.value; }
+  // Equality (and ordering) go through the value: provenance never changes identity.
 };
 
 }  // namespace costdsl

@@ -33,7 +33,7 @@ struct Metrics {
 namespace algebra {
 
 // Sum: serial work on one stream.
-constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
+[[gnu::always_inline]] constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
   acc.time_s += c.time_s;
   acc.flops += c.flops;
   acc.bytes += c.bytes;
@@ -42,7 +42,7 @@ constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
 }
 
 // Max and Parallel: time is the max, work still sums (it never overlaps away).
-constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
+[[gnu::always_inline]] constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
   acc.time_s = std::max(acc.time_s, c.time_s);
   acc.flops += c.flops;
   acc.bytes += c.bytes;
@@ -51,10 +51,10 @@ constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
 }
 
 // Parallel: concurrent streams on one device reach only `overlap` of perfect overlap.
-constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
+[[gnu::always_inline]] constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
 
 // Scale: n identical copies; coverage unchanged.
-constexpr Metrics scale(Metrics m, double n) noexcept {
+[[gnu::always_inline]] constexpr Metrics scale(Metrics m, double n) noexcept {
   m.time_s *= n;
   m.flops *= n;
   m.bytes *= n;

@@ -360,6 +360,15 @@ class Roofline {
     return bus_factor(kind, num_gpus) * message_bytes / link_bandwidth(num_gpus);
   }
 
+  // Energy of a kernel that took t seconds and whose hardware bound is bound_s:
+  // activity = bound_s / t (the fraction of the roof it reached), as in finish().
+  double energy_j(double t, double bound_s) const noexcept {
+    if (!(t > 0)) return 0;
+    const double activity = std::min(std::max(bound_s / t, 0.0), 1.0);
+    const double idle = p_.energy.idle_power_fraction;
+    return t * gpu_.board_power_w * (idle + (1 - idle) * activity);
+  }
+
   // The tensor-core dtype a GEMM runs at: the wider operand.
   static constexpr Dtype compute_dtype(Dtype a, Dtype w) noexcept {
     return bytes_per_element(a) >= bytes_per_element(w) ? a : w;

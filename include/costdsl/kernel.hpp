@@ -1,0 +1,189 @@
+#pragma once
+// Kernel<K>: an L1 kernel definition bound to a timing source. This is what a
+// Leaf holds. Binding (build time) looks the config up in the profile DB and
+// keeps the fitted caches of each candidate backend; eval (the hot path) is a
+// few cache lookups, the best-of-N pick and the work formulas.
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "costdsl/concepts.hpp"
+#include "costdsl/interp/interp1d.hpp"
+#include "costdsl/interp/interp2d.hpp"
+#include "costdsl/interp/interp3d.hpp"
+#include "costdsl/kernel_def.hpp"
+#include "costdsl/reflect.hpp"
+#include "costdsl/timing.hpp"
+
+namespace costdsl {
+
+namespace detail {
+template <std::size_t D>
+struct cache_for;
+template <>
+struct cache_for<1> {
+  using type = interp::Interp1D;
+};
+template <>
+struct cache_for<2> {
+  using type = interp::Interp2D;
+};
+template <>
+struct cache_for<3> {
+  using type = interp::Interp3D;
+};
+}  // namespace detail
+
+// The profile-table schema of a kernel kind, from its reflected Config and axes.
+template <KernelDef K>
+ProfileSchema profile_schema() {
+  ProfileSchema s{std::string(K::kind), {}, {}};
+  typename K::Config c{};
+  for_each_field(c, [&](std::string_view name, const auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    s.config.push_back({std::string(name), is_numeric_field_v<T> ? ColumnType::integer : ColumnType::text});
+  });
+  for (std::string_view a : K::axes) s.inputs.emplace_back(a);
+  return s;
+}
+
+// The config's key in its profile table: each field's text, in field order.
+template <class Config>
+std::vector<std::string> profile_key(const Config& c) {
+  std::vector<std::string> key;
+  for_each_field(c, [&](std::string_view, const auto& v) { key.push_back(field_text(v)); });
+  return key;
+}
+
+template <KernelDef K>
+class Kernel {
+ public:
+  static constexpr std::string_view kind = K::kind;
+  static constexpr std::size_t dims = K::axes.size();
+  using Def = K;
+  using Config = typename K::Config;
+  using Input = typename K::Input;
+  using Cache = typename detail::cache_for<dims>::type;
+
+  Kernel(const Timing& timing, Config config, std::vector<std::string> backends = K::default_backends())
+      : config_(std::move(config)),
+        backends_(std::move(backends)),
+        gpu_(timing.gpu().name),
+        roofline_(timing.roofline()),
+        mode_(timing.mode()) {
+    if constexpr (requires { K::validate(config_); }) K::validate(config_);
+    if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
+    if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
+    if (mode_ != TimingMode::roofline && timing.profiles() != nullptr) bind_profiles(*timing.profiles());
+  }
+
+  // The hot path.
+  Metrics eval(const Input& in) const {
+    const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
+    if (flops == 0 && bytes == 0) return Metrics{};  // nothing to do this iteration
+    Coverage lost = Coverage::none;
+    if (measured_) {
+      const auto coords = detail::to_cache<K>(K::point(config_, in));
+      double best = std::numeric_limits<double>::infinity();
+      Coverage best_cov = Coverage::none;
+      std::uint8_t best_backend = no_backend;
+      for (std::size_t b = 0; b < backends_.size(); ++b) {
+        const Cache* c = time_caches_[b].get();
+        if (c == nullptr) continue;
+        const interp::Interpolated r = std::apply([&](auto... x) { return c->query(x...); }, coords);
+        if (has(r.coverage, Coverage::no_coverage)) continue;
+        if (r.value < best) {
+          best = r.value;
+          best_cov = r.coverage;
+          best_backend = static_cast<std::uint8_t>(b);
+        }
+      }
+      if (best_backend != no_backend) {
+        const double n = detail::calls<K>(in);
+        Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
+        const Cache* e = energy_caches_[best_backend].get();
+        const auto er = e ? std::apply([&](auto... x) { return e->query(x...); }, coords) : interp::Interpolated{};
+        m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
+                         ? er.value * n
+                         : roofline_->energy_j(m.time_s, K::lower_bound_s(*roofline_, config_, in));
+        return m;
+      }
+      lost = Coverage::no_coverage;  // measured, but no table could answer this query
+    }
+    if (mode_ == TimingMode::profile) return Metrics{0, flops, bytes, 0, Coverage::no_coverage, no_backend};
+    Metrics m = K::roofline(*roofline_, config_, in);
+    m.flops = flops;
+    m.bytes = bytes;
+    m.coverage |= Coverage::analytic | lost;
+    m.backend = no_backend;
+    return m;
+  }
+
+  // Work at the hardware roof for this call (the "where the time goes" view).
+  double lower_bound_s(const Input& in) const { return K::lower_bound_s(*roofline_, config_, in); }
+
+  std::vector<ConfigField> config_fields() const {
+    auto fields = reflect_fields(config_);
+    fields.push_back({"gpu", gpu_});
+    return fields;
+  }
+  const std::vector<std::string>& backends() const noexcept { return backends_; }
+  const Config& config() const noexcept { return config_; }
+  const std::string& gpu() const noexcept { return gpu_; }
+  // "profile" when at least one backend has a measured table for this config.
+  std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
+
+ private:
+  void bind_profiles(ProfileDb& db) {
+    const ProfileTable* table = db.table(gpu_, profile_schema<K>());
+    time_caches_.resize(backends_.size());
+    energy_caches_.resize(backends_.size());
+    if (table == nullptr) return;
+    const auto key = profile_key(config_);
+    for (std::size_t b = 0; b < backends_.size(); ++b) {
+      const ProfileGroup* g = table->find(key, backends_[b]);
+      if (g == nullptr) continue;
+      const std::string label = table->file() + " [" + backends_[b] + "]";
+      time_caches_[b] = db.cache<Cache>(*g, "time_ms", [&](auto* w) { return fit(*g, false, w, label); });
+      if (table->has_energy())
+        energy_caches_[b] = db.cache<Cache>(*g, "energy_j", [&](auto* w) { return fit(*g, true, w, label); });
+      measured_ = true;
+    }
+  }
+
+  static Cache fit(const ProfileGroup& g, bool energy, std::vector<std::string>* warnings, const std::string& label) {
+    std::vector<typename Cache::Sample> samples;
+    for (const ProfilePoint& p : g.points) {
+      std::array<double, dims> raw{};
+      for (std::size_t d = 0; d < dims; ++d) raw[d] = p.inputs[d];
+      const auto c = detail::to_cache<K>(raw);
+      const double v = energy ? p.energy_j : p.time_ms;
+      if (energy && std::isnan(v)) continue;
+      samples.push_back(std::apply([&](auto... x) { return typename Cache::Sample{x..., v}; }, c));
+    }
+    std::array<interp::AxisSpec, dims> axes;
+    for (std::size_t d = 0; d < dims; ++d) axes[d] = {std::string(K::axes[d]), interp::AxisScale::detect};
+    if constexpr (dims == 1) {
+      return Cache::fit(samples, axes[0], warnings, label);
+    } else if constexpr (dims == 2) {
+      return Cache::fit(samples, axes[0], axes[1], detail::off_grid<K>(), warnings, label);
+    } else {
+      return Cache::fit(samples, axes[0], axes[1], axes[2], warnings, label);
+    }
+  }
+
+  Config config_;
+  std::vector<std::string> backends_;
+  std::string gpu_;
+  std::shared_ptr<const Roofline> roofline_;
+  TimingMode mode_;
+  bool measured_ = false;
+  std::vector<std::shared_ptr<const Cache>> time_caches_;
+  std::vector<std::shared_ptr<const Cache>> energy_caches_;
+};
+
+}  // namespace costdsl

@@ -1,0 +1,85 @@
+#pragma once
+// What an L1 kernel file (kernels/<kind>.hpp) provides: one struct with
+//
+//   kind, family                 names (the profile table is <kind>.csv)
+//   Config, Input                Hana-reflected structs: identity and per-call shape
+//   axes                         the profile table's input columns, in cache-axis order
+//   point(config, input)         one call's values on those axes
+//   flops(...), bytes(...)       the exact work formulas
+//   roofline(rf, config, input)  the analytic time (its flops/bytes are replaced by ours)
+//   lower_bound_s(rf, c, i)      the hardware bound (work at peak, no efficiency)
+//   sweep(config)                the grid the profiler measures
+//   default_backends()           candidate backends, fastest measured one wins
+//
+// and optionally: to_cache(point) (a change of axes, e.g. attention's A·B),
+// calls(input) (identical calls summed into the slot), off_grid (2D tables),
+// validate(config) (throws a ConfigError naming the field).
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costdsl/interp/interp2d.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/roofline.hpp"
+
+namespace costdsl {
+
+// Kernel families: what the lower-bound view and the pictures group by.
+enum class Family : std::uint8_t { gemm, attention, memory, communication, other };
+
+constexpr std::string_view name(Family f) noexcept {
+  switch (f) {
+    case Family::gemm: return "gemm";
+    case Family::attention: return "attention";
+    case Family::memory: return "memory";
+    case Family::communication: return "communication";
+    case Family::other: return "other";
+  }
+  return "?";
+}
+
+template <class K>
+concept KernelDef = requires(const typename K::Config& c, const typename K::Input& in, const Roofline& rf) {
+  { K::kind } -> std::convertible_to<std::string_view>;
+  { K::family } -> std::convertible_to<Family>;
+  K::axes.size();
+  { K::point(c, in) } -> std::same_as<std::array<double, K::axes.size()>>;
+  { K::flops(c, in) } -> std::same_as<double>;
+  { K::bytes(c, in) } -> std::same_as<double>;
+  { K::roofline(rf, c, in) } -> std::same_as<Metrics>;
+  { K::lower_bound_s(rf, c, in) } -> std::same_as<double>;
+  { K::sweep(c) } -> std::same_as<std::vector<typename K::Input>>;
+  { K::default_backends() } -> std::same_as<std::vector<std::string>>;
+};
+
+namespace detail {
+template <class K, std::size_t D>
+std::array<double, D> to_cache(const std::array<double, D>& p) {
+  if constexpr (requires { K::to_cache(p); }) {
+    return K::to_cache(p);
+  } else {
+    return p;
+  }
+}
+template <class K>
+double calls(const typename K::Input& in) {
+  if constexpr (requires { K::calls(in); }) {
+    return K::calls(in);
+  } else {
+    return 1.0;
+  }
+}
+template <class K>
+constexpr interp::OffGrid off_grid() {
+  if constexpr (requires { K::off_grid; }) {
+    return K::off_grid;
+  } else {
+    return interp::OffGrid::clamp;
+  }
+}
+}  // namespace detail
+
+}  // namespace costdsl

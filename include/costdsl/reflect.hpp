@@ -1,0 +1,96 @@
+#pragma once
+// Struct reflection for kernel Configs and Inputs (Boost.Hana, host-only): the
+// manifest, describe(), the CLI flags and the profile-table columns all come
+// from the field names and types, so no file keeps a hand-written field list.
+//
+//   struct Config { BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, n), (Dim, k)); };
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/define_struct.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/keys.hpp>
+#include <boost/hana/string.hpp>
+
+#include "costdsl/concepts.hpp"
+#include "costdsl/dim.hpp"
+#include "costdsl/dtype.hpp"
+
+namespace costdsl {
+
+// Calls f(name, value&) for each field in declaration order.
+template <class S, class F>
+void for_each_field(S& s, F&& f) {
+  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<S>>(), [&](auto pair) {
+    f(std::string_view(boost::hana::to<const char*>(boost::hana::first(pair))), boost::hana::second(pair)(s));
+  });
+}
+
+template <class S>
+std::vector<std::string> field_names() {
+  std::vector<std::string> out;
+  boost::hana::for_each(boost::hana::accessors<S>(), [&](auto pair) {
+    out.emplace_back(boost::hana::to<const char*>(boost::hana::first(pair)));
+  });
+  return out;
+}
+
+
+namespace detail {
+template <class T>
+auto to_config_value(const T& v) -> decltype(ConfigField{}.value) {
+  if constexpr (std::is_same_v<T, Dim>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, Dtype>) {
+    return std::string(name(v));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return std::string(v ? "true" : "false");
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return static_cast<double>(v);
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(name(v));
+  } else {
+    return std::vector<std::string>(v.begin(), v.end());
+  }
+}
+}  // namespace detail
+
+template <class S>
+std::vector<ConfigField> reflect_fields(const S& s) {
+  std::vector<ConfigField> out;
+  for_each_field(s, [&](std::string_view n, const auto& v) { out.push_back({std::string(n), detail::to_config_value(v)}); });
+  return out;
+}
+
+// A field's value as text (profile-table keys, CLI echo): dims and numbers in
+// decimal, dtypes and enums by name.
+template <class T>
+std::string field_text(const T& v) {
+  if constexpr (std::is_same_v<T, Dim>) {
+    return std::to_string(v.value);
+  } else if constexpr (std::is_same_v<T, Dtype>) {
+    return std::string(name(v));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? "1" : "0";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(v);
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(name(v));
+  } else {
+    static_assert(std::is_same_v<T, Dim>, "costdsl: field type has no text form");
+  }
+}
+
+// Is the field numeric in a profile table (integer column) or text (dtype, names)?
+template <class T>
+inline constexpr bool is_numeric_field_v = std::is_same_v<T, Dim> || (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+
+}  // namespace costdsl

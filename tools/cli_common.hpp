@@ -1,0 +1,71 @@
+#pragma once
+// Shared pieces of the costdsl CLI: options every command takes and output helpers.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "costdsl/coverage.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/timing.hpp"
+
+namespace costdsl::cli {
+
+// Rejects a negative number before CLI11 converts it (an unsigned parse would wrap).
+inline const CLI::Validator non_negative(
+    [](std::string& s) -> std::string {
+      const auto first = s.find_first_not_of(" \t");
+      if (first != std::string::npos && s[first] == '-') return "must be a non-negative integer, got " + s;
+      return {};
+    },
+    "UINT", "non_negative");
+
+// --gpu, --timing, --profile-dir: how a command times its leaves.
+struct TimingOptions {
+  std::string gpu;
+  std::string timing = "auto";
+  std::string profile_dir;
+
+  void add(CLI::App& cmd, bool gpu_required = true) {
+    auto* g = cmd.add_option("--gpu", gpu, "GPU name or alias (see `costdsl gpus`)");
+    if (gpu_required) g->required();
+    cmd.add_option("--timing", timing, "auto (measured where covered, else roofline) | profile | roofline")
+        ->check(CLI::IsMember({"auto", "profile", "roofline"}))
+        ->capture_default_str();
+    cmd.add_option("--profile-dir", profile_dir,
+                   "read measured tables from DIR/<gpu>/<kind>.csv instead of the shipped data/profiles")
+        ->check(CLI::ExistingDirectory);
+  }
+
+  Timing make() const {
+    std::optional<std::filesystem::path> dir;
+    if (!profile_dir.empty()) dir = profile_dir;
+    return Timing::for_gpu(gpu, parse_timing_mode(timing), dir);
+  }
+};
+
+inline nlohmann::json coverage_json(Coverage c) { return coverage_names(c); }
+
+inline std::string coverage_text(Coverage c) {
+  const auto names = coverage_names(c);
+  if (names.empty()) return "measured";
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// 1234567 -> "1.23 M" style, for work figures.
+inline std::string si(double v, const char* unit) {
+  static constexpr const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (v >= 1000 && i < 6) {
+    v /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.4g} {}{}", v, prefixes[i], unit);
+}
+
+}  // namespace costdsl::cli

@@ -1,0 +1,154 @@
+#pragma once
+// costdsl kernels / costdsl kernel <kind>: list the catalogue, evaluate one leaf.
+// Flags come from each kind's reflected Config and Input (`--num-kv-heads` for
+// num_kv_heads), so a new kernel file needs no CLI code.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "cli_common.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all.hpp"
+
+namespace costdsl::cli {
+
+inline std::string flag_of(std::string_view field) {
+  std::string f = "--";
+  for (char c : field) f += c == '_' ? '-' : c;
+  return f;
+}
+
+// One option per reflected field: dims and counts are required numbers, dtypes
+// default to bf16.
+template <class S>
+void add_field_options(CLI::App& cmd, S& s, const char* group) {
+  for_each_field(s, [&](std::string_view name, auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    const std::string flag = flag_of(name);
+    if constexpr (std::is_same_v<T, Dim>) {
+      cmd.add_option_function<std::uint64_t>(flag, [&v](const std::uint64_t& x) { v = Dim(x); }, std::string(name))
+          ->check(non_negative)
+          ->required()
+          ->group(group);
+    } else if constexpr (std::is_same_v<T, Dtype>) {
+      v = Dtype::bf16;
+      cmd.add_option_function<std::string>(flag, [&v, flag](const std::string& x) { v = parse_dtype(x, flag); },
+                                           "dtype: fp32, bf16, fp16, fp8, fp4 (default bf16)")
+          ->group(group);
+    } else {
+      cmd.add_option(flag, v, std::string(name))->check(non_negative)->required()->group(group);
+    }
+  });
+}
+
+template <class S>
+nlohmann::json fields_json(const S& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    using T = std::remove_cvref_t<decltype(v)>;
+    if constexpr (is_numeric_field_v<T>) {
+      j[std::string(name)] = static_cast<std::uint64_t>(v);
+    } else {
+      j[std::string(name)] = field_text(v);
+    }
+  });
+  return j;
+}
+
+template <class S>
+std::string fields_text(const S& s) {
+  std::string out;
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, field_text(v));
+  });
+  return out;
+}
+
+template <KernelDef K>
+void add_kernel_kind(CLI::App& parent) {
+  struct State {
+    typename K::Config config{};
+    typename K::Input input{};
+    TimingOptions timing;
+    std::vector<std::string> backends = K::default_backends();
+    bool json = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = parent.add_subcommand(std::string(K::kind), fmt::format("Evaluate one {} leaf ({} family)", K::kind,
+                                                                       name(K::family)));
+  st->timing.add(*cmd);
+  add_field_options(*cmd, st->config, "Config (per-rank identity)");
+  add_field_options(*cmd, st->input, "Input (per-call shape)");
+  cmd->add_option("--backends", st->backends, "candidate backends; the fastest measured one wins")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_flag("--json", st->json, "print one JSON object");
+  cmd->callback([st] {
+    const Timing timing = st->timing.make();
+    const Kernel<K> kernel(timing, st->config, st->backends);
+    const Metrics m = kernel.eval(st->input);
+    const bool analytic = has(m.coverage, Coverage::analytic);
+    const std::string backend = m.backend == no_backend ? "" : st->backends[m.backend];
+    const std::string source = analytic ? "roofline" : (m.time_s > 0 ? "profile" : "none");
+    if (st->json) {
+      nlohmann::json j{{"kind", K::kind},           {"gpu", timing.gpu().name},
+                       {"config", fields_json(st->config)}, {"input", fields_json(st->input)},
+                       {"time_ms", m.time_ms()},    {"flops", m.flops},
+                       {"bytes", m.bytes},          {"energy_j", m.energy_j},
+                       {"coverage", coverage_json(m.coverage)},
+                       {"backend", backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(backend)},
+                       {"source", source},          {"lower_bound_ms", kernel.lower_bound_s(st->input) * 1e3}};
+      std::cout << j.dump(2) << '\n';
+      return;
+    }
+    const GpuSpec& gpu = timing.gpu();
+    std::cout << fmt::format("{} on {} ({}{})\n", K::kind, gpu.name, source, backend.empty() ? "" : ": " + backend);
+    std::cout << fmt::format("  config   {}\n  input    {}\n", fields_text(st->config), fields_text(st->input));
+    std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m.coverage));
+    std::cout << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
+    if (m.time_s > 0) {
+      const double flops_rate = m.flops / m.time_s, byte_rate = m.bytes / m.time_s;
+      std::string compute;
+      if (gpu.peak_bf16 && m.flops > 0)
+        compute = fmt::format(" ({:.1f}% of the {:.0f} TFLOP/s bf16 peak)", 100 * flops_rate / *gpu.peak_bf16,
+                              *gpu.peak_bf16 / 1e12);
+      const bool comm = K::family == Family::communication;
+      const double bw = comm ? gpu.intra_node_bandwidth : gpu.hbm_bandwidth;
+      std::cout << fmt::format("  achieved {:.1f} TFLOP/s{}\n           {:.0f} GB/s ({:.1f}% of {:.0f} GB/s {})\n",
+                               flops_rate / 1e12, compute, byte_rate / 1e9, 100 * byte_rate / bw, bw / 1e9,
+                               comm ? "NVLink" : "HBM");
+      const double bound = kernel.lower_bound_s(st->input);
+      std::cout << fmt::format("  bound    {:.4f} ms at the hardware roof (efficiency {:.0f}%)\n", bound * 1e3,
+                               100 * bound / m.time_s);
+    }
+  });
+}
+
+inline void add_kernel_commands(CLI::App& app) {
+  auto* list = app.add_subcommand("kernels", "List the kernel kinds (L1) with their config and input fields");
+  auto json_out = std::make_shared<bool>(false);
+  list->add_flag("--json", *json_out, "print JSON");
+  list->callback([json_out] {
+    nlohmann::json out = nlohmann::json::array();
+    boost::mp11::mp_for_each<kernels::All>([&](auto k) {
+      using K = decltype(k);
+      const auto cfg = field_names<typename K::Config>(), in = field_names<typename K::Input>();
+      if (*json_out) {
+        out.push_back({{"kind", K::kind}, {"family", name(K::family)}, {"config", cfg}, {"input", in},
+                       {"axes", std::vector<std::string>(K::axes.begin(), K::axes.end())},
+                       {"backends", K::default_backends()}});
+      } else {
+        std::cout << fmt::format("{:<20} {:<14} config: {:<52} input: {}\n", K::kind, name(K::family),
+                                 fmt::join(cfg, ", "), fmt::join(in, ", "));
+      }
+    });
+    if (*json_out) std::cout << out.dump(2) << '\n';
+  });
+  auto* kernel = app.add_subcommand("kernel", "Evaluate one kernel leaf: costdsl kernel <kind> --gpu G --<field> V ...");
+  kernel->require_subcommand(1);
+  boost::mp11::mp_for_each<kernels::All>([&](auto k) { add_kernel_kind<decltype(k)>(*kernel); });
+}
+
+}  // namespace costdsl::cli
