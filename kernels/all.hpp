@@ -2,10 +2,30 @@
 // The kernel catalogue: every L1 kind, for the CLI, the profiler and tests.
 #include <boost/mp11/list.hpp>
 
+#include "costdsl/kernels/all_gather.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/all_to_all.hpp"
+#include "costdsl/kernels/attn_decode.hpp"
+#include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/embedding.hpp"
+#include "costdsl/kernels/fused_add_rms_norm.hpp"
 #include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/grouped_gemm.hpp"
+#include "costdsl/kernels/kv_cache_append.hpp"
+#include "costdsl/kernels/mla_decode.hpp"
+#include "costdsl/kernels/mla_prefill.hpp"
+#include "costdsl/kernels/moe_router.hpp"
+#include "costdsl/kernels/p2p.hpp"
+#include "costdsl/kernels/reduce_scatter.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/kernels/rope.hpp"
+#include "costdsl/kernels/sampler.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
 
 namespace costdsl::kernels {
 
-using All = boost::mp11::mp_list<Gemm>;
+using All = boost::mp11::mp_list<Gemm, GroupedGemm, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
+                                 KvCacheAppend, AttnPrefill, AttnDecode, MlaPrefill, MlaDecode, MoeRouter, AllReduce,
+                                 AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
 
 }  // namespace costdsl::kernels

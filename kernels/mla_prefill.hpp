@@ -1,0 +1,91 @@
+#pragma once
+// L1 mla_prefill: DeepSeek-V3 multi-head latent attention, prefill (per rank), in the
+// up-projected (non-absorbed) form production engines run for prefill: the latent
+// cache is expanded upstream (a GEMM, not this kernel) into per-head
+//   K = [k_nope (qk_nope_head_dim) | k_rope (qk_rope_head_dim)],  V (v_head_dim),
+// then a causal flash-attention with QK over nope + rope dims and PV over v_head_dim.
+// kv_lora_rank is part of the identity (it sizes the cache) but not of this kernel's work.
+// Chunks, axes and off-grid policy as attn_prefill.
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "costdsl/dim.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/kernel_def.hpp"
+#include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/reflect.hpp"
+
+namespace costdsl::kernels {
+
+struct MlaPrefill {
+  static constexpr std::string_view kind = "mla_prefill";
+  static constexpr Family family = Family::attention;
+
+  struct Config {
+    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_heads), (Dim, kv_lora_rank), (Dim, qk_nope_head_dim),
+                             (Dim, qk_rope_head_dim), (Dim, v_head_dim));
+  };
+  // DeepSeek-V3's dims with num_heads per rank (128 heads over the TP degree).
+  static Config deepseek_v3(Dtype dtype, std::uint64_t num_heads) { return {dtype, num_heads, 512, 128, 64, 128}; }
+
+  struct Input {
+    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
+  };
+  static constexpr std::array<std::string_view, 2> axes{"prefix", "append"};
+
+  static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.prefix), double(in.append)}; }
+  // Work = append·(prefix + append/2) pairs = A·B on the cache axes (see attn_prefill).
+  static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0] + p[1] / 2, p[1]}; }
+  static double calls(const Input& in) { return double(in.batch); }
+  static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+
+  static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }
+  static double qk_dim(const Config& c) { return double(c.qk_nope_head_dim) + double(c.qk_rope_head_dim); }
+  // Per pair and head: QK^T 2·(nope + rope) flops + PV 2·v flops.
+  static double flops(const Config& c, const Input& in) {
+    return double(in.batch) * 2.0 * double(c.num_heads) * (qk_dim(c) + double(c.v_head_dim)) * pairs(in);
+  }
+  // Per chunk and head: read Q (append × (nope+rope)) and write O (append × v); read the
+  // expanded K (× (nope+rope)) and V (× v) of all prefix + append keys. Nothing without rows.
+  static double bytes(const Config& c, const Input& in) {
+    if (in.append == 0) return 0;
+    const double row = qk_dim(c) + double(c.v_head_dim);  // q+o, and k+v, elements per token and head
+    const double tokens = double(in.append) + (double(in.prefix) + double(in.append));
+    return double(in.batch) * bytes_per_element(c.dtype) * double(c.num_heads) * row * tokens;
+  }
+
+  // One chunk's roofline, times the identical chunks (as the measured path does).
+  static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
+    if (in.batch == 0 || in.append == 0) return Metrics{};
+    const Input one{1, in.prefix, in.append};
+    return algebra::scale(rf.attention_prefill(flops(c, one), bytes(c, one), c.dtype), double(in.batch));
+  }
+  static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
+    return rf.lower_bound_s(flops(c, in), bytes(c, in), c.dtype);
+  }
+
+  // The chunks attn_prefill measures (a product grid on the cache axes).
+  static std::vector<Input> sweep(const Config&) {
+    std::vector<Input> grid;
+    for (const auto& [prefix, append] : AttnPrefill::sweep_chunks()) grid.push_back({1, prefix, append});
+    return grid;
+  }
+  static std::vector<std::string> default_backends() { return {"flashinfer"}; }
+
+  static void validate(const Config& c) {
+    auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
+      if (v == 0 || v > max) throw ConfigError(fmt::format("mla_prefill: {} {} must be in 1..{}", field, v, max));
+    };
+    check("num_heads", c.num_heads, 1024);
+    check("kv_lora_rank", c.kv_lora_rank, 8192);
+    check("qk_nope_head_dim", c.qk_nope_head_dim, 1024);
+    check("qk_rope_head_dim", c.qk_rope_head_dim, 1024);
+    check("v_head_dim", c.v_head_dim, 1024);
+  }
+};
+
+}  // namespace costdsl::kernels

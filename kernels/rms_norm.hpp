@@ -1,0 +1,60 @@
+#pragma once
+// L1 rms_norm: y = x / sqrt(mean(x²) + eps) · w over the hidden dim, one row per token.
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "costdsl/dim.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/kernel_def.hpp"
+#include "costdsl/reflect.hpp"
+#include "costdsl/token_axis.hpp"
+
+namespace costdsl::kernels {
+
+struct RmsNorm {
+  static constexpr std::string_view kind = "rms_norm";
+  static constexpr Family family = Family::memory;
+
+  struct Config {
+    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, hidden));
+  };
+  struct Input {
+    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+  };
+  static constexpr std::array<std::string_view, 1> axes{"tokens"};
+
+  static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.tokens)}; }
+
+  // Per element: square + accumulate, then scale by the rsqrt and by w = 4 flops.
+  static double flops(const Config& c, const Input& in) { return 4.0 * double(in.tokens) * double(c.hidden); }
+  // Read x and write y (tokens·hidden each) + the weight once; nothing when no row runs.
+  static double bytes(const Config& c, const Input& in) {
+    if (in.tokens == 0) return 0;
+    return bytes_per_element(c.dtype) * (2.0 * double(in.tokens) * double(c.hidden) + double(c.hidden));
+  }
+
+  static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
+    return rf.memory_bound(flops(c, in), bytes(c, in), ElementwiseKind::norm);
+  }
+  // The math runs in fp32 on the CUDA cores whatever the storage dtype.
+  static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
+    return rf.lower_bound_s(flops(c, in), bytes(c, in), Dtype::fp32);
+  }
+
+  static std::vector<Input> sweep(const Config&) {
+    std::vector<Input> grid;
+    for (std::uint32_t t : token_axis) grid.push_back({t});
+    return grid;
+  }
+  static std::vector<std::string> default_backends() { return {"flashinfer"}; }
+
+  static void validate(const Config& c) {
+    if (c.hidden == 0 || c.hidden > (1u << 20))
+      throw ConfigError(fmt::format("rms_norm: hidden {} must be in 1..{}", c.hidden.value, 1u << 20));
+  }
+};
+
+}  // namespace costdsl::kernels
