@@ -1,0 +1,251 @@
+// The strict profile-table loader: grouping, tolerated encodings, every DataError
+// (with its FILE:LINE:COL), and the rows dropped with a warning.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "costdsl/error.hpp"
+#include "costdsl/profile_csv.hpp"
+
+using costdsl::ColumnType;
+using costdsl::DataError;
+using costdsl::InputError;
+using costdsl::ProfileKey;
+using costdsl::ProfileSchema;
+using costdsl::ProfileTable;
+
+namespace {
+
+ProfileSchema gemm_schema() {
+  return ProfileSchema{"gemm", {{"n", ColumnType::integer}, {"k", ColumnType::integer}, {"dtype", ColumnType::text}},
+                       {"m"}};
+}
+
+ProfileTable load(std::string_view text, std::vector<std::string>* w = nullptr) {
+  return costdsl::load_profile_csv_text(text, "gemm.csv", gemm_schema(), w);
+}
+
+// The DataError message a load raises ("<no DataError>" if it loads).
+std::string error_of(std::string_view text) {
+  try {
+    load(text);
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "<no DataError>";
+}
+
+bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+constexpr std::string_view header = "n,k,dtype,m,backend,time_ms\n";
+
+}  // namespace
+
+TEST_CASE("profile csv: rows group by config and backend, columns in any order") {
+  const std::string text =
+      "# gemm on h200, measured 2024-05-01\n"
+      "\n"
+      "backend,m,time_ms,dtype,k,n,energy_j\n"
+      "cublaslt,1,0.010,bf16,4096,4096,0.5\n"
+      "cublaslt,2,0.011,bf16,4096,4096,\n"
+      "   # an indented comment\n"
+      "torch,1,0.012,bf16,4096,4096,0.6\n"
+      "cublaslt,1,0.020,bf16,4096,8192,1.0\n"
+      "cublaslt,4,0.013,bf16,04096,4096,nan\n";
+  std::vector<std::string> w;
+  const auto t = load(text, &w);
+  CHECK(w.empty());
+  CHECK(t.file() == "gemm.csv");
+  CHECK(t.schema().kind == "gemm");
+  CHECK(t.has_energy());
+  REQUIRE(t.groups().size() == 3);
+  CHECK(t.point_count() == 5);
+  const auto& g0 = t.groups()[0];
+  CHECK(g0.key == ProfileKey{{"4096", "4096", "bf16"}, "cublaslt"});
+  REQUIRE(g0.points.size() == 3);  // "04096" reads as 4096
+  CHECK(g0.points[0].inputs == std::vector<double>{1});
+  CHECK(g0.points[0].time_ms == 0.010);
+  CHECK(g0.points[0].energy_j == 0.5);
+  CHECK(g0.points[0].line == 4);
+  CHECK(std::isnan(g0.points[1].energy_j));  // empty cell: not measured
+  CHECK(std::isnan(g0.points[2].energy_j));  // "nan": not measured
+  CHECK(g0.points[2].inputs[0] == 4);
+  CHECK(g0.points[2].line == 9);
+
+  const auto* torch = t.find({"4096", "4096", "bf16"}, "torch");
+  REQUIRE(torch != nullptr);
+  CHECK(torch->points.size() == 1);
+  CHECK(torch->points[0].time_ms == 0.012);
+  CHECK(t.find({"8192", "4096", "bf16"}, "cublaslt") != nullptr);  // config order: n, k, dtype
+  CHECK(t.find({"4096", "8192", "bf16"}, "cublaslt") == nullptr);
+  CHECK(t.find({"4096", "4096", "fp8"}, "cublaslt") == nullptr);
+  const std::vector<std::string> cfg{"4096", "4096", "bf16"};
+  CHECK(t.backends(cfg) == std::vector<std::string>{"cublaslt", "torch"});
+}
+
+TEST_CASE("profile csv: two inputs, no energy column") {
+  const ProfileSchema s{"prefill", {{"heads", ColumnType::integer}}, {"prefix", "append"}};
+  const auto t = costdsl::load_profile_csv_text(
+      "heads,prefix,append,backend,time_ms\n8,0,512,flashinfer,0.2\n8,1024,128,flashinfer,0.15\n", "p.csv", s);
+  CHECK_FALSE(t.has_energy());
+  REQUIRE(t.groups().size() == 1);
+  CHECK(t.groups()[0].points[1].inputs == std::vector<double>{1024, 128});
+  CHECK(std::isnan(t.groups()[0].points[0].energy_j));
+}
+
+TEST_CASE("profile csv: BOM, CRLF and spaces around cells are tolerated") {
+  const std::string text = "\xEF\xBB\xBFn, k ,dtype,m,backend,time_ms\r\n# c\r\n\r\n64,128, bf16 ,8,torch,1.5\r\n";
+  const auto t = load(text);
+  REQUIRE(t.groups().size() == 1);
+  CHECK(t.groups()[0].key == ProfileKey{{"64", "128", "bf16"}, "torch"});
+  CHECK(t.groups()[0].points[0].time_ms == 1.5);
+  CHECK(t.groups()[0].points[0].line == 4);
+  // No newline at the end of the last line.
+  CHECK(load(std::string(header) + "1,2,bf16,3,torch,4").point_count() == 1);
+  // UTF-8 text cells pass.
+  CHECK(load(std::string(header) + "1,2,bf16,3,t\xC3\xB6rch,4").groups()[0].key.backend == "t\xC3\xB6rch");
+}
+
+TEST_CASE("profile csv: header errors") {
+  CHECK(has(error_of(""), "gemm.csv:1:1: empty file: no header line"));
+  CHECK(has(error_of("# only a comment\n\n  \n"), "gemm.csv:1:1: empty file"));
+  CHECK(has(error_of("\xEF\xBB\xBF"), "empty file"));
+
+  auto e = error_of("n,k,dtype,m,backend,time_ms,bogus\n");
+  CHECK(has(e, "gemm.csv:1:29: unknown column 'bogus' for kind 'gemm'"));
+  CHECK(has(e, "expected columns: n, k, dtype, m, backend, time_ms [, energy_j]"));
+
+  e = error_of("# c\nn,dtype,m,backend,time_ms\n");
+  CHECK(has(e, "gemm.csv:2:1: missing column 'k'"));
+  CHECK(has(error_of("n,k,dtype,backend,time_ms\n"), "missing column 'm'"));
+  CHECK(has(error_of("n,k,dtype,m,time_ms\n"), "missing column 'backend'"));
+  CHECK(has(error_of("n,k,dtype,m,backend\n"), "missing column 'time_ms'"));
+
+  e = error_of("n,k,dtype,m,backend,time_ms,k\n");
+  CHECK(has(e, "gemm.csv:1:29: duplicate column 'k' (also header column 2)"));
+  CHECK(has(error_of("n,k,,dtype,m,backend,time_ms\n"), "gemm.csv:1:5: header column 3 has no name"));
+}
+
+TEST_CASE("profile csv: row errors name file, line, column, value and rule") {
+  const std::string h(header);
+  auto e = error_of(h + "1,2,bf16,3,torch,4,5\n");
+  CHECK(has(e, "gemm.csv:2:20: row has 7 cells but the header (line 1) has 6 columns"));
+  e = error_of(h + "1,2,bf16,3,torch\n");
+  CHECK(has(e, "gemm.csv:2:17: row has 5 cells but the header (line 1) has 6 columns"));
+
+  e = error_of(h + "1,2.5,bf16,3,torch,4\n");
+  CHECK(has(e, "gemm.csv:2:3: column 'k': '2.5' is not an integer"));
+  CHECK(has(error_of(h + "1,x,bf16,3,torch,4\n"), "column 'k': 'x' is not an integer"));
+  CHECK(has(error_of(h + "1,2,,3,torch,4\n"), "gemm.csv:2:5: column 'dtype': '' is empty"));
+  CHECK(has(error_of(h + "1,2,bf16,3m,torch,4\n"), "gemm.csv:2:10: column 'm': '3m' is not a number"));
+  CHECK(has(error_of(h + "1,2,bf16,nan,torch,4\n"), "column 'm': 'nan' is not a finite number"));
+  CHECK(has(error_of(h + "1,2,bf16,,torch,4\n"), "column 'm': '' is not a number"));
+  CHECK(has(error_of(h + "1,2,bf16,3,,4\n"), "gemm.csv:2:12: column 'backend': '' is empty"));
+  CHECK(has(error_of(h + "1,2,bf16,3,torch,fast\n"), "gemm.csv:2:18: column 'time_ms': 'fast' is not a number"));
+  CHECK(has(error_of(h + "1,2,bf16,3,torch,\n"), "column 'time_ms': '' is not a number"));
+  const std::string eh = "n,k,dtype,m,backend,time_ms,energy_j\n";
+  CHECK(has(error_of(eh + "1,2,bf16,3,torch,4,lots\n"), "gemm.csv:2:20: column 'energy_j': 'lots' is not a number"));
+}
+
+TEST_CASE("profile csv: duplicate key names both lines") {
+  const std::string h(header);
+  const auto e = error_of(h + "1,2,bf16,3,torch,4\n1,2,bf16,4,torch,4\n# c\n01,2,bf16,3.0,torch,9\n");
+  CHECK(has(e, "gemm.csv:5:1: duplicate row: (n=1, k=2, dtype=bf16, m=3, backend=torch) was already measured on "
+               "line 2"));
+  // Another backend, or another input, is not a duplicate.
+  CHECK(load(h + "1,2,bf16,3,torch,4\n1,2,bf16,3,cublaslt,4\n1,2,bf16,4,torch,4\n").point_count() == 3);
+  // A row dropped for its time still counts: the file is malformed either way.
+  CHECK(has(error_of(h + "1,2,bf16,3,torch,nan\n1,2,bf16,3,torch,4\n"), "already measured on line 2"));
+}
+
+TEST_CASE("profile csv: quotes and invalid UTF-8 are errors naming the line") {
+  const std::string h(header);
+  CHECK(has(error_of(h + "1,2,\"bf16\",3,torch,4\n"), "gemm.csv:2:5: quoted cells are not supported"));
+  CHECK(has(error_of("n,k,\"dtype\",m,backend,time_ms\n"), "gemm.csv:1:5: quoted cells"));
+  CHECK(has(error_of(h + "1,2,bf\xFF,3,torch,4\n"), "gemm.csv:2:7: invalid UTF-8 byte 0xFF"));
+  CHECK(has(error_of(h + "1,2,bf\xC3,3,torch,4\n"), "invalid UTF-8 byte 0xC3"));  // truncated sequence
+  CHECK(has(error_of(h + "1,2,\xC0\xAF,3,torch,4\n"), "invalid UTF-8 byte 0xC0"));  // overlong
+  // A quote inside a comment is just comment text.
+  CHECK(load("# \"quoted\" comment\n" + h).empty());
+}
+
+TEST_CASE("profile csv: bad measurements are dropped with a warning, not an error") {
+  const std::string text = std::string(header) +
+                           "1,2,bf16,1,torch,0.5\n"
+                           "1,2,bf16,2,torch,nan\n"
+                           "1,2,bf16,3,torch,inf\n"
+                           "1,2,bf16,4,torch,-0.1\n"
+                           "1,2,bf16,5,torch,0\n"
+                           "1,2,bf16,6,torch,0.7\n";
+  std::vector<std::string> w;
+  const auto t = load(text, &w);
+  REQUIRE(t.groups().size() == 1);
+  REQUIRE(t.groups()[0].points.size() == 2);
+  CHECK(t.groups()[0].points[1].inputs[0] == 6);
+  REQUIRE(w.size() == 4);
+  CHECK(w[0] == "gemm.csv:3:18: dropped row: column 'time_ms': 'nan' is not finite; a measured time must be "
+                "finite and > 0");
+  CHECK(has(w[1], "gemm.csv:4:18: dropped row: column 'time_ms': 'inf' is not finite"));
+  CHECK(has(w[2], "gemm.csv:5:18: dropped row: column 'time_ms': '-0.1' is negative"));
+  CHECK(has(w[3], "gemm.csv:6:18: dropped row: column 'time_ms': '0' is 0"));
+  CHECK_NOTHROW(load(text, nullptr));  // no sink: warnings are ignored
+
+  w.clear();
+  const auto e = load("n,k,dtype,m,backend,time_ms,energy_j\n1,2,bf16,1,torch,0.5,-3\n1,2,bf16,2,torch,0.5,inf\n", &w);
+  REQUIRE(w.size() == 2);
+  CHECK(has(w[0], "gemm.csv:2:22: column 'energy_j': '-3' is not a finite value >= 0; energy ignored"));
+  CHECK(std::isnan(e.groups()[0].points[0].energy_j));
+  CHECK(e.groups()[0].points[0].time_ms == 0.5);
+
+  w.clear();
+  const auto empty = load(std::string(header) + "1,2,bf16,1,torch,0\n", &w);
+  CHECK(empty.empty());
+  CHECK(w.size() == 2);
+  CHECK(has(w[1], "gemm.csv:1:1: the table has no usable rows"));
+}
+
+TEST_CASE("profile csv: a bad schema is an InputError") {
+  const ProfileSchema reserved{"x", {{"backend", ColumnType::text}}, {"m"}};
+  CHECK_THROWS_AS(costdsl::load_profile_csv_text("backend,m,time_ms\n", "f", reserved), InputError);
+  const ProfileSchema twice{"x", {{"m", ColumnType::integer}}, {"m"}};
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("m,backend,time_ms\n", "f", twice),
+                       "profile schema 'x': column 'm' is declared twice", InputError);
+  const ProfileSchema unnamed{"x", {}, {""}};
+  CHECK_THROWS_AS(costdsl::load_profile_csv_text("backend,time_ms\n", "f", unnamed), InputError);
+}
+
+TEST_CASE("profile csv: path overload reads data/profiles/<gpu>/<kind>.csv") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "costdsl_test_profile_csv";
+  fs::remove_all(dir);
+  const fs::path file = costdsl::profile_csv_path(dir, "h200_sxm", "gemm");
+  CHECK(file == dir / "profiles" / "h200_sxm" / "gemm.csv");
+  fs::create_directories(file.parent_path());
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << header << "1,2,bf16,3,torch,4\n1,2,bf16,3.5,torch,x\n";
+  }
+  try {
+    costdsl::load_profile_csv(file, gemm_schema());
+    FAIL("expected a DataError");
+  } catch (const DataError& e) {
+    CHECK(has(e.what(), file.string() + ":3:20: column 'time_ms': 'x' is not a number"));
+  }
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << header << "1,2,bf16,3,torch,4\n";
+  }
+  const auto t = costdsl::load_profile_csv(file, gemm_schema());
+  CHECK(t.file() == file.string());
+  CHECK(t.point_count() == 1);
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv(dir / "missing.csv", gemm_schema()),
+                       doctest::Contains("cannot open"), DataError);
+  fs::remove_all(dir);
+}
