@@ -1,0 +1,117 @@
+#pragma once
+// L4 Llama-3 (dense, TP): Sum(embed, layer × L (attn_block_tp, mlp_block_tp), lm_head).
+// One definition, two forms: Llama3<Fixed<cfg>> has compile-time dims and tp
+// (tp 16 on 8 KV heads does not compile); Llama3<Llama3Config> takes them at run
+// time (from a config.json) and throws a ConfigError instead.
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <boost/hana/define_struct.hpp>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/mlp_block_tp.hpp"
+
+namespace costdsl::archs {
+
+// One scheduler iteration: prefill chunks and decode requests.
+using Iteration = ops::AttentionBatch;
+
+struct Llama3Config {
+  BOOST_HANA_DEFINE_STRUCT(Llama3Config, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
+                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (Dtype, dtype),
+                           (Dtype, kv_dtype));
+
+  constexpr Llama3Config with_tp(std::uint32_t degree) const {
+    Llama3Config c = *this;
+    c.tp = degree;
+    return c;
+  }
+
+  static Llama3Config from_hf(const HfConfig& hf, std::uint32_t tp) {
+    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
+    if (!hf.has("head_dim") && hidden % heads != 0)
+      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
+                      std::to_string(hidden) + " and there is no head_dim");
+    return {hidden,
+            heads,
+            hf.dim("num_key_value_heads", heads),
+            hf.dim("head_dim", hidden / heads),
+            hf.dim("intermediate_size"),
+            hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"),
+            tp,
+            hf.dtype(),
+            hf.dtype()};
+  }
+};
+
+// Published shapes (data/models/*.json are the source of truth; a test checks they agree).
+inline constexpr Llama3Config llama3_8b{4096, 32, 8, 128, 14336, 128256, 32, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_70b{8192, 64, 8, 128, 28672, 128256, 80, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_405b{16384, 128, 8, 128, 53248, 128256, 126, 1, Dtype::bf16, Dtype::bf16};
+
+template <class Form>
+class Llama3 {
+ public:
+  explicit Llama3(const Form& form = {}) : form_(form), embed_(form), attn_(form), mlp_(form), head_(form) {
+    require_nonzero(dim<"num_layers">(form));
+  }
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    const auto layers = dim<"num_layers">(form_);
+    return labeled<"model">(
+        "model (Llama3) [tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
+            ", hidden=" + std::to_string(c.hidden) + "]",
+        sum(embed_.build(t),
+            labeled<"layer">("layer (decoder layer)", scale(layers.v, sum(attn_.build(t), mlp_.build(t)))),
+            head_.build(t)));
+  }
+
+  // Mixed prefill + decode iterations share one projection spine: every new
+  // token (prefill append or decode) is one row through the same GEMMs.
+  auto inputs(const Iteration& it) const {
+    const ops::AttentionWork w = ops::collapse(it);
+    const std::uint64_t tokens = w.append_tokens;
+    const std::uint64_t requests = it.prefill.size() + w.decode_count;
+    return nest<"model">(costdsl::inputs(
+        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_.inputs({tokens, w}), mlp_.inputs({tokens}))),
+        head_.inputs({requests})));
+  }
+
+  // KV cache bytes one token occupies across the whole model (all ranks), and on one GPU.
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+
+  // Weight bytes resident on one GPU: the sharded layers plus the local embed and lm_head.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double mlp = 3.0 * h * c.intermediate / tp;
+    const double per_layer = attn + mlp + 2 * h;
+    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+
+ private:
+  Form form_;
+  worklets::EmbedLocal<Form> embed_;
+  worklets::AttnBlockTp<Form> attn_;
+  worklets::MlpBlockTp<Form> mlp_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+}  // namespace costdsl::archs

@@ -1,0 +1,105 @@
+#pragma once
+// L3 attn_block_tp: one TP group's attention block, ending at the TP all-reduce.
+//   input_norm → qkv_proj → attention (kv_cache_append, prefill, decode) → o_proj → tp_allreduce (tp > 1)
+// Partition math and its checks live in resolve_config only; hidden is never
+// sharded; tp == 1 is exactly the local shape with no collective slot.
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "attn">
+class AttnBlockTp {
+ public:
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
+    ops::AttentionWork attention;
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto num_qo_heads = dim<"num_qo_heads">(form);
+    const auto num_kv_heads = dim<"num_kv_heads">(form);
+    const auto head_dim = dim<"head_dim">(form);
+    const auto tp = dim<"tp">(form);
+    require_nonzero(tp);
+    require_le<"tp may not exceed num_kv_heads (KV heads are not replicated)">(tp, num_kv_heads);
+    const auto qo_per_rank = num_qo_heads / tp;
+    const auto kv_per_rank = num_kv_heads / tp;
+    using hidden_type = decltype(hidden);
+    using head_dim_type = decltype(head_dim);
+    using tp_type = decltype(tp);
+    using num_qo_heads_per_rank_type = decltype(qo_per_rank);
+    using num_kv_heads_per_rank_type = decltype(kv_per_rank);
+    using qkv_n_type = decltype((qo_per_rank + 2_c * kv_per_rank) * head_dim);
+    using o_proj_k_type = decltype(qo_per_rank * head_dim);
+    using has_allreduce_type = decltype(greater_than_one(tp));
+    struct Resolved {
+      hidden_type hidden;
+      head_dim_type head_dim;
+      tp_type tp;
+      num_qo_heads_per_rank_type num_qo_heads_per_rank;
+      num_kv_heads_per_rank_type num_kv_heads_per_rank;
+      qkv_n_type qkv_n;
+      o_proj_k_type o_proj_k;
+      has_allreduce_type has_allreduce;
+      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/tp
+    };
+    return Resolved{hidden,
+                    head_dim,
+                    tp,
+                    qo_per_rank,
+                    kv_per_rank,
+                    (qo_per_rank + 2_c * kv_per_rank) * head_dim,
+                    qo_per_rank * head_dim,
+                    greater_than_one(tp),
+                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit AttnBlockTp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const auto& v = values(form_);
+    const std::string label = std::string(Name.view()) + " (AttnBlockTp) [tp=" + std::to_string(r_.tp.value()) +
+                              ", qo/rank=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
+                              ", kv/rank=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    return labeled<Name>(
+        label, sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.hidden)})),
+                   leaf<"qkv_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.qkv_n), to_dim(r_.hidden)})),
+                   ops::Attention::build(t, {v.dtype, v.kv_dtype, to_dim(r_.num_qo_heads_per_rank),
+                                             to_dim(r_.num_kv_heads_per_rank), to_dim(r_.head_dim)}),
+                   leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
+                   when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+  }
+
+  // Slot inputs in build() order; m = batch_tokens for every projection.
+  auto inputs(const Input& in) const {
+    const std::uint64_t m = in.batch_tokens;
+    return nest<Name>(costdsl::inputs(
+        input<"input_norm">(kernels::RmsNorm::Input{m}), input<"qkv_proj">(kernels::Gemm::Input{m}),
+        ops::Attention::inputs(in.attention), input<"o_proj">(kernels::Gemm::Input{m}),
+        when(r_.has_allreduce,
+             input<"tp_allreduce">(kernels::AllReduce::Input{
+                 static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets

@@ -1,0 +1,86 @@
+#pragma once
+// L3 mlp_block_tp: one TP group's gated MLP, ending at the TP all-reduce.
+//   post_norm → up_gate_proj (n = 2·I/tp) → activation (SiLU·mul over I/tp) → down_proj (k = I/tp) → tp_allreduce
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "mlp">
+class MlpBlockTp {
+ public:
+  // Config: the form's hidden, intermediate, tp, dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto intermediate = dim<"intermediate">(form);
+    const auto tp = dim<"tp">(form);
+    require_nonzero(tp);
+    const auto intermediate_per_rank = intermediate / tp;
+    using hidden_type = decltype(hidden);
+    using tp_type = decltype(tp);
+    using intermediate_per_rank_type = decltype(intermediate_per_rank);
+    using up_gate_n_type = decltype(2_c * intermediate_per_rank);
+    using has_allreduce_type = decltype(greater_than_one(tp));
+    struct Resolved {
+      hidden_type hidden;
+      tp_type tp;
+      intermediate_per_rank_type intermediate_per_rank;
+      up_gate_n_type up_gate_n;
+      has_allreduce_type has_allreduce;
+      double allreduce_bytes_per_token;
+    };
+    return Resolved{hidden,
+                    tp,
+                    intermediate_per_rank,
+                    2_c * intermediate_per_rank,
+                    greater_than_one(tp),
+                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MlpBlockTp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const Dtype dtype = values(form_).dtype;
+    const std::string label = std::string(Name.view()) + " (MlpBlockTp) [tp=" + std::to_string(r_.tp.value()) +
+                              ", intermediate/rank=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
+    return labeled<Name>(
+        label, sum(leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r_.hidden)})),
+                   leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
+                   leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r_.intermediate_per_rank)})),
+                   leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.hidden), to_dim(r_.intermediate_per_rank)})),
+                   when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+  }
+
+  auto inputs(const Input& in) const {
+    const std::uint64_t m = in.batch_tokens;
+    return nest<Name>(costdsl::inputs(
+        input<"post_norm">(kernels::RmsNorm::Input{m}), input<"up_gate_proj">(kernels::Gemm::Input{m}),
+        input<"activation">(kernels::SiluAndMul::Input{m}), input<"down_proj">(kernels::Gemm::Input{m}),
+        when(r_.has_allreduce,
+             input<"tp_allreduce">(kernels::AllReduce::Input{
+                 static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets
