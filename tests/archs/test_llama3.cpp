@@ -1,0 +1,164 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "costdsl/archs/llama3.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  return t;
+}
+struct Batch {
+  std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode;
+  Iteration it() const { return {prefill, decode}; }
+};
+}  // namespace
+
+TEST_CASE("attention op: append tokens, chunk fan-in and decode collapse (the 643 example)") {
+  const std::vector<ops::PrefillChunk> chunks{{0, 512}, {1024, 128}};
+  const std::vector<std::uint32_t> decodes{100, 200, 300};
+  const ops::AttentionWork w = ops::collapse({chunks, decodes});
+  CHECK(w.append_tokens == 643);
+  CHECK(w.decode_count == 3);
+  CHECK(w.decode_total_kv == 600);
+  CHECK(w.prefill.size() == 2);
+  // All chunks fan in to the one prefill slot: its metrics are the sum of the chunks'.
+  const Timing& t = roofline_h200();
+  const ops::ChunkedPrefill<kernels::AttnPrefill> prefill{Kernel<kernels::AttnPrefill>(t, {Dtype::bf16, 32, 8, 128})};
+  const Metrics both = prefill.eval(chunks);
+  const Metrics a = prefill.kernel.eval({1, 0, 512}), b = prefill.kernel.eval({1, 1024, 128});
+  CHECK(both.time_s == doctest::Approx(a.time_s + b.time_s));
+  CHECK(both.flops == a.flops + b.flops);
+  // An empty phase pushes zero with no flags.
+  CHECK(prefill.eval({}) == Metrics{});
+  const auto tree = ops::Attention::build(t, {Dtype::bf16, Dtype::bf16, 32, 8, 128});
+  std::array<Metrics, 3> row{};
+  evaluate(tree, ops::Attention::inputs(ops::collapse({chunks, {}})), row);
+  CHECK(row[2] == Metrics{});  // no decodes
+  CHECK(row[1].time_s > 0);
+}
+
+TEST_CASE("Llama-3-8B at tp 4 reproduces the reference shapes") {
+  using Attn = worklets::AttnBlockTp<Fixed<llama3_8b.with_tp(4)>>;
+  constexpr auto r = Attn::resolve_config(Fixed<llama3_8b.with_tp(4)>{});
+  static_assert(r.qkv_n.value() == 1536);
+  static_assert(r.o_proj_k.value() == 1024);
+  static_assert(decltype(r.has_allreduce)::value);
+  const nlohmann::json j = to_json(make_manifest(Attn(Fixed<llama3_8b.with_tp(4)>{}).build(roofline_h200())));
+  REQUIRE(j["slots"].size() == 7);
+  CHECK(j["slots"][1]["name"] == "attn.qkv_proj");
+  CHECK(j["slots"][1]["config"]["n"]["value"] == 1536);
+  CHECK(j["slots"][1]["config"]["n"]["formula"] == "(num_qo_heads/tp+2*num_kv_heads/tp)*head_dim");
+  CHECK(j["slots"][5]["config"]["k"]["value"] == 1024);
+  CHECK(j["slots"][6]["name"] == "attn.tp_allreduce");
+}
+
+TEST_CASE("tp 16 on 8 KV heads is rejected at run time with the rule and values") {
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_8b.with_tp(16)),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_8b.with_tp(3)), "tp 3 does not divide num_qo_heads 32",
+                       ConfigError);
+  CHECK_THROWS_AS(Llama3<Llama3Config>(llama3_8b.with_tp(0)), ConfigError);
+}
+
+TEST_CASE("tp 1 degenerates exactly to the local shape with no collective slot") {
+  const auto tree1 = Llama3<Fixed<llama3_8b>>().build(roofline_h200());
+  const auto tree2 = Llama3<Fixed<llama3_8b.with_tp(2)>>().build(roofline_h200());
+  static_assert(n_slots<decltype(tree1)> == 13);  // embed 1 + attn 6 + mlp 4 + lm_head 2
+  static_assert(n_slots<decltype(tree2)> == 15);  // + two all-reduces
+  const nlohmann::json j = to_json(make_manifest(tree1));
+  for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
+  CHECK(j["slots"][2]["config"]["n"]["value"] == (32 + 2 * 8) * 128);  // per-rank == full
+  // A run-time tp of 1 keeps the slot (fixed shape) but it costs nothing.
+  const Llama3<Llama3Config> rt(llama3_8b);
+  const auto rtree = rt.build(roofline_h200());
+  static_assert(n_slots<decltype(rtree)> == 15);
+  Batch b{{{0, 1024}}, {}};
+  std::array<Metrics, 15> row{};
+  evaluate(rtree, rt.inputs(b.it()), row);
+  CHECK(row[7] == Metrics{});   // attn.tp_allreduce
+  CHECK(row[12] == Metrics{});  // mlp.tp_allreduce
+}
+
+TEST_CASE("static and run-time forms give identical totals and manifests") {
+  const Timing& t = roofline_h200();
+  for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1, 2, 3}},
+                         Batch{{{1024, 128}, {0, 512}}, {4096}}}) {
+    const Llama3<Fixed<llama3_70b.with_tp(8)>> s;
+    const Llama3<Llama3Config> r(llama3_70b.with_tp(8));
+    const auto st = s.build(t);
+    const auto rt = r.build(t);
+    CHECK(evaluate(st, s.inputs(b.it())) == evaluate(rt, r.inputs(b.it())));
+    CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
+  }
+}
+
+TEST_CASE("slot count is independent of the batch; mixed batches charge the spine once") {
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<llama3_8b>> arch;
+  const auto tree = arch.build(t);
+  using Tree = decltype(tree);
+  std::array<Metrics, n_slots<Tree>> mixed{}, pre{}, dec{};
+  const Batch prefill_only{{{0, 512}}, {}}, decode_only{{}, std::vector<std::uint32_t>(32, 1024)};
+  const Batch both{{{0, 512}}, std::vector<std::uint32_t>(32, 1024)};
+  const Metrics m = evaluate(tree, arch.inputs(both.it()), mixed);
+  const Metrics p = evaluate(tree, arch.inputs(prefill_only.it()), pre);
+  const Metrics d = evaluate(tree, arch.inputs(decode_only.it()), dec);
+  // The qkv projection runs once over 512 + 32 rows, not once per phase.
+  const Kernel<kernels::Gemm> qkv(t, {Dtype::bf16, (32 + 16) * 128, 4096});
+  CHECK(mixed[2] == qkv.eval({544}));
+  CHECK(mixed[2].flops == pre[2].flops + dec[2].flops);  // work is linear in rows...
+  CHECK(m.time_s < p.time_s + d.time_s);                  // ...but launches and weight reads are shared
+}
+
+TEST_CASE("KV bytes per token and weights per GPU") {
+  const Llama3<Fixed<llama3_8b>> a8;
+  CHECK(a8.kv_bytes_per_token() == 2.0 * 8 * 128 * 2 * 32);
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> a70;
+  CHECK(a70.kv_bytes_per_token_per_gpu() == 2.0 * 8 * 128 * 2 * 80 / 8);
+  // Llama-3-70B has about 70.6 B parameters; at tp 8 each GPU holds the sharded layers plus full embed and lm_head.
+  CHECK(a70.weight_bytes_per_gpu() / 2 == doctest::Approx((70.55e9 - 2 * 128256.0 * 8192) / 8 + 2 * 128256.0 * 8192)
+                                              .epsilon(0.01));
+}
+
+TEST_CASE("shipped config.json files agree with the static presets") {
+  auto load = [](const char* name, std::uint32_t tp) {
+    return Llama3Config::from_hf(HfConfig::load(default_data_dir() / "models" / name), tp);
+  };
+  auto same = [](const Llama3Config& a, const Llama3Config& b) {
+    return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
+           a.head_dim == b.head_dim && a.intermediate == b.intermediate && a.vocab == b.vocab &&
+           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype;
+  };
+  CHECK(same(load("llama3_8b.json", 1), llama3_8b));
+  CHECK(same(load("llama3_70b.json", 8), llama3_70b.with_tp(8)));
+  CHECK(same(load("llama3_405b.json", 8), llama3_405b.with_tp(8)));
+}
+
+TEST_CASE("a bad config.json names the file, key, value and rule") {
+  CHECK_THROWS_WITH_AS(Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": 4096})", "x.json"), 1),
+                       "x.json: missing key 'num_attention_heads'", DataError);
+  CHECK_THROWS_WITH_AS(
+      Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": "4096", "num_attention_heads": 32})", "x.json"), 1),
+      "x.json: 'hidden_size' must be an integer, got \"4096\"", DataError);
+  CHECK_THROWS_WITH_AS(
+      Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": -1, "num_attention_heads": 32})", "x.json"), 1),
+      "x.json: 'hidden_size' is -1; it must be at least 1", DataError);
+  CHECK_THROWS_AS(HfConfig::parse("{not json", "x.json"), DataError);
+}
+
+TEST_CASE("Llama-3-70B at tp 8 on H200: 64 decodes at 2048 KV take a few ms to a few tens of ms") {
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const auto tree = arch.build(roofline_h200());
+  const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
+  const Metrics m = evaluate(tree, arch.inputs(b.it()));
+  CHECK(m.time_ms() > 2);
+  CHECK(m.time_ms() < 40);
+  CHECK(has(m.coverage, Coverage::analytic));
+}
