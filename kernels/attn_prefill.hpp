@@ -91,7 +91,7 @@ struct AttnPrefill {
     for (const auto& [prefix, append] : sweep_chunks()) grid.push_back({1, prefix, append});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashinfer"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

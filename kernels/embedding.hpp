@@ -49,7 +49,7 @@ struct Embedding {
     for (std::uint32_t t : token_axis) grid.push_back({t});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"torch"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "torch"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

@@ -49,7 +49,7 @@ struct RmsNorm {
     for (std::uint32_t t : token_axis) grid.push_back({t});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashinfer"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer"}; }
 
   static void validate(const Config& c) {
     if (c.hidden == 0 || c.hidden > (1u << 20))

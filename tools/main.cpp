@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "cmd_arch.hpp"
 #include "cmd_gpus.hpp"
 #include "cmd_kernel.hpp"
 #include "costdsl/error.hpp"
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   costdsl::cli::add_gpus_command(app);
   costdsl::cli::add_kernel_commands(app);
+  costdsl::cli::add_arch_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,261 @@
+#pragma once
+// costdsl archs / describe / manifest / eval: whole models.
+#include <array>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/registry.hpp"
+
+namespace costdsl::cli {
+
+// What the user asked for, before it is bound to an arch's form.
+struct ModelOptions {
+  std::string arch;
+  std::string model_config;
+  std::string family;
+  std::uint32_t tp = 1, ep = 1, dp = 1;
+
+  void add(CLI::App& cmd) {
+    cmd.add_option("--arch", arch, "a shipped arch (see `costdsl archs`)");
+    cmd.add_option("--model-config", model_config, "a HuggingFace config.json to evaluate instead of --arch")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--family", family, "the family of --model-config")->check(CLI::IsMember({"llama"}));
+    cmd.add_option("--tp", tp, "tensor-parallel degree")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd.add_option("--ep", ep, "expert-parallel degree (MoE archs)")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd.add_option("--dp", dp, "data-parallel attention groups (MoE archs)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+  }
+
+  // The config.json and family to build.
+  std::pair<HfConfig, std::string> resolve() const {
+    if (!model_config.empty()) {
+      if (family.empty()) throw InputError("--model-config needs --family (llama)");
+      return {HfConfig::load(model_config), family};
+    }
+    if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE --family F");
+    const archs::ArchInfo& info = archs::find_arch(arch);
+    return {HfConfig::load(default_data_dir() / "models" / info.config), info.family};
+  }
+};
+
+// Calls f(arch) with the run-time form of the chosen model.
+template <class F>
+void with_model(const ModelOptions& opts, F&& f) {
+  auto [hf, family] = opts.resolve();
+  if (family == "llama") {
+    if (opts.ep != 1 || opts.dp != 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
+    const archs::Llama3<archs::Llama3Config> arch(archs::Llama3Config::from_hf(hf, opts.tp));
+    f(arch);
+    return;
+  }
+  throw InputError("unknown family '" + family + "'");
+}
+
+// --prefill PREFIX:APPEND and --decode COUNTxKV, parsed and checked.
+struct BatchOptions {
+  std::vector<std::string> prefill, decode;
+  std::vector<ops::PrefillChunk> chunks;
+  std::vector<std::uint32_t> decode_kv;
+
+  void add(CLI::App& cmd) {
+    cmd.add_option("--prefill", prefill, "a prefill chunk PREFIX:APPEND (cached tokens : new tokens); repeatable")
+        ->type_name("P:A");
+    cmd.add_option("--decode", decode, "COUNTxKV decode requests at KV length KV; repeatable")->type_name("NxKV");
+  }
+
+  static std::uint32_t number(const std::string& text, const std::string& flag, const std::string& whole) {
+    std::size_t pos = 0;
+    unsigned long long v = 0;
+    try {
+      if (text.empty() || text[0] == '-') throw std::invalid_argument("sign");
+      v = std::stoull(text, &pos);
+    } catch (const std::exception&) {
+      pos = std::string::npos;
+    }
+    if (pos != text.size() || v > 0xffffffffull)
+      throw InputError(flag + " '" + whole + "': '" + text + "' is not a non-negative 32-bit integer");
+    return static_cast<std::uint32_t>(v);
+  }
+
+  void parse() {
+    for (const auto& p : prefill) {
+      const auto colon = p.find(':');
+      if (colon == std::string::npos) throw InputError("--prefill '" + p + "' must be PREFIX:APPEND, e.g. 0:4096");
+      const std::uint32_t prefix = number(p.substr(0, colon), "--prefill", p);
+      const std::uint32_t append = number(p.substr(colon + 1), "--prefill", p);
+      if (append == 0) throw InputError("--prefill '" + p + "': a chunk must append at least 1 token");
+      chunks.push_back({prefix, append});
+    }
+    for (const auto& d : decode) {
+      const auto x = d.find('x');
+      if (x == std::string::npos) throw InputError("--decode '" + d + "' must be COUNTxKV, e.g. 64x2048");
+      const std::uint32_t count = number(d.substr(0, x), "--decode", d);
+      const std::uint32_t kv = number(d.substr(x + 1), "--decode", d);
+      if (kv == 0) throw InputError("--decode '" + d + "': a decode request has at least 1 token of KV");
+      if (count > 1u << 20) throw InputError("--decode '" + d + "': more than 2^20 decode requests");
+      decode_kv.insert(decode_kv.end(), count, kv);
+    }
+  }
+  archs::Iteration iteration() const { return {chunks, decode_kv}; }
+};
+
+// The per-node tree: each node's contribution to the total (inside a Scale,
+// times its copies) and share; scaled nodes also show their per-copy time.
+inline void print_tree(const Manifest& m, std::span<const Metrics> node_metrics, std::span<const Metrics> row,
+                       const std::vector<std::string>& backends_won) {
+  const double total = node_metrics[0].time_s;
+  auto line = [&](const std::string& name, double per_copy_s, double copies, const std::string& tail) {
+    const double contribution = per_copy_s * copies;
+    const std::string per_copy = copies > 1 ? fmt::format("  ({:.4f} ms ×{})", per_copy_s * 1e3, copies) : "";
+    std::cout << fmt::format("{:<58} {:>10.4f} ms {:>6.2f}%{}{}\n", name, contribution * 1e3,
+                             total > 0 ? 100 * contribution / total : 0.0, per_copy, tail);
+  };
+  auto walk = [&](std::size_t i, int depth, double copies, auto& self) -> void {
+    const FlatNode& n = m.tree.nodes()[i];
+    const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+    const double t = node_metrics[i].time_s;
+    auto children = [&](int d, double c) {
+      for (std::uint32_t k = n.first; k < n.first + n.count; ++k) self(k, d, c, self);
+    };
+    switch (n.kind) {
+      case NodeKind::leaf: {
+        const SlotDescription& s = m.slots[n.first];
+        const Coverage cov = row[n.first].coverage;
+        const std::string flags = coverage_names(cov).empty() ? "" : " [" + coverage_text(cov) + "]";
+        const std::string backend = backends_won[n.first].empty() ? "" : " (" + backends_won[n.first] + ")";
+        line(indent + s.name, t, copies, "  " + s.kind + backend + flags);
+        break;
+      }
+      case NodeKind::sum: children(depth, copies); break;
+      case NodeKind::labeled:
+        line(indent + m.tree.labels()[i], t, copies, "");
+        children(depth + 1, copies);
+        break;
+      case NodeKind::scale:  // shown through its child: the copies multiply below
+        children(depth, copies * n.param);
+        break;
+      case NodeKind::max:
+      case NodeKind::parallel:
+        line(indent + (n.kind == NodeKind::max ? fmt::format("max over {} ranks", n.count)
+                                               : fmt::format("parallel streams (overlap {})", n.param)),
+             t, copies, "");
+        children(depth + 1, copies);
+        break;
+    }
+  };
+  walk(0, 0, 1.0, walk);
+}
+
+inline nlohmann::json metrics_json(const Metrics& m) {
+  return {{"time_ms", m.time_ms()}, {"flops", m.flops}, {"bytes", m.bytes}, {"energy_j", m.energy_j},
+          {"coverage", coverage_json(m.coverage)}};
+}
+
+inline void add_arch_commands(CLI::App& app) {
+  // archs
+  auto* list = app.add_subcommand("archs", "List the shipped archs and the parallel degrees each accepts");
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "print JSON");
+  list->callback([list_json] {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& a : archs::catalog()) {
+      std::vector<std::uint32_t> tps;
+      for (std::uint32_t tp : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
+        try {
+          ModelOptions o;
+          o.arch = a.name;
+          o.tp = tp;
+          with_model(o, [](const auto&) {});
+          tps.push_back(tp);
+        } catch (const ConfigError&) {
+        }
+      }
+      if (*list_json) {
+        out.push_back({{"name", a.name}, {"family", a.family}, {"config", a.config}, {"summary", a.summary},
+                       {"tp", tps}});
+      } else {
+        std::cout << fmt::format("{:<14} {:<10} tp ∈ {{{}}}  {}\n", a.name, a.family, fmt::join(tps, ","), a.summary);
+      }
+    }
+    if (*list_json) std::cout << out.dump(2) << '\n';
+  });
+
+  // describe / manifest
+  for (const bool as_manifest : {false, true}) {
+    struct State {
+      ModelOptions model;
+      std::string gpu = "h200";
+    };
+    auto st = std::make_shared<State>();
+    auto* cmd = as_manifest ? app.add_subcommand("manifest", "Print the manifest JSON of an arch (slots, nodes, labels)")
+                            : app.add_subcommand("describe", "Print the labeled tree: every leaf with its per-rank config");
+    st->model.add(*cmd);
+    cmd->add_option("--gpu", st->gpu, "GPU the leaves are bound to")->capture_default_str();
+    cmd->callback([st, as_manifest] {
+      const Timing timing = Timing::for_gpu(st->gpu, TimingMode::roofline);
+      with_model(st->model, [&](const auto& arch) {
+        const Manifest m = make_manifest(arch.build(timing));
+        std::cout << (as_manifest ? to_json(m).dump(2) + "\n" : describe(m));
+      });
+    });
+  }
+
+  // eval
+  struct EvalState {
+    ModelOptions model;
+    BatchOptions batch;
+    TimingOptions timing;
+    bool json = false;
+  };
+  auto st = std::make_shared<EvalState>();
+  auto* eval = app.add_subcommand("eval", "Evaluate one iteration: time per node and share of the total");
+  st->model.add(*eval);
+  st->timing.add(*eval);
+  st->batch.add(*eval);
+  eval->add_flag("--json", st->json, "print {total, slots, manifest} as JSON");
+  eval->callback([st] {
+    st->batch.parse();
+    const Timing timing = st->timing.make();
+    with_model(st->model, [&](const auto& arch) {
+      const auto tree = arch.build(timing);
+      using Tree = std::remove_cvref_t<decltype(tree)>;
+      std::array<Metrics, n_slots<Tree>> row{};
+      const Metrics total = evaluate(tree, arch.inputs(st->batch.iteration()), row);
+      const Manifest m = make_manifest(tree);
+      std::vector<Metrics> nodes(m.tree.size());
+      m.tree.aggregate(row, nodes);
+      std::vector<std::string> won(row.size());
+      for (std::size_t i = 0; i < row.size(); ++i)
+        if (row[i].backend != no_backend) won[i] = m.slots[i].backends.at(row[i].backend);
+      if (st->json) {
+        nlohmann::json slots = nlohmann::json::array();
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          nlohmann::json s = metrics_json(row[i]);
+          s["name"] = m.slots[i].name;
+          s["kind"] = m.slots[i].kind;
+          s["backend"] = won[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(won[i]);
+          slots.push_back(std::move(s));
+        }
+        std::cout << nlohmann::json{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}}.dump(2)
+                  << '\n';
+        return;
+      }
+      print_tree(m, nodes, row, won);
+      const auto it = st->batch.iteration();
+      std::cout << fmt::format(
+          "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
+          "work  {}, {}, {:.3g} J\n",
+          total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
+          ops::collapse(it).append_tokens, coverage_text(total.coverage), si(total.flops, "FLOP"),
+          si(total.bytes, "B"), total.energy_j);
+    });
+  });
+}
+
+}  // namespace costdsl::cli
