@@ -1,5 +1,8 @@
 #pragma once
 // The kernel catalogue: every L1 kind, for the CLI, the profiler and tests.
+#include <string_view>
+
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include "costdsl/kernels/all_gather.hpp"
@@ -27,5 +30,15 @@ namespace costdsl::kernels {
 using All = boost::mp11::mp_list<Gemm, GroupedGemm, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
                                  KvCacheAppend, AttnPrefill, AttnDecode, MlaPrefill, MlaDecode, MoeRouter, AllReduce,
                                  AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
+
+// The family of a kernel kind (for the lower-bound view and the pictures);
+// kinds outside the catalogue are Family::other.
+inline Family family_of(std::string_view kind) {
+  Family f = Family::other;
+  boost::mp11::mp_for_each<All>([&](auto k) {
+    if (decltype(k)::kind == kind) f = decltype(k)::family;
+  });
+  return f;
+}
 
 }  // namespace costdsl::kernels

@@ -28,6 +28,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# nvcc lives outside PATH on CUDA installs; meson finds it (and builds the CUDA
+# profiler) when it is on PATH at configure time.
+if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+
 if [ ! -f build/build.ninja ]; then
-  meson setup build --buildtype=debugoptimized -Dwerror=true
+  # -O2 without debug info: the arch translation units are template-heavy, and
+  # -g multiplies their object size and compile time.
+  meson setup build -Doptimization=2 -Ddebug=false -Dwerror=true
 fi

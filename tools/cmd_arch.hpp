@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "svg.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/registry.hpp"
+#include "costdsl/kernels/all.hpp"
 
 namespace costdsl::cli {
 
@@ -157,6 +159,56 @@ inline nlohmann::json metrics_json(const Metrics& m) {
           {"coverage", coverage_json(m.coverage)}};
 }
 
+// The lower-bound view of one iteration (see `costdsl eval --bounds`).
+struct BoundsView {
+  std::vector<double> slot_bound_s;  // each leaf at the hardware roof
+  double total_s = 0;                // the iteration as modelled
+  double balanced_s = 0;             // every Max folded with the mean: load imbalance removed
+  double without_comm_s = 0;         // communication leaves removed
+  double hardware_s = 0;             // every leaf at its bound
+};
+
+inline BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, std::vector<double> slot_bounds) {
+  BoundsView v;
+  v.slot_bound_s = std::move(slot_bounds);
+  std::vector<Metrics> scratch(m.tree.size());
+  v.total_s = m.tree.aggregate(row, scratch).time_s;
+  v.balanced_s = m.tree.aggregate(row, scratch, FlatTree::MaxFold::mean).time_s;
+  std::vector<Metrics> edited(row.begin(), row.end());
+  for (std::size_t i = 0; i < edited.size(); ++i)
+    if (kernels::family_of(m.slots[i].kind) == Family::communication) edited[i].time_s = 0;
+  v.without_comm_s = m.tree.aggregate(edited, scratch).time_s;
+  for (std::size_t i = 0; i < edited.size(); ++i) edited[i] = Metrics{v.slot_bound_s[i]};
+  v.hardware_s = m.tree.aggregate(edited, scratch).time_s;
+  return v;
+}
+
+inline nlohmann::json bounds_json(const BoundsView& v) {
+  return {{"total_ms", v.total_s * 1e3},
+          {"balanced_total_ms", v.balanced_s * 1e3},
+          {"load_imbalance_share", v.total_s > 0 ? (v.total_s - v.balanced_s) / v.total_s : 0.0},
+          {"without_communication_ms", v.without_comm_s * 1e3},
+          {"hardware_bound_ms", v.hardware_s * 1e3},
+          {"efficiency", v.total_s > 0 ? v.hardware_s / v.total_s : 0.0}};
+}
+
+inline void print_bounds(const Manifest& m, std::span<const Metrics> row, const BoundsView& v) {
+  std::cout << fmt::format("\n{:<44} {:>11} {:>11} {:>6}\n", "leaf (one copy)", "time", "bound", "eff.");
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const double t = row[i].time_s, b = v.slot_bound_s[i];
+    std::cout << fmt::format("{:<44} {:>8.4f} ms {:>8.4f} ms {:>5.0f}%\n", m.slots[i].name, t * 1e3, b * 1e3,
+                             t > 0 ? 100 * b / t : 0.0);
+  }
+  auto pct = [&](double x) { return v.total_s > 0 ? 100 * x / v.total_s : 0.0; };
+  std::cout << fmt::format(
+      "\ntotal                       {:>10.4f} ms\n"
+      "balanced (Max → mean)       {:>10.4f} ms  load imbalance {:.1f}%\n"
+      "without communication       {:>10.4f} ms  communication {:.1f}%\n"
+      "hardware bound              {:>10.4f} ms  efficiency {:.1f}%\n",
+      v.total_s * 1e3, v.balanced_s * 1e3, pct(v.total_s - v.balanced_s), v.without_comm_s * 1e3,
+      pct(v.total_s - v.without_comm_s), v.hardware_s * 1e3, pct(v.hardware_s));
+}
+
 inline void add_arch_commands(CLI::App& app) {
   // archs
   auto* list = app.add_subcommand("archs", "List the shipped archs and the parallel degrees each accepts");
@@ -212,6 +264,8 @@ inline void add_arch_commands(CLI::App& app) {
     BatchOptions batch;
     TimingOptions timing;
     bool json = false;
+    bool bounds = false;
+    std::string svg;
   };
   auto st = std::make_shared<EvalState>();
   auto* eval = app.add_subcommand("eval", "Evaluate one iteration: time per node and share of the total");
@@ -219,6 +273,10 @@ inline void add_arch_commands(CLI::App& app) {
   st->timing.add(*eval);
   st->batch.add(*eval);
   eval->add_flag("--json", st->json, "print {total, slots, manifest} as JSON");
+  eval->add_option("--svg", st->svg, "write the tree as an SVG icicle chart (width ∝ time) to FILE");
+  eval->add_flag("--bounds", st->bounds,
+                 "add the lower-bound view: each leaf's hardware bound and efficiency; the balanced total "
+                 "(Max folded with the mean), the total without communication, the hardware bound");
   eval->callback([st] {
     st->batch.parse();
     const Timing timing = st->timing.make();
@@ -226,13 +284,24 @@ inline void add_arch_commands(CLI::App& app) {
       const auto tree = arch.build(timing);
       using Tree = std::remove_cvref_t<decltype(tree)>;
       std::array<Metrics, n_slots<Tree>> row{};
-      const Metrics total = evaluate(tree, arch.inputs(st->batch.iteration()), row);
+      const auto in = arch.inputs(st->batch.iteration());
+      const Metrics total = evaluate(tree, in, row);
+      std::array<double, n_slots<Tree>> slot_bounds{};
+      evaluate_bounds(tree, in, std::span<double, n_slots<Tree>>(slot_bounds));
       const Manifest m = make_manifest(tree);
       std::vector<Metrics> nodes(m.tree.size());
       m.tree.aggregate(row, nodes);
       std::vector<std::string> won(row.size());
       for (std::size_t i = 0; i < row.size(); ++i)
         if (row[i].backend != no_backend) won[i] = m.slots[i].backends.at(row[i].backend);
+      if (!st->svg.empty()) {
+        IcicleOptions o;
+        const auto it = st->batch.iteration();
+        o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
+                                 it.prefill.size(), it.decode_kv.size());
+        if (st->bounds) o.slot_bounds_s = slot_bounds;
+        write_text_file(st->svg, icicle_svg(m, nodes, row, o));
+      }
       if (st->json) {
         nlohmann::json slots = nlohmann::json::array();
         for (std::size_t i = 0; i < row.size(); ++i) {
@@ -242,8 +311,13 @@ inline void add_arch_commands(CLI::App& app) {
           s["backend"] = won[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(won[i]);
           slots.push_back(std::move(s));
         }
-        std::cout << nlohmann::json{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}}.dump(2)
-                  << '\n';
+        nlohmann::json out{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}};
+        if (st->bounds) {
+          const BoundsView v = bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()});
+          out["bounds"] = bounds_json(v);
+          for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
+        }
+        std::cout << out.dump(2) << '\n';
         return;
       }
       print_tree(m, nodes, row, won);
@@ -254,6 +328,7 @@ inline void add_arch_commands(CLI::App& app) {
           total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
           ops::collapse(it).append_tokens, coverage_text(total.coverage), si(total.flops, "FLOP"),
           si(total.bytes, "B"), total.energy_j);
+      if (st->bounds) print_bounds(m, row, bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}));
     });
   });
 }

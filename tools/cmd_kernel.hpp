@@ -147,8 +147,18 @@ inline void add_kernel_commands(CLI::App& app) {
     if (*json_out) std::cout << out.dump(2) << '\n';
   });
   auto* kernel = app.add_subcommand("kernel", "Evaluate one kernel leaf: costdsl kernel <kind> --gpu G --<field> V ...");
-  kernel->require_subcommand(1);
+  kernel->require_subcommand(0, 1);
+  kernel->allow_extras();
   boost::mp11::mp_for_each<kernels::All>([&](auto k) { add_kernel_kind<decltype(k)>(*kernel); });
+  // No kind matched: name what was given and what exists.
+  kernel->callback([kernel] {
+    if (!kernel->get_subcommands().empty()) return;
+    std::string known;
+    boost::mp11::mp_for_each<kernels::All>([&](auto k) { known += (known.empty() ? "" : ", ") + std::string(decltype(k)::kind); });
+    const auto extras = kernel->remaining();
+    if (extras.empty()) throw InputError("costdsl kernel needs a kind: " + known);
+    throw InputError("unknown kernel kind '" + extras.front() + "' (known: " + known + ")");
+  });
 }
 
 }  // namespace costdsl::cli

@@ -5,6 +5,7 @@
 #include "cmd_arch.hpp"
 #include "cmd_gpus.hpp"
 #include "cmd_kernel.hpp"
+#include "cmd_sweep.hpp"
 #include "costdsl/error.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   costdsl::cli::add_gpus_command(app);
   costdsl::cli::add_kernel_commands(app);
   costdsl::cli::add_arch_commands(app);
+  costdsl::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

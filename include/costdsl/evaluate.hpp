@@ -175,4 +175,31 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metr
   }
 }
 
+namespace detail {
+template <std::size_t Offset, class Node, class Ins>
+void bound_node(const Node& node, const Ins& in, double* bounds) {
+  if constexpr (Node::node_kind == NodeKind::leaf) {
+    if constexpr (requires { node.kernel.lower_bound_s(std::get<Offset>(in.items).value); }) {
+      bounds[Offset] = node.kernel.lower_bound_s(std::get<Offset>(in.items).value);
+    } else {
+      bounds[Offset] = 0;  // a kernel without a roofline bound contributes none
+    }
+  } else if constexpr (Node::node_kind == NodeKind::scale || Node::node_kind == NodeKind::labeled) {
+    bound_node<Offset>(node.child, in, bounds);
+  } else {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (bound_node<Offset + child_offsets<Node>[I]>(std::get<I>(node.children), in, bounds), ...);
+    }(std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
+  }
+}
+}  // namespace detail
+
+// Each slot's hardware lower bound for these inputs (work at peak FLOP/s and
+// HBM or link bandwidth, no efficiency): the "where the time goes" view. Build
+// and report time only; not part of the per-iteration path.
+template <CostNode Tree, class... I>
+void evaluate_bounds(const Tree& tree, const Inputs<I...>& in, std::span<double, n_slots<Tree>> bounds) {
+  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) detail::bound_node<0>(tree, in, bounds.data());
+}
+
 }  // namespace costdsl

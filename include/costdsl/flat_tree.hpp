@@ -90,8 +90,13 @@ class FlatTree {
   std::size_t n_slots() const noexcept { return n_slots_; }
   std::size_t size() const noexcept { return nodes_.size(); }
 
+  // How a Max folds its children's times: the real max, or their mean (the
+  // balanced lower bound: what perfect load balance would give). Parallel is
+  // never rebalanced.
+  enum class MaxFold : std::uint8_t { max, mean };
+
   // One reverse pass: scratch[i] = the metrics of node i; returns the root's.
-  Metrics aggregate(std::span<const Metrics> slots, std::span<Metrics> scratch) const {
+  Metrics aggregate(std::span<const Metrics> slots, std::span<Metrics> scratch, MaxFold fold = MaxFold::max) const {
     if (slots.size() != n_slots_)
       throw InputError("aggregate: got " + std::to_string(slots.size()) + " slot metrics for a tree with " +
                        std::to_string(n_slots_) + " slots");
@@ -114,7 +119,13 @@ class FlatTree {
         case NodeKind::parallel: {
           Metrics acc = algebra::empty();
           for (std::uint32_t c = n.first; c < n.first + n.count; ++c) algebra::accumulate_max(acc, scratch[c]);
-          if (n.kind == NodeKind::parallel) algebra::finish_parallel(acc, n.param);
+          if (n.kind == NodeKind::parallel) {
+            algebra::finish_parallel(acc, n.param);
+          } else if (fold == MaxFold::mean) {
+            double sum_time = 0;
+            for (std::uint32_t c = n.first; c < n.first + n.count; ++c) sum_time += scratch[c].time_s;
+            acc.time_s = sum_time / n.count;
+          }
           scratch[i] = acc;
           break;
         }
@@ -124,9 +135,9 @@ class FlatTree {
   }
 
   // Convenience for build-time callers: allocates its own scratch.
-  Metrics aggregate(std::span<const Metrics> slots) const {
+  Metrics aggregate(std::span<const Metrics> slots, MaxFold fold = MaxFold::max) const {
     std::vector<Metrics> scratch(nodes_.size());
-    return aggregate(slots, scratch);
+    return aggregate(slots, scratch, fold);
   }
 
  private:

@@ -29,6 +29,11 @@ struct Gated {
   Metrics eval(const Input& in) const { return enabled ? kernel.eval(in) : Metrics{}; }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
+  double lower_bound_s(const Input& in) const
+    requires requires { kernel.lower_bound_s(in); }
+  {
+    return enabled ? kernel.lower_bound_s(in) : 0.0;
+  }
 };
 
 template <class C>

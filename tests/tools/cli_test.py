@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the costdsl CLI: the commands the issues name, their JSON,
+exit codes for bad input, and the pictures (through check_svg.py).
+
+usage: cli_test.py COSTDSL CHECK_SVG_PY
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+costdsl, check_svg = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def run(*args, expect=0):
+    r = subprocess.run([costdsl, *args], capture_output=True, text=True)
+    if r.returncode != expect:
+        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+# The four kernel commands of the L1 issue, exactly as written there.
+for args in (["kernel", "gemm", "--gpu", "h200", "--dtype", "bf16", "--m", "4096", "--n", "4096", "--k", "4096"],
+             ["kernel", "attn_decode", "--gpu", "h200", "--num-qo-heads", "8", "--num-kv-heads", "1", "--head-dim",
+              "128", "--batch", "64", "--total-kv", "131072", "--kv-dtype", "bf16"],
+             ["kernel", "attn_prefill", "--gpu", "h200", "--num-qo-heads", "32", "--num-kv-heads", "8", "--head-dim",
+              "128", "--batch", "1", "--prefix", "0", "--append", "4096"],
+             ["kernel", "all_reduce", "--gpu", "h200", "--num-gpus", "8", "--bytes", "33554432"]):
+    r = run(*args, "--json")
+    j = json.loads(r.stdout or "{}")
+    for key in ("kind", "gpu", "config", "input", "time_ms", "flops", "bytes", "energy_j", "coverage", "backend",
+                "source"):
+        check(key in j, f"{args[1]} --json lacks {key}")
+    check(j.get("time_ms", 0) > 0, f"{args[1]}: time_ms must be positive")
+
+gemm = json.loads(run("kernel", "gemm", "--gpu", "H200", "--m", "4096", "--n", "4096", "--k", "4096", "--json").stdout)
+check(0.15 < gemm["time_ms"] < 0.2, f"bf16 4096^3 GEMM on H200 should be ~0.17 ms, got {gemm['time_ms']}")
+ar = json.loads(run("kernel", "all_reduce", "--gpu", "h200", "--num-gpus", "8", "--bytes", "33554432", "--json").stdout)
+check(0.15 < ar["time_ms"] < 0.25, f"8-GPU 32 MiB all-reduce should be ~0.2 ms, got {ar['time_ms']}")
+
+# Bad input exits 2 and names the flag or value.
+for args, needle in ((["kernel", "gemm", "--gpu", "h200", "--m", "-1", "--n", "1", "--k", "1"], "--m"),
+                     (["kernel", "gemm", "--gpu", "h300", "--m", "1", "--n", "1", "--k", "1"], "h300"),
+                     (["kernel", "gemm", "--gpu", "h200", "--m", "1", "--n", "1"], "--k"),
+                     (["kernel", "gemm", "--gpu", "h200", "--m", "1", "--n", "1", "--k", "1", "--dtype", "int3"], "int3"),
+                     (["eval", "--arch", "llama3_70b", "--tp", "16", "--gpu", "h200"], "tp 16"),
+                     (["eval", "--arch", "llama9", "--gpu", "h200"], "llama9"),
+                     (["eval", "--arch", "llama3_8b", "--gpu", "h200", "--decode", "64y2048"], "64y2048"),
+                     (["kernel", "nosuchkind", "--gpu", "h200"], "nosuchkind")):
+    r = run(*args, expect=2)
+    check(needle in r.stderr + r.stdout, f"{' '.join(args)}: message does not name {needle!r}: {r.stderr}")
+
+# eval --json: re-aggregating the slot rows over manifest.nodes gives the total.
+r = run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048",
+        "--json", "--bounds")
+j = json.loads(r.stdout or "{}")
+nodes, slots = j["manifest"]["nodes"], j["slots"]
+
+
+def aggregate(i):
+    n = nodes[i]
+    if n["kind"] == "leaf":
+        return slots[n["slot"]]["time_ms"], slots[n["slot"]]["flops"]
+    first, count = n["children"]
+    kids = [aggregate(c) for c in range(first, first + count)]
+    flops = sum(k[1] for k in kids)
+    if n["kind"] == "sum":
+        return sum(k[0] for k in kids), flops
+    if n["kind"] in ("max", "parallel"):
+        t = max(k[0] for k in kids)
+        return (t / n["overlap"] if n["kind"] == "parallel" else t), flops
+    if n["kind"] == "scale":
+        return kids[0][0] * n["n"], kids[0][1] * n["n"]
+    return kids[0]
+
+
+t, f = aggregate(0)
+check(abs(t - j["total"]["time_ms"]) <= 1e-9 * t, f"re-aggregated time {t} != total {j['total']['time_ms']}")
+check(abs(f - j["total"]["flops"]) <= 1e-9 * f, "re-aggregated flops differ from the total")
+check(2 < j["total"]["time_ms"] < 1000, "Llama-3-70B TP8 iteration time implausible")
+b = j["bounds"]
+check(0 < b["hardware_bound_ms"] <= b["total_ms"], "hardware bound must lie in (0, total]")
+check(b["without_communication_ms"] < b["total_ms"], "removing TP all-reduces must shorten the iteration")
+
+# describe shows the reference formula; archs lists the tp degrees.
+r = run("describe", "--arch", "llama3_8b", "--tp", "4")
+check("n=1536 = (num_qo_heads/tp+2*num_kv_heads/tp)*head_dim" in r.stdout, "describe lacks the qkv formula")
+r = run("archs", "--json")
+archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
+check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
+r = run("manifest", "--arch", "llama3_8b")
+check(len(json.loads(r.stdout or "{}").get("slots", [])) == 15, "llama3_8b manifest must have 15 slots")
+
+# Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048",
+        "--svg", str(d / "eval.svg"), "--bounds")
+    run("sweep", "--arch", "llama3_8b", "--gpu", "h200", "--tp", "1,2", "--decode-batch", "1,4,16,64", "--kv", "2048",
+        "--csv", str(d / "sweep.csv"), "--svg", str(d / "sweep.svg"))
+    r = subprocess.run([sys.executable, check_svg, str(d / "eval.svg"), str(d / "sweep.svg")], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "check_svg failed: " + r.stdout + r.stderr)
+    rows = (d / "sweep.csv").read_text().strip().splitlines() if (d / "sweep.csv").exists() else []
+    check(len(rows) == 1 + 2 * 4, f"sweep.csv should have a header and 8 rows, has {len(rows)}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"cli: {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
