@@ -1,61 +1,11 @@
 #pragma once
-// L1 all_gather: every rank receives the concatenation of all ranks' shards (per rank, NCCL).
-// Input `bytes` = the gathered output (all n shards), NCCL's size convention.
-#include <array>
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include "costdsl/dim.hpp"
-#include "costdsl/kernel_def.hpp"
-#include "costdsl/reflect.hpp"
+// L1 all_gather: every rank receives the concatenation of all ranks' shards.
+// Input `bytes` = the gathered output (all n shards), NCCL's size convention; bus factor
+// (n−1)/n: each rank receives the n−1 shards it lacks.
+#include "costdsl/kernels/detail/bus_collective.hpp"
 
 namespace costdsl::kernels {
 
-struct AllGather {
-  static constexpr std::string_view kind = "all_gather";
-  static constexpr Family family = Family::communication;
-  static constexpr CollectiveKind collective = CollectiveKind::all_gather;
-
-  struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dim, num_gpus));
-  };
-  struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, bytes));
-  };
-  static constexpr std::array<std::string_view, 1> axes{"bytes"};
-
-  static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.bytes)}; }
-
-  static int gpus(const Config& c) { return static_cast<int>(c.num_gpus.value); }
-  // 0: a gather moves data and computes nothing.
-  static double flops(const Config&, const Input&) { return 0; }
-  // Bus bytes each rank puts on the link: bus_factor · message; 0 on one GPU.
-  // (n−1)/n: each rank receives the n−1 shards it lacks.
-  static double bytes(const Config& c, const Input& in) { return bus_factor(collective, gpus(c)) * double(in.bytes); }
-
-  static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.collective(collective, double(in.bytes), gpus(c));
-  }
-  static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.collective_lower_bound_s(collective, double(in.bytes), gpus(c));
-  }
-
-  // Message sizes 2 KiB .. 1 GiB, powers of two (20 points).
-  static std::vector<Input> sweep(const Config&) {
-    std::vector<Input> grid;
-    for (std::uint64_t b = 2048; b <= (1ull << 30); b *= 2) grid.push_back({b});
-    return grid;
-  }
-  static std::vector<std::string> default_backends() { return {"nccl"}; }
-
-  // One GPU is a valid degenerate group: a zero-time no-op (flops = bytes = 0).
-  static void validate(const Config& c) {
-    if (c.num_gpus == 0 || c.num_gpus > max_gpus)
-      throw ConfigError(fmt::format("all_gather: num_gpus {} must be in 1..{}", c.num_gpus.value, max_gpus));
-  }
-  static constexpr std::uint64_t max_gpus = 65536;
-};
+struct AllGather : detail::BusCollective<CollectiveKind::all_gather, "all_gather"> {};
 
 }  // namespace costdsl::kernels

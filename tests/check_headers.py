@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Compiles every public header alone (-fsyntax-only): each must include what it uses."""
 import concurrent.futures
+import os
 import pathlib
 import subprocess
 import sys
@@ -8,7 +9,9 @@ import sys
 root = pathlib.Path(sys.argv[1])
 cxx = sys.argv[2] if len(sys.argv) > 2 else "g++"
 include = root / "include"
-headers = sorted(p for p in (include / "costdsl").rglob("*.hpp") if "detail" not in p.parts)
+# Walk through the layer links (costdsl/kernels -> ../../kernels, ...) as well.
+headers = sorted(pathlib.Path(d) / f for d, _, files in os.walk(include / "costdsl", followlinks=True)
+                 for f in files if f.endswith(".hpp") and "detail" not in pathlib.Path(d).parts)
 
 
 def check(header: pathlib.Path):

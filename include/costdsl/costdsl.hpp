@@ -22,4 +22,5 @@
 #include "costdsl/slots.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
+#include "costdsl/visit.hpp"
 #include "costdsl/when.hpp"

@@ -1,0 +1,227 @@
+#pragma once
+// L4 DeepSeek-V3: MLA attention (TP over heads inside each of dp = ep / tp groups),
+// first_k_dense_replace dense layers, then MoE layers with EP routed experts and one
+// shared expert on a side stream.
+//
+//   model       = Sum(Max_dp(embed), dense_layer × 3, moe_layer × 58, Max_dp(lm_head))
+//   dense_layer = Max_dp(Sum(mla_block_tp, mlp_block_tp))
+//   moe_layer   = Sum(Max_dp(Sum(mla_block_tp, moe_router_local)),
+//                     Parallel<9/10>(moe_expert_ep (dispatch … combine), moe_shared_expert))
+//
+// Two Scales: the dense and the MoE layers are different subtrees (INV-3). The shared
+// expert is launched with the dispatch from the same source (the router's output) and
+// joins at the combine, so it overlaps the whole routed path including its all-to-alls
+// (a Parallel, measured overlap about 0.9), never a Max. DP is a static template
+// parameter (it fixes the tree shape); archs/dispatch.hpp maps a run-time degree onto it.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <boost/hana/define_struct.hpp>
+
+#include "costdsl/archs/qwen3_moe.hpp"  // MoeIteration
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/ops/attention/mla.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/mla_block_tp.hpp"
+#include "costdsl/worklets/mlp_block_tp.hpp"
+#include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_router_local.hpp"
+#include "costdsl/worklets/moe_shared_expert.hpp"
+
+namespace costdsl::archs {
+
+struct DeepseekV3Config {
+  BOOST_HANA_DEFINE_STRUCT(DeepseekV3Config, (std::uint32_t, hidden), (std::uint32_t, num_heads),
+                           (std::uint32_t, q_lora_rank), (std::uint32_t, kv_lora_rank),
+                           (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
+                           (std::uint32_t, v_head_dim), (std::uint32_t, intermediate),
+                           (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
+                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                           (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
+                           (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype));
+
+  // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs).
+  constexpr DeepseekV3Config with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
+    DeepseekV3Config c = *this;
+    c.tp = tp_degree;
+    c.ep = ep_degree;
+    return c;
+  }
+
+  static DeepseekV3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+    if (hf.dim("moe_layer_freq", 1) != 1)
+      throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) +
+                      " is not 1; DeepseekV3 models every layer after first_k_dense_replace as MoE");
+    const std::uint32_t moe_intermediate = hf.dim("moe_intermediate_size");
+    const std::uint32_t shared = hf.dim("n_shared_experts");
+    return {hf.dim("hidden_size"),
+            hf.dim("num_attention_heads"),
+            hf.dim("q_lora_rank"),
+            hf.dim("kv_lora_rank"),
+            hf.dim("qk_nope_head_dim"),
+            hf.dim("qk_rope_head_dim"),
+            hf.dim("v_head_dim"),
+            hf.dim("intermediate_size"),
+            moe_intermediate,
+            shared * moe_intermediate,  // the shared experts run as one wider MLP
+            hf.dim("n_routed_experts"),
+            hf.dim("num_experts_per_tok"),
+            hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"),
+            hf.dim("first_k_dense_replace"),
+            tp,
+            ep,
+            hf.dtype(),
+            hf.dtype()};
+  }
+};
+
+// Published shapes (data/models/deepseek_v3.json is the source of truth; a test checks they agree).
+inline constexpr DeepseekV3Config deepseek_v3{7168, 128,  1536,   512, 128, 64, 128, 18432, 2048,        2048,
+                                              256,  8,    129280, 61,  3,   1,  1,   Dtype::bf16, Dtype::bf16};
+
+namespace detail {
+// A layer count as Scale takes it: Static<n> from a static expression, else the run-time value.
+template <DimExpr E>
+constexpr auto layer_count(const E& e) {
+  if constexpr (E::is_static) {
+    return Static<E{}.value()>{};
+  } else {
+    return e.value();
+  }
+}
+}  // namespace detail
+
+template <class Form, std::size_t DP = 1>
+class DeepseekV3 {
+ public:
+  // The arch's own partition: dp = ep / tp (the static DP), and the layer split.
+  static constexpr auto resolve_config(const Form& form) {
+    const auto tp = dim<"tp">(form);
+    const auto ep = dim<"ep">(form);
+    require_nonzero(tp);
+    require_nonzero(ep);
+    const auto dp = ep / tp;
+    const auto dp_param = sym<"DP">(Static<DP>{});
+    require_le<"the DP template degree must equal ep/tp">(dp, dp_param);
+    require_le<"the DP template degree must equal ep/tp">(dp_param, dp);
+    const auto dense = dim<"num_dense_layers">(form);
+    const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
+    require_nonzero(dense);
+    require_nonzero(moe);
+    using dense_type = decltype(detail::layer_count(dense));
+    using moe_type = decltype(detail::layer_count(moe));
+    struct Resolved {
+      std::uint64_t tp, ep, dp;
+      dense_type num_dense_layers;
+      moe_type num_moe_layers;
+    };
+    return Resolved{tp.value(), ep.value(), dp.value(), detail::layer_count(dense), detail::layer_count(moe)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit DeepseekV3(const Form& form = {})
+      : form_(form),
+        r_(resolve_config(form)),
+        embed_(form),
+        attn_(form),
+        mlp_(form),
+        router_(form),
+        experts_(form),
+        shared_(form),
+        head_(form) {}
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    return labeled<"model">(
+        "model (DeepseekV3) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
+            ", dp=" + std::to_string(DP) + ", layers=" + std::to_string(c.num_dense_layers) + " dense + " +
+            std::to_string(value_of(r_.num_moe_layers)) + " moe, experts=" + std::to_string(c.num_experts) +
+            ", top_k=" + std::to_string(c.top_k) + "]",
+        sum(dp_fanout<DP>([&](auto) { return embed_.build(t); }),
+            labeled<"dense_layer">("dense_layer (MLA + dense MLP)",
+                                   scale(r_.num_dense_layers,
+                                         dp_fanout<DP>([&](auto) { return sum(attn_.build(t), mlp_.build(t)); }))),
+            labeled<"moe_layer">(
+                "moe_layer (MLA, EP routed experts + shared expert on a side stream)",
+                scale(r_.num_moe_layers,
+                      sum(dp_fanout<DP>([&](auto) { return sum(attn_.build(t), router_.build(t)); }),
+                          parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t))))),
+            dp_fanout<DP>([&](auto) { return head_.build(t); })));
+  }
+
+  // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp
+  // ranks split the rows (each routes, dispatches and runs the shared expert on its
+  // slice; the busiest slice sets the shared expert's time). Every token is routed once.
+  auto inputs(const MoeIteration& it) const {
+    if (it.groups.size() != DP)
+      throw InputError("DeepseekV3: the iteration has " + std::to_string(it.groups.size()) +
+                       " DP group batches, dp is " + std::to_string(DP));
+    std::array<ops::MlaWork, DP> w{};
+    std::array<std::uint64_t, DP> requests{}, slice{};
+    std::uint64_t tokens = 0, max_slice = 0;
+    for (std::size_t g = 0; g < DP; ++g) {
+      w[g] = ops::collapse_mla(it.groups[g]);
+      requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
+      slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
+      tokens += w[g].append_tokens;
+      max_slice = std::max(max_slice, slice[g]);
+    }
+    const auto mla = [&](std::size_t g) { return attn_.inputs({w[g].append_tokens, w[g]}); };
+    return nest<"model">(costdsl::inputs(
+        dp_inputs<DP>([&](auto g) { return embed_.inputs({w[g].append_tokens}); }),
+        nest<"dense_layer">(
+            dp_inputs<DP>([&](auto g) { return costdsl::inputs(mla(g), mlp_.inputs({w[g].append_tokens})); })),
+        nest<"moe_layer">(costdsl::inputs(
+            dp_inputs<DP>([&](auto g) { return costdsl::inputs(mla(g), router_.inputs({slice[g]})); }),
+            experts_.inputs({tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
+        dp_inputs<DP>([&](auto g) { return head_.inputs({requests[g]}); })));
+  }
+
+  // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,
+  // shared by all heads. It is NOT split by TP: every rank of a group holds it whole.
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    return double(c.kv_lora_rank + c.qk_rope_head_dim) * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token(); }
+
+  // Weights on one GPU: attention heads and dense MLPs sharded by tp, routed experts by
+  // ep; the latent projections, shared expert, router and embeddings replicated.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, tp = c.tp, heads = double(c.num_heads) / tp;
+    const double attn = h * c.q_lora_rank + c.q_lora_rank * heads * (c.qk_nope_head_dim + c.qk_rope_head_dim) +
+                        h * (c.kv_lora_rank + c.qk_rope_head_dim) +
+                        c.kv_lora_rank * heads * (c.qk_nope_head_dim + c.v_head_dim) + heads * c.v_head_dim * h +
+                        2 * h + c.q_lora_rank + c.kv_lora_rank;  // + input, post, q_a and kv_a norms
+    const double dense = 3.0 * h * c.intermediate / tp;
+    const double moe = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep) +
+                       3.0 * h * c.shared_intermediate + h * c.num_experts;
+    const double layers = c.num_layers * attn + c.num_dense_layers * dense + (c.num_layers - c.num_dense_layers) * moe;
+    return bytes_per_element(c.dtype) * (layers + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+  const Resolved& resolved() const noexcept { return r_; }
+
+ private:
+  Form form_;
+  Resolved r_;
+  worklets::EmbedLocal<Form> embed_;
+  worklets::MlaBlockTp<Form> attn_;
+  worklets::MlpBlockTp<Form> mlp_;
+  worklets::MoeRouterLocal<Form> router_;
+  worklets::MoeExpertEp<Form> experts_;
+  worklets::MoeSharedExpert<Form> shared_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+}  // namespace costdsl::archs

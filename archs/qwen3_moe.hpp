@@ -1,0 +1,178 @@
+#pragma once
+// L4 Qwen3-MoE (30B-A3B, 235B-A22B): DP attention (attention TP a = tp inside each
+// of dp = ep / tp groups) and EP routed experts over all ep ranks.
+//
+//   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
+//   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
+//
+// Each DP child is its own group's batch (a gap between children is load imbalance);
+// the groups run independently until the dispatch all-to-all, so attention and the
+// router share one child. The experts are Max-folded over ranks inside their slots.
+// DP is a static template parameter (it fixes the tree shape); archs/dispatch.hpp maps
+// a run-time degree onto it, and the constructor checks it equals ep / tp.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+
+#include <boost/hana/define_struct.hpp>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_router_local.hpp"
+
+namespace costdsl::archs {
+
+// One scheduler iteration of a DP-attention MoE: one batch per DP group, and how
+// the gate spreads tokens over experts.
+struct MoeIteration {
+  std::span<const ops::AttentionBatch> groups;
+  ops::moe::Routing routing{};
+};
+
+struct Qwen3MoeConfig {
+  BOOST_HANA_DEFINE_STRUCT(Qwen3MoeConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                           (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
+                           (Dtype, kv_dtype));
+
+  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
+  constexpr Qwen3MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
+    Qwen3MoeConfig c = *this;
+    c.tp = tp_degree;
+    c.ep = ep_degree;
+    return c;
+  }
+
+  static Qwen3MoeConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+    if (hf.dim("decoder_sparse_step", 1) != 1)
+      throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
+                      " is not 1; Qwen3Moe models every layer as MoE");
+    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
+    return {hidden,
+            heads,
+            hf.dim("num_key_value_heads", heads),
+            hf.dim("head_dim"),
+            hf.dim("moe_intermediate_size"),
+            hf.dim("num_experts"),
+            hf.dim("num_experts_per_tok"),
+            hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"),
+            tp,
+            ep,
+            hf.dtype(),
+            hf.dtype()};
+  }
+};
+
+// Published shapes (data/models/qwen3_*.json are the source of truth; a test checks they agree).
+inline constexpr Qwen3MoeConfig qwen3_30b_a3b{2048, 32, 4, 128, 768, 128, 8, 151936, 48, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Qwen3MoeConfig qwen3_235b_a22b{4096, 64,     4,  128, 1536,        128,
+                                                8,    151936, 94, 1,   1,  Dtype::bf16, Dtype::bf16};
+
+
+template <class Form, std::size_t DP>
+class Qwen3Moe {
+ public:
+  // The arch's own partition: dp = ep / tp, and it must be the static DP.
+  static constexpr auto resolve_config(const Form& form) {
+    const auto tp = dim<"tp">(form);
+    const auto ep = dim<"ep">(form);
+    require_nonzero(tp);
+    require_nonzero(ep);
+    require_nonzero(dim<"num_layers">(form));
+    const auto dp = ep / tp;
+    const auto dp_param = sym<"DP">(Static<DP>{});
+    require_le<"the DP template degree must equal ep/tp">(dp, dp_param);
+    require_le<"the DP template degree must equal ep/tp">(dp_param, dp);
+    struct Resolved {
+      std::uint64_t tp, ep, dp;
+    };
+    return Resolved{tp.value(), ep.value(), dp.value()};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit Qwen3Moe(const Form& form = {})
+      : form_(form), r_(resolve_config(form)), embed_(form), attn_(form), router_(form), experts_(form), head_(form) {}
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    return labeled<"model">(
+        "model (Qwen3Moe) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
+            ", dp=" + std::to_string(DP) + ", layers=" + std::to_string(c.num_layers) +
+            ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
+        sum(dp_fanout<DP>([&](auto) { return embed_.build(t); }),
+            labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
+                             scale(dim<"num_layers">(form_).v,
+                                   sum(dp_fanout<DP>([&](auto) { return sum(attn_.build(t), router_.build(t)); }),
+                                       experts_.build(t)))),
+            dp_fanout<DP>([&](auto) { return head_.build(t); })));
+  }
+
+  // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
+  // split the rows (each routes and dispatches its slice). Every token is routed once.
+  auto inputs(const MoeIteration& it) const {
+    if (it.groups.size() != DP)
+      throw InputError("Qwen3Moe: the iteration has " + std::to_string(it.groups.size()) + " DP group batches, dp is " +
+                       std::to_string(DP));
+    std::array<ops::AttentionWork, DP> w{};
+    std::array<std::uint64_t, DP> requests{}, slice{};
+    std::uint64_t tokens = 0, max_slice = 0;
+    for (std::size_t g = 0; g < DP; ++g) {
+      w[g] = ops::collapse(it.groups[g]);
+      requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
+      slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
+      tokens += w[g].append_tokens;
+      max_slice = std::max(max_slice, slice[g]);
+    }
+    return nest<"model">(costdsl::inputs(
+        dp_inputs<DP>([&](auto g) { return embed_.inputs({w[g].append_tokens}); }),
+        nest<"layer">(costdsl::inputs(
+            dp_inputs<DP>([&](auto g) {
+              return costdsl::inputs(attn_.inputs({w[g].append_tokens, w[g]}), router_.inputs({slice[g]}));
+            }),
+            experts_.inputs({tokens, max_slice, it.routing}))),
+        dp_inputs<DP>([&](auto g) { return head_.inputs({requests[g]}); })));
+  }
+
+  // KV cache bytes one token occupies across the model, and on one GPU of its DP group.
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+
+  // Weights on one GPU: attention sharded by tp, experts by ep, router and embeddings replicated.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double per_layer = attn + experts + h * c.num_experts + 2 * h + 2 * hd;  // + norms (incl. q/k norm)
+    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+  const Resolved& resolved() const noexcept { return r_; }
+
+ private:
+  Form form_;
+  Resolved r_;
+  worklets::EmbedLocal<Form> embed_;
+  worklets::AttnBlockTp<Form> attn_;
+  worklets::MoeRouterLocal<Form> router_;
+  worklets::MoeExpertEp<Form> experts_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+}  // namespace costdsl::archs

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Compile time and peak memory of each arch translation unit alone: the static
+# form built, its inputs made and one iteration evaluated, at -O0 and -O2.
+# usage: bench/compile_time.sh [CXX]   (prints a Markdown table)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cxx=${1:-g++}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+declare -A tus
+tus[llama3_70b_tp8]='#include "costdsl/archs/llama3.hpp"
+using namespace costdsl; using namespace costdsl::archs;
+int main() { const Llama3<Fixed<llama3_70b.with_tp(8)>> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+  std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(64, 2048);
+  return evaluate(t, a.inputs({p, d})).time_s > 0 ? 0 : 1; }'
+tus[qwen3_235b_tp4_ep8]='#include "costdsl/archs/qwen3_moe.hpp"
+using namespace costdsl; using namespace costdsl::archs;
+int main() { const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>, 2> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+  std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(32, 2048);
+  const ops::AttentionBatch g[2] = {{p, d}, {{}, d}};
+  return evaluate(t, a.inputs({g, {}})).time_s > 0 ? 0 : 1; }'
+tus[deepseek_v3_tp8_ep8]='#include "costdsl/archs/deepseek_v3.hpp"
+using namespace costdsl; using namespace costdsl::archs;
+int main() { const DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>, 1> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+  std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(64, 2048);
+  const ops::AttentionBatch g[1] = {{p, d}};
+  return evaluate(t, a.inputs({g, {}})).time_s > 0 ? 0 : 1; }'
+
+echo "| translation unit | -O0 s | -O0 peak MiB | -O2 s | -O2 peak MiB |"
+echo "|---|---|---|---|---|"
+for name in $(printf '%s\n' "${!tus[@]}" | sort); do
+  printf '%s\n' "${tus[$name]}" > "$work/$name.cpp"
+  row="| $name"
+  for opt in -O0 -O2; do
+    /usr/bin/time -f '%e %M' -o "$work/time" "$cxx" -std=c++20 $opt -Iinclude -c "$work/$name.cpp" -o "$work/$name.o"
+    read -r secs kib < "$work/time"
+    row="$row | $secs | $((kib / 1024))"
+  done
+  echo "$row |"
+done

@@ -1,0 +1,136 @@
+#pragma once
+// L2 MoE routing math (pure, allocation-free): where one iteration's tokens·top_k
+// expert assignments land, per expert and per EP rank.
+//
+//   experts  assignment shares ∝ (popularity rank + 1)^-exponent (0 = uniform gating),
+//            water-filled so no expert gets more rows than there are tokens (a token
+//            picks an expert at most once), then integer rows by largest remainder
+//   ranks    num_experts / ep experts per rank, placed by popularity (strided: the i-th
+//            most popular expert sits on rank i % ep; contiguous: on rank i / (E/ep))
+//
+// Fixed-capacity arrays (max_ep ranks, max_experts experts) keep the per-iteration
+// path free of allocation; the worklet's resolve_config rejects configs beyond them.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+
+#include "costdsl/error.hpp"
+
+namespace costdsl::ops::moe {
+
+inline constexpr std::uint32_t max_ep = 256;        // EP ranks one load can describe
+inline constexpr std::uint32_t max_experts = 1024;  // routed experts (the largest MoE ships 512)
+
+enum class Placement : std::uint8_t { strided, contiguous };
+
+// How a batch's assignments spread: exponent 0 is balanced gating; about 1 is a
+// Zipf-like set of hot experts. Contiguous placement is the worst case (all hot
+// experts on rank 0), strided the usual case (hot experts spread by id).
+struct Routing {
+  double exponent = 0.0;
+  Placement placement = Placement::strided;
+};
+
+// One EP rank's share: rows (token copies routed here) and experts with ≥ 1 row.
+struct RankLoad {
+  std::uint32_t rows = 0;
+  std::uint32_t active_experts = 0;
+  friend constexpr bool operator==(const RankLoad&, const RankLoad&) = default;
+};
+
+struct EpLoad {
+  std::uint32_t ranks = 0;
+  std::array<RankLoad, max_ep> rank{};
+
+  std::span<const RankLoad> used() const noexcept { return {rank.data(), ranks}; }
+  std::uint64_t total_rows() const noexcept {
+    std::uint64_t s = 0;
+    for (const RankLoad& r : used()) s += r.rows;
+    return s;
+  }
+  std::uint32_t max_rows() const noexcept {
+    std::uint32_t m = 0;
+    for (const RankLoad& r : used()) m = std::max(m, r.rows);
+    return m;
+  }
+};
+
+namespace detail {
+inline void check_routing(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, const Routing& r) {
+  if (num_experts == 0 || num_experts > max_experts)
+    throw InputError("moe routing: num_experts " + std::to_string(num_experts) + " must be in 1.." +
+                     std::to_string(max_experts));
+  if (top_k == 0 || top_k > num_experts)
+    throw InputError("moe routing: top_k " + std::to_string(top_k) + " must be in 1..num_experts (" +
+                     std::to_string(num_experts) + ")");
+  if (!(r.exponent >= 0.0 && std::isfinite(r.exponent)))
+    throw InputError("moe routing: exponent " + std::to_string(r.exponent) + " must be finite and >= 0");
+  if (tokens > std::numeric_limits<std::uint32_t>::max() / top_k)
+    throw InputError("moe routing: tokens " + std::to_string(tokens) + " * top_k " + std::to_string(top_k) +
+                     " overflows 32 bits");
+}
+}  // namespace detail
+
+// Rows per expert, most popular first, into out (out.size() = num_experts). Σ out = tokens·top_k.
+inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing& r, std::span<std::uint32_t> out) {
+  const auto n = static_cast<std::uint32_t>(out.size());
+  detail::check_routing(tokens, n, top_k, r);
+  const std::uint64_t total = tokens * top_k, cap = tokens;
+  if (r.exponent == 0.0) {  // uniform: exact integers, the remainder to the first experts
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(total / n + (i < total % n ? 1 : 0));
+    return;
+  }
+  // Water-fill: the first c experts (the heaviest) sit at the cap, the rest share λ·w.
+  // Suffix sums are added from the tail: subtracting from the total would cancel catastrophically.
+  std::array<double, max_experts> w{}, quota{}, rest{};
+  for (std::uint32_t i = 0; i < n; ++i) w[i] = std::pow(double(i) + 1.0, -r.exponent);
+  for (std::uint32_t i = n; i-- > 0;) rest[i] = w[i] + (i + 1 < n ? rest[i + 1] : 0.0);
+  std::uint32_t c = 0;
+  double lambda = 0;
+  for (; c < n; ++c) {
+    lambda = (double(total) - double(c) * double(cap)) / rest[c];
+    if (lambda * w[c] <= double(cap)) break;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) quota[i] = i < c ? double(cap) : std::min(double(cap), lambda * w[i]);
+  // Largest remainder: floors first, then +1 by descending fraction (ties: more popular first).
+  std::uint64_t given = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    out[i] = static_cast<std::uint32_t>(std::floor(quota[i]));
+    given += out[i];
+  }
+  std::array<std::uint16_t, max_experts> order{};
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = static_cast<std::uint16_t>(i);
+  auto frac = [&](std::uint16_t i) { return quota[i] - double(out[i]); };
+  std::sort(order.begin(), order.begin() + n, [&](std::uint16_t a, std::uint16_t b) {
+    return frac(a) != frac(b) ? frac(a) > frac(b) : a < b;
+  });
+  for (std::uint32_t j = 0; given < total; j = (j + 1) % n)  // rounding error may need a second lap
+    if (out[order[j]] < cap) ++out[order[j]], ++given;
+  for (std::uint32_t j = n - 1; given > total; j = (j == 0 ? n - 1 : j - 1))  // or overshoot: trim the smallest
+    if (out[order[j]] > 0) --out[order[j]], --given;
+}
+
+// Rows and active experts per EP rank (num_experts % ep == 0; checked by the worklet).
+inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
+                    const Routing& r) {
+  if (ep == 0 || ep > max_ep || num_experts % ep != 0)
+    throw InputError("moe routing: ep " + std::to_string(ep) + " must be in 1.." + std::to_string(max_ep) +
+                     " and divide num_experts " + std::to_string(num_experts));
+  std::array<std::uint32_t, max_experts> rows{};
+  expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
+  EpLoad load;
+  load.ranks = ep;
+  const std::uint32_t per_rank = num_experts / ep;
+  for (std::uint32_t i = 0; i < num_experts; ++i) {
+    RankLoad& dst = load.rank[r.placement == Placement::strided ? i % ep : i / per_rank];
+    dst.rows += rows[i];
+    dst.active_experts += rows[i] > 0 ? 1 : 0;
+  }
+  return load;
+}
+
+}  // namespace costdsl::ops::moe

@@ -1,0 +1,217 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "costdsl/archs/deepseek_v3.hpp"
+#include "costdsl/archs/dispatch.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  return t;
+}
+struct Batch {
+  std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode;
+  ops::AttentionBatch group() const { return {prefill, decode}; }
+};
+constexpr DeepseekV3Config tp8 = deepseek_v3.with_parallel(8, 8);
+// DeepSeek-V3's per-rank MLA shape at tp 8: 16 heads.
+ops::MlaConfig mla_tp8() { return {Dtype::bf16, Dtype::bf16, 16, 512, 128, 64, 128}; }
+}  // namespace
+
+TEST_CASE("MLA op: chunk fan-in, expanded rows, decode collapse and empty phases") {
+  const std::vector<ops::PrefillChunk> chunks{{0, 512}, {1024, 128}};
+  const std::vector<std::uint32_t> decodes{100, 200, 300};
+  const ops::MlaWork w = ops::collapse_mla({chunks, decodes});
+  CHECK(w.append_tokens == 643);
+  CHECK(w.expanded_rows == 512 + 1024 + 128);  // kv_b_proj expands every key a chunk attends to
+  CHECK(w.decode_count == 3);
+  CHECK(w.decode_total_kv == 600);
+
+  const Timing& t = roofline_h200();
+  const auto tree = ops::Mla::build(t, mla_tp8());
+  static_assert(n_slots<decltype(tree)> == 6);
+  std::array<Metrics, 6> row{};
+  const Metrics total = evaluate(tree, ops::Mla::inputs(w, 16), row);
+  // The latent is written once per token: 576 elements read (bf16) + written (bf16) + the slot index.
+  CHECK(row[0].bytes == 643.0 * (576 * 2 * 2 + 8));
+  CHECK(row[1].flops == 2.0 * 1664 * 16 * (128 + 128) * 512);
+  // All chunks fan in to the one prefill slot.
+  const Kernel<kernels::MlaPrefill> pre(t, kernels::MlaPrefill::deepseek_v3(Dtype::bf16, 16));
+  CHECK(row[2].time_s == doctest::Approx(pre.eval({1, 0, 512}).time_s + pre.eval({1, 1024, 128}).time_s));
+  CHECK(row[3].flops == 2.0 * 3 * 16 * 512 * 128);  // q_nope · W_UK per head
+  CHECK(row[4].time_s > 0);
+  CHECK(row[5].flops == 2.0 * 3 * 16 * 128 * 512);  // latent o · W_UV per head
+  double sum = 0;
+  for (const Metrics& m : row) sum += m.time_s;
+  CHECK(total.time_s == doctest::Approx(sum));
+
+  // Prefill only: the decode path pushes zero; decode only: the prefill path does.
+  evaluate(tree, ops::Mla::inputs(ops::collapse_mla({chunks, {}}), 16), row);
+  CHECK(row[3] == Metrics{});
+  CHECK(row[4] == Metrics{});
+  CHECK(row[5] == Metrics{});
+  evaluate(tree, ops::Mla::inputs(ops::collapse_mla({{}, decodes}), 16), row);
+  CHECK(row[1] == Metrics{});
+  CHECK(row[2] == Metrics{});
+  CHECK(row[0].bytes == 3.0 * (576 * 4 + 8));
+  // Nothing at all: every leaf is zero.
+  CHECK(evaluate(tree, ops::Mla::inputs(ops::collapse_mla({}), 16)) == Metrics{});
+}
+
+TEST_CASE("mla_block_tp at tp 8 reproduces the reference shapes") {
+  using Attn = worklets::MlaBlockTp<Fixed<tp8>>;
+  constexpr auto r = Attn::resolve_config(Fixed<tp8>{});
+  static_assert(r.num_heads_per_rank.value() == 16);
+  static_assert(r.q_b_n.value() == 16 * 192);
+  static_assert(r.kv_a_n.value() == 512 + 64);
+  static_assert(r.o_proj_k.value() == 16 * 128);
+  static_assert(decltype(r.has_allreduce)::value);
+  const nlohmann::json j = to_json(make_manifest(Attn(Fixed<tp8>{}).build(roofline_h200())));
+  const std::vector<std::string> names{
+      "attn.input_norm", "attn.q_a_proj", "attn.q_a_norm",  "attn.q_b_proj",      "attn.kv_a_proj",
+      "attn.kv_a_norm",  "attn.kv_cache_append", "attn.kv_b_proj", "attn.prefill", "attn.q_absorb",
+      "attn.decode",     "attn.o_absorb", "attn.o_proj",    "attn.tp_allreduce"};
+  REQUIRE(j["slots"].size() == names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) CHECK(j["slots"][i]["name"] == names[i]);
+  CHECK(j["slots"][1]["config"]["n"]["value"] == 1536);
+  CHECK(j["slots"][1]["config"]["k"]["value"] == 7168);
+  CHECK(j["slots"][3]["config"]["n"]["value"] == 3072);
+  CHECK(j["slots"][3]["config"]["n"]["formula"] == "num_heads/tp*(qk_nope_head_dim+qk_rope_head_dim)");
+  CHECK(j["slots"][3]["config"]["k"]["value"] == 1536);
+  CHECK(j["slots"][4]["config"]["n"]["value"] == 576);
+  CHECK(j["slots"][6]["config"]["num_kv_heads"]["value"] == 1);
+  CHECK(j["slots"][6]["config"]["head_dim"]["value"] == 288);  // two planes of half the latent
+  CHECK(j["slots"][7]["config"]["n"]["value"] == 16 * 256);
+  CHECK(j["slots"][7]["config"]["k"]["value"] == 512);
+  CHECK(j["slots"][12]["config"]["n"]["value"] == 7168);
+  CHECK(j["slots"][12]["config"]["k"]["value"] == 2048);
+  // tp 1: per-rank == full, no collective.
+  using Local = worklets::MlaBlockTp<Fixed<deepseek_v3>>;
+  static_assert(n_slots<decltype(Local(Fixed<deepseek_v3>{}).build(roofline_h200()))> == 13);
+  static_assert(Local::resolve_config(Fixed<deepseek_v3>{}).q_b_n.value() == 128 * 192);
+}
+
+TEST_CASE("heads % tp and the layer split are checked with the rule and values") {
+  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(3, 3)),
+                       "tp 3 does not divide num_heads 128", ConfigError);
+  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(256, 256)),
+                       "tp 256 does not divide num_heads 128", ConfigError);
+  CHECK_THROWS_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(0, 8)), ConfigError);
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 4))),
+                       "tp 8 does not divide ep 4", ConfigError);
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(4, 8))),
+                       "the DP template degree must equal ep/tp: ep/tp 2 exceeds DP 1", ConfigError);
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config, 3>(deepseek_v3.with_parallel(8, 24))),
+                       "ep 24 does not divide num_experts 256", ConfigError);
+  DeepseekV3Config bad = tp8;
+  bad.num_dense_layers = 62;
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(bad)), "num_layers 61 - num_dense_layers 62 is negative",
+                       ConfigError);
+}
+
+TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 without collectives") {
+  const DeepseekV3<Fixed<tp8>> arch;
+  static_assert(std::is_same_v<decltype(arch.resolved().num_dense_layers), Static<3>>);
+  static_assert(std::is_same_v<decltype(arch.resolved().num_moe_layers), Static<58>>);
+  const auto tree = arch.build(roofline_h200());
+  // embed 1 + dense (attn 14 + mlp 5) + moe (attn 14 + router 2 + experts 5 + shared 3) + lm_head 2
+  static_assert(n_slots<decltype(tree)> == 46);
+  const nlohmann::json j = to_json(make_manifest(tree));
+  CHECK(j["slots"][1]["name"] == "model.dense_layer.dp0.attn.input_norm");
+  CHECK(j["slots"][20]["name"] == "model.moe_layer.dp0.attn.input_norm");
+  CHECK(j["slots"][36]["name"] == "model.moe_layer.moe.dispatch");
+  CHECK(j["slots"][41]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
+  CHECK(j["slots"][41]["config"]["n"]["value"] == 2 * 2048);
+  const auto local = DeepseekV3<Fixed<deepseek_v3>>().build(roofline_h200());
+  static_assert(n_slots<decltype(local)> == 46 - 5);  // 2 attn + 1 mlp all-reduce, dispatch, combine
+}
+
+TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serially") {
+  const Timing& t = roofline_h200();
+  const DeepseekV3<Fixed<tp8>> arch;
+  const auto tree = arch.build(t);
+  const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
+  const std::vector<ops::AttentionBatch> groups{b.group()};
+  std::array<Metrics, 46> row{};
+  evaluate(tree, arch.inputs({groups, {}}), row);
+  Metrics routed = algebra::empty(), shared = algebra::empty();
+  for (std::size_t i = 36; i < 41; ++i) algebra::accumulate_sum(routed, row[i]);
+  for (std::size_t i = 41; i < 44; ++i) algebra::accumulate_sum(shared, row[i]);
+  CHECK(routed.time_s > 0);
+  CHECK(shared.time_s > 0);
+  // Re-aggregating the row over the manifest's flat nodes reproduces the total (INV-6).
+  const FlatTree flat = flat_tree_from_manifest(to_json(make_manifest(tree)));
+  CHECK(flat.aggregate(row).time_s == doctest::Approx(evaluate(tree, arch.inputs({groups, {}})).time_s));
+}
+
+TEST_CASE("KV bytes per token: one latent per layer, not split by tp; weights per GPU") {
+  const DeepseekV3<Fixed<tp8>> arch;
+  CHECK(arch.kv_bytes_per_token() == (512.0 + 64) * 2 * 61);
+  CHECK(arch.kv_bytes_per_token_per_gpu() == arch.kv_bytes_per_token());
+  // DeepSeek-V3 has 671 B parameters (without the 14 B MTP module).
+  const DeepseekV3<Fixed<deepseek_v3>> one;
+  CHECK(one.weight_bytes_per_gpu() / 2 == doctest::Approx(671e9).epsilon(0.01));
+  CHECK(arch.weight_bytes_per_gpu() < one.weight_bytes_per_gpu() / 7);
+}
+
+TEST_CASE("static and run-time forms give identical totals and manifests") {
+  const Timing& t = roofline_h200();
+  for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1, 2, 3}},
+                         Batch{{{1024, 128}, {0, 512}}, {4096}}, Batch{}}) {
+    const std::vector<ops::AttentionBatch> groups{b.group()};
+    const MoeIteration it{groups, {1.0, ops::moe::Placement::strided}};
+    const DeepseekV3<Fixed<tp8>> s;
+    const DeepseekV3<DeepseekV3Config> r(tp8);
+    const auto st = s.build(t);
+    const auto rt = r.build(t);
+    CHECK(evaluate(st, s.inputs(it)) == evaluate(rt, r.inputs(it)));
+    CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
+  }
+}
+
+TEST_CASE("DP attention: a run-time degree maps onto the static DP") {
+  const Timing& t = roofline_h200();
+  const DeepseekV3Config cfg = deepseek_v3.with_parallel(4, 8);
+  const Batch a{{}, std::vector<std::uint32_t>(32, 1024)}, b{{}, std::vector<std::uint32_t>(8, 1024)};
+  const std::vector<ops::AttentionBatch> groups{a.group(), b.group()};
+  const Metrics m = with_dp<1, 2>(cfg.ep / cfg.tp, [&]<std::size_t DP>() {
+    const DeepseekV3<DeepseekV3Config, DP> arch(cfg);
+    if constexpr (DP != 2) return Metrics{};
+    return evaluate(arch.build(t), arch.inputs({groups, {}}));
+  });
+  CHECK(m.time_s > 0);
+  const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>, 2> s;
+  CHECK(evaluate(s.build(t), s.inputs({groups, {}})) == m);
+}
+
+TEST_CASE("shipped config.json agrees with the static preset") {
+  const DeepseekV3Config c =
+      DeepseekV3Config::from_hf(HfConfig::load(default_data_dir() / "models" / "deepseek_v3.json"), 8, 8);
+  CHECK(to_json(make_manifest(DeepseekV3<DeepseekV3Config>(c).build(roofline_h200()))) ==
+        to_json(make_manifest(DeepseekV3<Fixed<tp8>>().build(roofline_h200()))));
+  CHECK(c.num_layers == 61);
+  CHECK(c.num_dense_layers == 3);
+  CHECK(c.num_experts == 256);
+  CHECK(c.top_k == 8);
+  CHECK(c.shared_intermediate == 2048);
+  CHECK(c.vocab == 129280);
+  CHECK(c.kv_dtype == Dtype::bf16);
+}
+
+TEST_CASE("DeepSeek-V3 at tp 8 / ep 8 on H200: 64 decodes at 2048 KV take tens of ms") {
+  const DeepseekV3<Fixed<tp8>> arch;
+  const auto tree = arch.build(roofline_h200());
+  const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
+  const std::vector<ops::AttentionBatch> groups{b.group()};
+  const Metrics m = evaluate(tree, arch.inputs({groups, {}}));
+  // ~168 GB of bf16 weights per GPU, nearly all experts active: about 35 ms at 4.8 TB/s.
+  CHECK(m.time_ms() > 20);
+  CHECK(m.time_ms() < 100);
+  CHECK(has(m.coverage, Coverage::analytic));
+  MESSAGE("DeepSeek-V3 tp8/ep8 decode 64x2048 on H200 (roofline): ", m.time_ms(), " ms");
+}

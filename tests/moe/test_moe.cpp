@@ -1,0 +1,180 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <vector>
+
+#include "costdsl/archs/dispatch.hpp"
+#include "costdsl/archs/qwen3_moe.hpp"
+#include "costdsl/ops/moe/dispatch_combine.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/worklets/moe_shared_expert.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+namespace moe = costdsl::ops::moe;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  return t;
+}
+// One 4096-token prefill chunk and 64 decodes at 2048 KV, spread over `dp` groups:
+// the prefill on group 0, the decodes dealt round-robin.
+struct Batches {
+  std::vector<ops::PrefillChunk> prefill{{0, 4096}};
+  std::vector<std::vector<std::uint32_t>> decode;
+  std::vector<ops::AttentionBatch> groups;
+  explicit Batches(std::size_t dp, std::size_t decodes = 64, std::uint32_t kv = 2048) : decode(dp) {
+    for (std::size_t i = 0; i < decodes; ++i) decode[i % dp].push_back(kv);
+    for (std::size_t g = 0; g < dp; ++g)
+      groups.push_back({g == 0 ? std::span<const ops::PrefillChunk>(prefill) : std::span<const ops::PrefillChunk>{},
+                        decode[g]});
+  }
+  MoeIteration it(moe::Routing r = {}) const { return {groups, r}; }
+};
+}  // namespace
+
+TEST_CASE("routing: sums preserved, uniform exact, the cap holds, skew loads the busiest rank") {
+  for (std::uint64_t tokens : {0ull, 1ull, 3ull, 100ull, 4160ull}) {
+    for (double s : {0.0, 0.5, 1.0, 2.5}) {
+      for (auto p : {moe::Placement::strided, moe::Placement::contiguous}) {
+        const moe::EpLoad l = moe::route(tokens, 128, 8, 8, {s, p});
+        CHECK(l.total_rows() == tokens * 8);
+        std::array<std::uint32_t, 128> rows{};
+        moe::expert_rows(tokens, 8, {s, p}, rows);
+        CHECK(std::accumulate(rows.begin(), rows.end(), std::uint64_t{0}) == tokens * 8);
+        CHECK(*std::max_element(rows.begin(), rows.end()) <= tokens);  // a token picks an expert once
+        CHECK(rows[0] >= rows[127]);  // popularity order
+        for (const auto& r : l.used()) CHECK(r.active_experts <= std::min<std::uint64_t>(r.rows, 16));
+      }
+    }
+  }
+  // Uniform: 1024 tokens · 8 = 8192 rows = 64 per expert, 1024 per rank, every expert active.
+  const moe::EpLoad u = moe::route(1024, 128, 8, 8, {});
+  for (const auto& r : u.used()) CHECK(r == moe::RankLoad{1024, 16});
+  // One decode token: its 8 assignments land on 8 distinct experts.
+  const moe::EpLoad one = moe::route(1, 128, 8, 8, {});
+  for (const auto& r : one.used()) CHECK(r == moe::RankLoad{1, 1});
+  // Skew raises the busiest rank above the mean; contiguous placement is the worst case.
+  const std::uint32_t mean = 1024;
+  const moe::EpLoad zipf = moe::route(1024, 128, 8, 8, {1.0, moe::Placement::strided});
+  const moe::EpLoad packed = moe::route(1024, 128, 8, 8, {1.0, moe::Placement::contiguous});
+  CHECK(zipf.max_rows() > mean);
+  CHECK(packed.max_rows() > zipf.max_rows());
+  CHECK(moe::route(1024, 128, 8, 8, {2.0, moe::Placement::contiguous}).max_rows() > packed.max_rows());
+  // Strided, a saturating skew rebalances: the 8 capped hottest experts sit on 8 distinct ranks.
+  CHECK(moe::route(1024, 128, 8, 8, {2.0}).max_rows() < zipf.max_rows());
+  // Extreme skew saturates: the 8 hottest experts take every token, the rest nothing.
+  std::array<std::uint32_t, 128> rows{};
+  moe::expert_rows(100, 8, {50.0}, rows);
+  for (std::size_t i = 0; i < 128; ++i) CHECK(rows[i] == (i < 8 ? 100u : 0u));
+  CHECK_THROWS_AS(moe::route(10, 128, 8, 3, {}), InputError);
+  CHECK_THROWS_AS(moe::route(10, 128, 8, 8, {-1.0}), InputError);
+}
+
+TEST_CASE("dispatch and combine mirror each other and follow the busiest ranks") {
+  const moe::EpLoad l = moe::route(4160, 128, 8, 8, {1.0});
+  const std::uint64_t row = 4096 * 2;
+  const moe::A2aSizes a = moe::a2a_sizes(1024, 8, l, row);
+  CHECK(a.dispatch.send_bytes == 1024ull * 8 * row);
+  CHECK(a.dispatch.recv_bytes == std::uint64_t(l.max_rows()) * row);
+  CHECK(a.combine.send_bytes == a.dispatch.recv_bytes);
+  CHECK(a.combine.recv_bytes == a.dispatch.send_bytes);
+}
+
+TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of all") {
+  using Form = Fixed<qwen3_235b_a22b.with_parallel(1, 8)>;
+  const worklets::MoeExpertEp<Form> w{Form{}};
+  constexpr auto rr = worklets::MoeExpertEp<Form>::resolve_config(Form{});
+  static_assert(decltype(rr.experts_per_rank)::is_static);
+  static_assert(rr.experts_per_rank.value() == 16);
+  static_assert(rr.up_gate_n.value() == 2 * 1536);
+  const auto tree = w.build(roofline_h200());
+  static_assert(n_slots<decltype(tree)> == 5);
+  std::array<Metrics, 5> row{};
+  const moe::Routing skew{1.0};
+  evaluate(tree, w.inputs({4160, 520, skew}), row);
+  const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
+  const Kernel<kernels::GroupedGemm> up(roofline_h200(), {Dtype::bf16, 16, 3072, 4096});
+  double slowest = 0, flops = 0;
+  for (const auto& r : l.used()) {
+    const Metrics m = up.eval({r.rows, r.active_experts});
+    slowest = std::max(slowest, m.time_s);
+    flops += m.flops;
+  }
+  CHECK(row[1].time_s == slowest);
+  CHECK(row[1].flops == flops);
+  CHECK(row[1].flops == 2.0 * 4160 * 8 * 3072 * 4096);
+  const nlohmann::json j = to_json(make_manifest(tree));
+  CHECK(j["slots"][0]["name"] == "moe.dispatch");
+  CHECK(j["slots"][1]["config"]["num_experts"]["formula"] == "num_experts/ep");
+  CHECK(j["slots"][3]["config"]["k"]["value"] == 1536);
+  // ep 1 degenerates to the local shape: no collective slots.
+  using Local = Fixed<qwen3_30b_a3b>;
+  static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 3);
+}
+
+TEST_CASE("partition checks: ep % tp, num_experts % ep, the DP degree; messages name fields and values") {
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig, 2>(qwen3_235b_a22b.with_parallel(3, 8))), "tp 3 does not divide ep 8",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig, 6>(qwen3_235b_a22b.with_parallel(2, 12))),
+                       "ep 12 does not divide num_experts 128", ConfigError);
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig, 4>(qwen3_235b_a22b.with_parallel(4, 8))),
+                       "the DP template degree must equal ep/tp: DP 4 exceeds ep/tp 2", ConfigError);
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig, 1>(qwen3_235b_a22b.with_parallel(8, 8))),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 8 exceeds num_kv_heads 4",
+                       ConfigError);
+  CHECK_THROWS_AS((Qwen3Moe<Qwen3MoeConfig, 1>(qwen3_235b_a22b.with_parallel(0, 8))), ConfigError);
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig, 512>(qwen3_235b_a22b.with_parallel(1, 512))),
+                       "ep may not exceed the routing capacity: ep 512 exceeds max_ep 256", ConfigError);
+  // Valid ones resolve dp = ep / tp.
+  static_assert(Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>, 2>::resolve_config({}).dp == 2);
+  CHECK(Qwen3Moe<Qwen3MoeConfig, 8>(qwen3_235b_a22b.with_parallel(1, 8)).resolved().dp == 8);
+  // A batch list that does not match dp is an input error.
+  const Qwen3Moe<Qwen3MoeConfig, 2> arch(qwen3_235b_a22b.with_parallel(4, 8));
+  const Batches b(1);
+  CHECK_THROWS_AS(arch.inputs(b.it()), InputError);
+}
+
+TEST_CASE("a shared expert composes as a Parallel side stream next to the routed experts") {
+  struct DsForm {  // the fields a DeepSeek-style arch exposes
+    BOOST_HANA_DEFINE_STRUCT(DsForm, (std::uint32_t, hidden), (std::uint32_t, moe_intermediate),
+                             (std::uint32_t, shared_intermediate), (std::uint32_t, num_experts),
+                             (std::uint32_t, top_k), (std::uint32_t, ep), (Dtype, dtype));
+  };
+  using Form = Fixed<DsForm{7168, 2048, 2048, 256, 8, 8, Dtype::bf16}>;
+  const worklets::MoeExpertEp<Form> routed{Form{}};
+  const worklets::MoeSharedExpert<Form> shared{Form{}};
+  const auto tree = parallel(Ratio<9, 10>{}, routed.build(roofline_h200()), shared.build(roofline_h200()));
+  static_assert(n_slots<decltype(tree)> == 5 + 3);
+  const auto in = costdsl::inputs(routed.inputs({2048, 256, {}}), shared.inputs({256}));
+  const Metrics both = evaluate(tree, in);
+  const Metrics a = evaluate(routed.build(roofline_h200()), routed.inputs({2048, 256, {}}));
+  const Metrics b = evaluate(shared.build(roofline_h200()), shared.inputs({256}));
+  CHECK(both.time_s == doctest::Approx(std::max(a.time_s, b.time_s) / 0.9));
+  CHECK(both.flops == a.flops + b.flops);
+}
+
+TEST_CASE("shipped config.json files agree with the presets; KV and weights per GPU") {
+  auto load = [](const char* name, std::uint32_t tp, std::uint32_t ep) {
+    return Qwen3MoeConfig::from_hf(HfConfig::load(default_data_dir() / "models" / name), tp, ep);
+  };
+  auto same = [](const Qwen3MoeConfig& a, const Qwen3MoeConfig& b) {
+    return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
+           a.head_dim == b.head_dim && a.moe_intermediate == b.moe_intermediate && a.num_experts == b.num_experts &&
+           a.top_k == b.top_k && a.vocab == b.vocab && a.num_layers == b.num_layers && a.tp == b.tp && a.ep == b.ep &&
+           a.dtype == b.dtype;
+  };
+  CHECK(same(load("qwen3_30b_a3b.json", 1, 1), qwen3_30b_a3b));
+  CHECK(same(load("qwen3_235b_a22b.json", 4, 8), qwen3_235b_a22b.with_parallel(4, 8)));
+  CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(HfConfig::parse(R"({"decoder_sparse_step": 2})", "x.json"), 1, 1),
+                       "x.json: decoder_sparse_step 2 is not 1; Qwen3Moe models every layer as MoE", DataError);
+  const Qwen3Moe<Fixed<qwen3_235b_a22b>, 1> one;
+  CHECK(one.kv_bytes_per_token() == 2.0 * 4 * 128 * 2 * 94);
+  // About 235 B parameters in all; at ep 8 each GPU holds 1/8 of the experts.
+  CHECK(one.weight_bytes_per_gpu() / 2 == doctest::Approx(235.1e9).epsilon(0.01));
+  const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>, 2> eight;
+  CHECK(eight.weight_bytes_per_gpu() / 2 < 40e9);
+}

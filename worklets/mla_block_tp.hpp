@@ -1,0 +1,133 @@
+#pragma once
+// L3 mla_block_tp: one TP group's DeepSeek-V3 MLA attention block, ending at the TP all-reduce.
+//   input_norm → q_a_proj (n = q_lora_rank) → q_a_norm → q_b_proj (n = heads/tp·(nope+rope))
+//   → kv_a_proj (n = kv_lora_rank + rope) → kv_a_norm → MLA op (kv_cache_append, kv_b_proj,
+//   prefill, q_absorb, decode, o_absorb) → o_proj (k = heads/tp·v_head_dim) → tp_allreduce (tp > 1)
+// TP splits the heads only: q_a_proj and kv_a_proj (and their norms) are replicated on
+// every rank (the latent is shared by all heads), hidden is never sharded. Prefill's
+// up-projection of the latent (kv_b_proj) is a GEMM slot of the MLA op, not folded
+// into mla_prefill: its rows are the chunks' prefix + append keys, which only the op sees.
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/ops/attention/mla.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "attn">
+class MlaBlockTp {
+ public:
+  // Config: the form's hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
+  // qk_rope_head_dim, v_head_dim, tp, dtype, kv_dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
+    ops::MlaWork mla;
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    const auto hidden = dim<"hidden">(form);
+    const auto num_heads = dim<"num_heads">(form);
+    const auto q_lora_rank = dim<"q_lora_rank">(form);
+    const auto kv_lora_rank = dim<"kv_lora_rank">(form);
+    const auto nope = dim<"qk_nope_head_dim">(form);
+    const auto rope = dim<"qk_rope_head_dim">(form);
+    const auto v_head_dim = dim<"v_head_dim">(form);
+    const auto tp = dim<"tp">(form);
+    require_nonzero(tp);
+    require_nonzero(q_lora_rank);
+    require_nonzero(kv_lora_rank);
+    require_nonzero(num_heads);
+    const auto heads_per_rank = num_heads / tp;  // tp must divide num_heads (heads are not split)
+    using hidden_type = decltype(hidden);
+    using q_lora_rank_type = decltype(q_lora_rank);
+    using kv_lora_rank_type = decltype(kv_lora_rank);
+    using nope_type = decltype(nope);
+    using rope_type = decltype(rope);
+    using v_head_dim_type = decltype(v_head_dim);
+    using tp_type = decltype(tp);
+    using num_heads_per_rank_type = decltype(heads_per_rank);
+    using q_b_n_type = decltype(heads_per_rank * (nope + rope));
+    using kv_a_n_type = decltype(kv_lora_rank + rope);
+    using o_proj_k_type = decltype(heads_per_rank * v_head_dim);
+    using has_allreduce_type = decltype(greater_than_one(tp));
+    struct Resolved {
+      hidden_type hidden;
+      q_lora_rank_type q_lora_rank;
+      kv_lora_rank_type kv_lora_rank;
+      nope_type qk_nope_head_dim;
+      rope_type qk_rope_head_dim;
+      v_head_dim_type v_head_dim;
+      tp_type tp;
+      num_heads_per_rank_type num_heads_per_rank;
+      q_b_n_type q_b_n;
+      kv_a_n_type kv_a_n;
+      o_proj_k_type o_proj_k;
+      has_allreduce_type has_allreduce;
+      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/tp
+    };
+    return Resolved{hidden,
+                    q_lora_rank,
+                    kv_lora_rank,
+                    nope,
+                    rope,
+                    v_head_dim,
+                    tp,
+                    heads_per_rank,
+                    heads_per_rank * (nope + rope),
+                    kv_lora_rank + rope,
+                    heads_per_rank * v_head_dim,
+                    greater_than_one(tp),
+                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MlaBlockTp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const auto& v = values(form_);
+    const Dim hidden = to_dim(r_.hidden);
+    const std::string label = std::string(Name.view()) + " (MlaBlockTp) [tp=" + std::to_string(r_.tp.value()) +
+                              ", heads/rank=" + std::to_string(r_.num_heads_per_rank.value()) +
+                              ", latent=" + std::to_string(r_.kv_a_n.value()) + "]";
+    return labeled<Name>(
+        label,
+        sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, hidden})),
+            leaf<"q_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_lora_rank), hidden})),
+            leaf<"q_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.q_lora_rank)})),
+            leaf<"q_b_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
+            leaf<"kv_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.kv_a_n), hidden})),
+            leaf<"kv_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.kv_lora_rank)})),
+            ops::Mla::build(t, {v.dtype, v.kv_dtype, to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
+                                to_dim(r_.qk_nope_head_dim), to_dim(r_.qk_rope_head_dim), to_dim(r_.v_head_dim)}),
+            leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, hidden, to_dim(r_.o_proj_k)})),
+            when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+  }
+
+  // Slot inputs in build() order; m = batch_tokens for every projection.
+  auto inputs(const Input& in) const {
+    using namespace kernels;
+    const std::uint64_t m = in.batch_tokens;
+    return nest<Name>(costdsl::inputs(
+        input<"input_norm">(RmsNorm::Input{m}), input<"q_a_proj">(Gemm::Input{m}),
+        input<"q_a_norm">(RmsNorm::Input{m}), input<"q_b_proj">(Gemm::Input{m}), input<"kv_a_proj">(Gemm::Input{m}),
+        input<"kv_a_norm">(RmsNorm::Input{m}), ops::Mla::inputs(in.mla, r_.num_heads_per_rank.value()),
+        input<"o_proj">(Gemm::Input{m}),
+        when(r_.has_allreduce, input<"tp_allreduce">(AllReduce::Input{
+                                   static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets

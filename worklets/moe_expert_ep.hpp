@@ -1,0 +1,154 @@
+#pragma once
+// L3 moe_expert_ep: the routed experts of one EP group, from dispatch to combine.
+//   dispatch (all_to_all, ep > 1) → up_gate_proj (grouped, n = 2·moe_intermediate, k = hidden)
+//   → activation (SiLU·mul over moe_intermediate) → down_proj (grouped, n = hidden, k = moe_intermediate)
+//   → combine (all_to_all, ep > 1)
+// Each compute slot is ONE slot for any ep: its callable runs the launch for every
+// rank's routed rows and folds the ranks with the Max algebra (time = slowest rank,
+// work sums). Ranks are interchangeable, so they never get slots of their own (INV-1).
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_to_all.hpp"
+#include "costdsl/kernels/grouped_gemm.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
+#include "costdsl/ops/moe/dispatch_combine.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+
+namespace costdsl::worklets {
+
+// A slot that owns the loop over EP ranks: one launch per rank, Max-folded.
+template <KernelDef K>
+struct RankFolded {
+  static constexpr std::string_view kind = K::kind;
+  using Input = ops::moe::EpLoad;
+  Kernel<K> kernel;
+
+  static typename K::Input rank_input(const ops::moe::RankLoad& r) {
+    if constexpr (std::is_same_v<K, kernels::GroupedGemm>) {
+      return {r.rows, r.active_experts};
+    } else {
+      return {r.rows};
+    }
+  }
+  Metrics eval(const Input& load) const {
+    Metrics acc = algebra::empty();
+    double slowest = -1;
+    for (const ops::moe::RankLoad& r : load.used()) {
+      const Metrics m = kernel.eval(rank_input(r));
+      algebra::accumulate_max(acc, m);
+      if (m.time_s > slowest) {  // report the backend of the rank that sets the time
+        slowest = m.time_s;
+        acc.backend = m.backend;
+      }
+    }
+    return acc;
+  }
+  double lower_bound_s(const Input& load) const {
+    double s = 0;
+    for (const ops::moe::RankLoad& r : load.used()) s = std::max(s, kernel.lower_bound_s(rank_input(r)));
+    return s;
+  }
+  std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
+  std::vector<std::string> backends() const { return kernel.backends(); }
+};
+
+template <class Form, FixedString Name = "moe">
+class MoeExpertEp {
+ public:
+  // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype.
+  struct Input {
+    std::uint64_t tokens = 0;             // tokens entering the layer across all EP ranks
+    std::uint64_t max_source_tokens = 0;  // the most tokens one rank dispatches
+    ops::moe::Routing routing{};
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto moe_intermediate = dim<"moe_intermediate">(form);
+    const auto num_experts = dim<"num_experts">(form);
+    const auto top_k = dim<"top_k">(form);
+    const auto ep = dim<"ep">(form);
+    require_nonzero(ep);
+    require_nonzero(top_k);
+    require_le<"top_k may not exceed num_experts">(top_k, num_experts);
+    require_le<"num_experts may not exceed the routing capacity">(num_experts,
+                                                                  sym<"max_experts">(Static<ops::moe::max_experts>{}));
+    require_le<"ep may not exceed the routing capacity">(ep, sym<"max_ep">(Static<ops::moe::max_ep>{}));
+    const auto experts_per_rank = num_experts / ep;
+    using hidden_type = decltype(hidden);
+    using moe_intermediate_type = decltype(moe_intermediate);
+    using num_experts_type = decltype(num_experts);
+    using top_k_type = decltype(top_k);
+    using ep_type = decltype(ep);
+    using experts_per_rank_type = decltype(experts_per_rank);
+    using up_gate_n_type = decltype(2_c * moe_intermediate);
+    using has_a2a_type = decltype(greater_than_one(ep));
+    struct Resolved {
+      hidden_type hidden;
+      moe_intermediate_type moe_intermediate;
+      num_experts_type num_experts;
+      top_k_type top_k;
+      ep_type ep;
+      experts_per_rank_type experts_per_rank;
+      up_gate_n_type up_gate_n;
+      has_a2a_type has_a2a;
+      std::uint64_t row_bytes;  // one hidden row on the wire
+    };
+    return Resolved{hidden,
+                    moe_intermediate,
+                    num_experts,
+                    top_k,
+                    ep,
+                    experts_per_rank,
+                    2_c * moe_intermediate,
+                    greater_than_one(ep),
+                    static_cast<std::uint64_t>(double(hidden.value()) * bytes_per_element(values(form).dtype))};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MoeExpertEp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const Dtype dtype = values(form_).dtype;
+    const std::string label = std::string(Name.view()) + " (MoeExpertEp) [ep=" + std::to_string(r_.ep.value()) +
+                              ", experts/rank=" + std::to_string(r_.experts_per_rank.value()) +
+                              ", top_k=" + std::to_string(r_.top_k.value()) + "]";
+    const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate);
+    return labeled<Name>(
+        label,
+        sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
+            leaf<"up_gate_proj">(RankFolded<GroupedGemm>{Kernel<GroupedGemm>(t, {dtype, e, to_dim(r_.up_gate_n), h})}),
+            leaf<"activation">(RankFolded<SiluAndMul>{Kernel<SiluAndMul>(t, {dtype, i})}),
+            leaf<"down_proj">(RankFolded<GroupedGemm>{Kernel<GroupedGemm>(t, {dtype, e, h, i})}),
+            when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)})))));
+  }
+
+  // The routing is computed once here; the three compute slots share it.
+  auto inputs(const Input& in) const {
+    const ops::moe::EpLoad load =
+        ops::moe::route(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()),
+                        static_cast<std::uint32_t>(r_.top_k.value()), static_cast<std::uint32_t>(r_.ep.value()),
+                        in.routing);
+    const ops::moe::A2aSizes a2a = ops::moe::a2a_sizes(in.max_source_tokens,
+                                                       static_cast<std::uint32_t>(r_.top_k.value()), load, r_.row_bytes);
+    return nest<Name>(costdsl::inputs(when(r_.has_a2a, input<"dispatch">(a2a.dispatch)), input<"up_gate_proj">(load),
+                                      input<"activation">(load), input<"down_proj">(load),
+                                      when(r_.has_a2a, input<"combine">(a2a.combine))));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets

@@ -1,0 +1,71 @@
+#pragma once
+// L3 moe_shared_expert (local): a dense gated MLP every token passes through next to
+// the routed experts (DeepSeek-V3; Qwen3-MoE has none). Replicated on every rank, so
+// no partition and no collective:
+//   up_gate_proj (n = 2·shared_intermediate, k = hidden) → activation → down_proj (n = hidden)
+// It runs on a side stream launched with the routed path, so the wrapping arch
+// composes it as parallel(Ratio<9, 10>{}, routed, shared) (a Parallel, not a Max:
+// two different works on one device; measured overlap about 0.9).
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "shared_expert">
+class MoeSharedExpert {
+ public:
+  // Config: the form's hidden, shared_intermediate (n_shared_experts · moe_intermediate), dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // the rank's own rows
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto shared_intermediate = dim<"shared_intermediate">(form);
+    require_nonzero(shared_intermediate);
+    using hidden_type = decltype(hidden);
+    using shared_intermediate_type = decltype(shared_intermediate);
+    using up_gate_n_type = decltype(2_c * shared_intermediate);
+    struct Resolved {
+      hidden_type hidden;
+      shared_intermediate_type shared_intermediate;
+      up_gate_n_type up_gate_n;
+    };
+    return Resolved{hidden, shared_intermediate, 2_c * shared_intermediate};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MoeSharedExpert(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const Dtype dtype = values(form_).dtype;
+    const std::string label = std::string(Name.view()) + " (MoeSharedExpert, local) [intermediate=" +
+                              std::to_string(r_.shared_intermediate.value()) + "]";
+    return labeled<Name>(
+        label,
+        sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
+            leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r_.shared_intermediate)})),
+            leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.hidden), to_dim(r_.shared_intermediate)}))));
+  }
+
+  auto inputs(const Input& in) const {
+    const std::uint64_t m = in.batch_tokens;
+    return nest<Name>(costdsl::inputs(input<"up_gate_proj">(kernels::Gemm::Input{m}),
+                                      input<"activation">(kernels::SiluAndMul::Input{m}),
+                                      input<"down_proj">(kernels::Gemm::Input{m})));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets
