@@ -20,6 +20,7 @@
 #include <boost/hana/define_struct.hpp>
 
 #include "costdsl/costdsl.hpp"
+#include "costdsl/archs/dispatch.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/ops/attention/attention.hpp"
