@@ -243,17 +243,19 @@ inline void add_arch_commands(CLI::App& app) {
     struct State {
       ModelOptions model;
       std::string gpu = "h200";
+      bool json = false;
     };
     auto st = std::make_shared<State>();
     auto* cmd = as_manifest ? app.add_subcommand("manifest", "Print the manifest JSON of an arch (slots, nodes, labels)")
                             : app.add_subcommand("describe", "Print the labeled tree: every leaf with its per-rank config");
     st->model.add(*cmd);
     cmd->add_option("--gpu", st->gpu, "GPU the leaves are bound to")->capture_default_str();
+    if (!as_manifest) cmd->add_flag("--json", st->json, "print the same tree as the manifest JSON");
     cmd->callback([st, as_manifest] {
       const Timing timing = Timing::for_gpu(st->gpu, TimingMode::roofline);
       with_model(st->model, [&](const auto& arch) {
         const Manifest m = make_manifest(arch.build(timing));
-        std::cout << (as_manifest ? to_json(m).dump(2) + "\n" : describe(m));
+        std::cout << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
       });
     });
   }
