@@ -11,30 +11,14 @@
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
+#include "batches.hpp"
+
 using namespace costdsl;
 using namespace costdsl::archs;
 namespace moe = costdsl::ops::moe;
 
-namespace {
-const Timing& roofline_h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
-  return t;
-}
-// One 4096-token prefill chunk and 64 decodes at 2048 KV, spread over `dp` groups:
-// the prefill on group 0, the decodes dealt round-robin.
-struct Batches {
-  std::vector<ops::PrefillChunk> prefill{{0, 4096}};
-  std::vector<std::vector<std::uint32_t>> decode;
-  std::vector<ops::AttentionBatch> groups;
-  explicit Batches(std::size_t dp, std::size_t decodes = 64, std::uint32_t kv = 2048) : decode(dp) {
-    for (std::size_t i = 0; i < decodes; ++i) decode[i % dp].push_back(kv);
-    for (std::size_t g = 0; g < dp; ++g)
-      groups.push_back({g == 0 ? std::span<const ops::PrefillChunk>(prefill) : std::span<const ops::PrefillChunk>{},
-                        decode[g]});
-  }
-  MoeIteration it(moe::Routing r = {}) const { return {groups, r}; }
-};
-}  // namespace
+using moe_test::Batches;
+using moe_test::roofline_h200;
 
 TEST_CASE("with_dp maps a run-time degree onto the static ones") {
   const Batches b(2);
