@@ -170,7 +170,7 @@ class Qwen3Moe {
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;
-  worklets::AttnBlockTp<Form> attn_;
+  worklets::AttnBlockTp<Form, "attn", worklets::QkNorm::per_head> attn_;
   worklets::MoeRouterLocal<Form> router_;
   worklets::MoeExpertEp<Form> experts_;
   worklets::LmHeadLocal<Form> head_;

@@ -1,8 +1,10 @@
 #pragma once
 // L3 attn_block_tp: one TP group's attention block, ending at the TP all-reduce.
-//   input_norm → qkv_proj → attention (kv_cache_append, prefill, decode) → o_proj → tp_allreduce (tp > 1)
-// Partition math and its checks live in resolve_config only; hidden is never
-// sharded; tp == 1 is exactly the local shape with no collective slot.
+//   input_norm → qkv_proj → [q_norm, k_norm] → rope → attention (kv_cache_append, prefill, decode)
+//   → o_proj → tp_allreduce (tp > 1)
+// Partition math and its checks live in resolve_config only; hidden is never sharded;
+// tp == 1 is exactly pre_attn_local + attn_local (the same slot builders) with no
+// collective slot.
 #include <cstdint>
 #include <string>
 
@@ -10,13 +12,12 @@
 #include "costdsl/form.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
-#include "costdsl/kernels/gemm.hpp"
-#include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/worklets/detail/attn_body.hpp"
 
 namespace costdsl::worklets {
 
-template <class Form, FixedString Name = "attn">
+template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
 class AttnBlockTp {
  public:
   // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype.
@@ -78,20 +79,15 @@ class AttnBlockTp {
                               ", qo/rank=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
                               ", kv/rank=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
     return labeled<Name>(
-        label, sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.hidden)})),
-                   leaf<"qkv_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.qkv_n), to_dim(r_.hidden)})),
-                   ops::Attention::build(t, {v.dtype, v.kv_dtype, to_dim(r_.num_qo_heads_per_rank),
-                                             to_dim(r_.num_kv_heads_per_rank), to_dim(r_.head_dim)}),
-                   leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
-                   when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+        label, detail::sum_of(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_),
+                              when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
   // Slot inputs in build() order; m = batch_tokens for every projection.
   auto inputs(const Input& in) const {
     const std::uint64_t m = in.batch_tokens;
     return nest<Name>(costdsl::inputs(
-        input<"input_norm">(kernels::RmsNorm::Input{m}), input<"qkv_proj">(kernels::Gemm::Input{m}),
-        ops::Attention::inputs(in.attention), input<"o_proj">(kernels::Gemm::Input{m}),
+        detail::pre_attn_slot_inputs<Norm>(m, r_), detail::attn_slot_inputs(m, in.attention),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));

@@ -1,7 +1,7 @@
 #pragma once
 // L3 mla_block_tp: one TP group's DeepSeek-V3 MLA attention block, ending at the TP all-reduce.
 //   input_norm → q_a_proj (n = q_lora_rank) → q_a_norm → q_b_proj (n = heads/tp·(nope+rope))
-//   → kv_a_proj (n = kv_lora_rank + rope) → kv_a_norm → MLA op (kv_cache_append, kv_b_proj,
+//   → kv_a_proj (n = kv_lora_rank + rope) → kv_a_norm → rope (q_pe, k_pe) → MLA op (kv_cache_append, kv_b_proj,
 //   prefill, q_absorb, decode, o_absorb) → o_proj (k = heads/tp·v_head_dim) → tp_allreduce (tp > 1)
 // TP splits the heads only: q_a_proj and kv_a_proj (and their norms) are replicated on
 // every rank (the latent is shared by all heads), hidden is never sharded. Prefill's
@@ -16,6 +16,7 @@
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/kernels/rope.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 
 namespace costdsl::worklets {
@@ -106,6 +107,8 @@ class MlaBlockTp {
             leaf<"q_b_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
             leaf<"kv_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.kv_a_n), hidden})),
             leaf<"kv_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.kv_lora_rank)})),
+            // Rotary on the decoupled parts only: q_pe of every head and the one shared k_pe.
+            leaf<"rope">(Kernel<Rope>(t, {v.dtype, to_dim(r_.num_heads_per_rank), Dim{1}, to_dim(r_.qk_rope_head_dim)})),
             ops::Mla::build(t, {v.dtype, v.kv_dtype, to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
                                 to_dim(r_.qk_nope_head_dim), to_dim(r_.qk_rope_head_dim), to_dim(r_.v_head_dim)}),
             leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, hidden, to_dim(r_.o_proj_k)})),
@@ -119,7 +122,7 @@ class MlaBlockTp {
     return nest<Name>(costdsl::inputs(
         input<"input_norm">(RmsNorm::Input{m}), input<"q_a_proj">(Gemm::Input{m}),
         input<"q_a_norm">(RmsNorm::Input{m}), input<"q_b_proj">(Gemm::Input{m}), input<"kv_a_proj">(Gemm::Input{m}),
-        input<"kv_a_norm">(RmsNorm::Input{m}), ops::Mla::inputs(in.mla, r_.num_heads_per_rank.value()),
+        input<"kv_a_norm">(RmsNorm::Input{m}), input<"rope">(Rope::Input{m}), ops::Mla::inputs(in.mla, r_.num_heads_per_rank.value()),
         input<"o_proj">(Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(AllReduce::Input{
                                    static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));

@@ -1,6 +1,7 @@
 #pragma once
 // L3 mlp_block_tp: one TP group's gated MLP, ending at the TP all-reduce.
 //   post_norm → up_gate_proj (n = 2·I/tp) → activation (SiLU·mul over I/tp) → down_proj (k = I/tp) → tp_allreduce
+// tp == 1 is exactly mlp_local (the same slot builders) with no collective slot.
 #include <cstdint>
 #include <string>
 
@@ -8,9 +9,7 @@
 #include "costdsl/form.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
-#include "costdsl/kernels/gemm.hpp"
-#include "costdsl/kernels/rms_norm.hpp"
-#include "costdsl/kernels/silu_and_mul.hpp"
+#include "costdsl/worklets/detail/mlp_body.hpp"
 
 namespace costdsl::worklets {
 
@@ -61,18 +60,14 @@ class MlpBlockTp {
     const std::string label = std::string(Name.view()) + " (MlpBlockTp) [tp=" + std::to_string(r_.tp.value()) +
                               ", intermediate/rank=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
     return labeled<Name>(
-        label, sum(leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r_.hidden)})),
-                   leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
-                   leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r_.intermediate_per_rank)})),
-                   leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.hidden), to_dim(r_.intermediate_per_rank)})),
-                   when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+        label, detail::sum_of(detail::mlp_slots(t, dtype, r_),
+                              when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
   auto inputs(const Input& in) const {
     const std::uint64_t m = in.batch_tokens;
     return nest<Name>(costdsl::inputs(
-        input<"post_norm">(kernels::RmsNorm::Input{m}), input<"up_gate_proj">(kernels::Gemm::Input{m}),
-        input<"activation">(kernels::SiluAndMul::Input{m}), input<"down_proj">(kernels::Gemm::Input{m}),
+        detail::mlp_slot_inputs(m),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));

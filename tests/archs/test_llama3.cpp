@@ -50,12 +50,12 @@ TEST_CASE("Llama-3-8B at tp 4 reproduces the reference shapes") {
   static_assert(r.o_proj_k.value() == 1024);
   static_assert(decltype(r.has_allreduce)::value);
   const nlohmann::json j = to_json(make_manifest(Attn(Fixed<llama3_8b.with_tp(4)>{}).build(roofline_h200())));
-  REQUIRE(j["slots"].size() == 7);
+  REQUIRE(j["slots"].size() == 8);
   CHECK(j["slots"][1]["name"] == "attn.qkv_proj");
   CHECK(j["slots"][1]["config"]["n"]["value"] == 1536);
   CHECK(j["slots"][1]["config"]["n"]["formula"] == "(num_qo_heads/tp+2*num_kv_heads/tp)*head_dim");
-  CHECK(j["slots"][5]["config"]["k"]["value"] == 1024);
-  CHECK(j["slots"][6]["name"] == "attn.tp_allreduce");
+  CHECK(j["slots"][6]["config"]["k"]["value"] == 1024);
+  CHECK(j["slots"][7]["name"] == "attn.tp_allreduce");
 }
 
 TEST_CASE("tp 16 on 8 KV heads is rejected at run time with the rule and values") {
@@ -70,20 +70,20 @@ TEST_CASE("tp 16 on 8 KV heads is rejected at run time with the rule and values"
 TEST_CASE("tp 1 degenerates exactly to the local shape with no collective slot") {
   const auto tree1 = Llama3<Fixed<llama3_8b>>().build(roofline_h200());
   const auto tree2 = Llama3<Fixed<llama3_8b.with_tp(2)>>().build(roofline_h200());
-  static_assert(n_slots<decltype(tree1)> == 13);  // embed 1 + attn 6 + mlp 4 + lm_head 2
-  static_assert(n_slots<decltype(tree2)> == 15);  // + two all-reduces
+  static_assert(n_slots<decltype(tree1)> == 14);  // embed 1 + attn 7 + mlp 4 + lm_head 2
+  static_assert(n_slots<decltype(tree2)> == 16);  // + two all-reduces
   const nlohmann::json j = to_json(make_manifest(tree1));
   for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
   CHECK(j["slots"][2]["config"]["n"]["value"] == (32 + 2 * 8) * 128);  // per-rank == full
   // A run-time tp of 1 keeps the slot (fixed shape) but it costs nothing.
   const Llama3<Llama3Config> rt(llama3_8b);
   const auto rtree = rt.build(roofline_h200());
-  static_assert(n_slots<decltype(rtree)> == 15);
+  static_assert(n_slots<decltype(rtree)> == 16);
   Batch b{{{0, 1024}}, {}};
-  std::array<Metrics, 15> row{};
+  std::array<Metrics, 16> row{};
   evaluate(rtree, rt.inputs(b.it()), row);
-  CHECK(row[7] == Metrics{});   // attn.tp_allreduce
-  CHECK(row[12] == Metrics{});  // mlp.tp_allreduce
+  CHECK(row[8] == Metrics{});   // attn.tp_allreduce
+  CHECK(row[13] == Metrics{});  // mlp.tp_allreduce
 }
 
 TEST_CASE("static and run-time forms give identical totals and manifests") {

@@ -74,7 +74,7 @@ TEST_CASE("mla_block_tp at tp 8 reproduces the reference shapes") {
   const nlohmann::json j = to_json(make_manifest(Attn(Fixed<tp8>{}).build(roofline_h200())));
   const std::vector<std::string> names{
       "attn.input_norm", "attn.q_a_proj", "attn.q_a_norm",  "attn.q_b_proj",      "attn.kv_a_proj",
-      "attn.kv_a_norm",  "attn.kv_cache_append", "attn.kv_b_proj", "attn.prefill", "attn.q_absorb",
+      "attn.kv_a_norm",  "attn.rope", "attn.kv_cache_append", "attn.kv_b_proj", "attn.prefill", "attn.q_absorb",
       "attn.decode",     "attn.o_absorb", "attn.o_proj",    "attn.tp_allreduce"};
   REQUIRE(j["slots"].size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(j["slots"][i]["name"] == names[i]);
@@ -84,15 +84,15 @@ TEST_CASE("mla_block_tp at tp 8 reproduces the reference shapes") {
   CHECK(j["slots"][3]["config"]["n"]["formula"] == "num_heads/tp*(qk_nope_head_dim+qk_rope_head_dim)");
   CHECK(j["slots"][3]["config"]["k"]["value"] == 1536);
   CHECK(j["slots"][4]["config"]["n"]["value"] == 576);
-  CHECK(j["slots"][6]["config"]["num_kv_heads"]["value"] == 1);
-  CHECK(j["slots"][6]["config"]["head_dim"]["value"] == 288);  // two planes of half the latent
-  CHECK(j["slots"][7]["config"]["n"]["value"] == 16 * 256);
-  CHECK(j["slots"][7]["config"]["k"]["value"] == 512);
-  CHECK(j["slots"][12]["config"]["n"]["value"] == 7168);
-  CHECK(j["slots"][12]["config"]["k"]["value"] == 2048);
+  CHECK(j["slots"][7]["config"]["num_kv_heads"]["value"] == 1);
+  CHECK(j["slots"][7]["config"]["head_dim"]["value"] == 288);  // two planes of half the latent
+  CHECK(j["slots"][8]["config"]["n"]["value"] == 16 * 256);
+  CHECK(j["slots"][8]["config"]["k"]["value"] == 512);
+  CHECK(j["slots"][13]["config"]["n"]["value"] == 7168);
+  CHECK(j["slots"][13]["config"]["k"]["value"] == 2048);
   // tp 1: per-rank == full, no collective.
   using Local = worklets::MlaBlockTp<Fixed<deepseek_v3>>;
-  static_assert(n_slots<decltype(Local(Fixed<deepseek_v3>{}).build(roofline_h200()))> == 13);
+  static_assert(n_slots<decltype(Local(Fixed<deepseek_v3>{}).build(roofline_h200()))> == 14);
   static_assert(Local::resolve_config(Fixed<deepseek_v3>{}).q_b_n.value() == 128 * 192);
 }
 
@@ -119,16 +119,16 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   static_assert(std::is_same_v<decltype(arch.resolved().num_dense_layers), Static<3>>);
   static_assert(std::is_same_v<decltype(arch.resolved().num_moe_layers), Static<58>>);
   const auto tree = arch.build(roofline_h200());
-  // embed 1 + dense (attn 14 + mlp 5) + moe (attn 14 + router 2 + experts 5 + shared 3) + lm_head 2
-  static_assert(n_slots<decltype(tree)> == 46);
+  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + experts 5 + shared 3) + lm_head 2
+  static_assert(n_slots<decltype(tree)> == 48);
   const nlohmann::json j = to_json(make_manifest(tree));
   CHECK(j["slots"][1]["name"] == "model.dense_layer.dp0.attn.input_norm");
-  CHECK(j["slots"][20]["name"] == "model.moe_layer.dp0.attn.input_norm");
-  CHECK(j["slots"][36]["name"] == "model.moe_layer.moe.dispatch");
-  CHECK(j["slots"][41]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
-  CHECK(j["slots"][41]["config"]["n"]["value"] == 2 * 2048);
+  CHECK(j["slots"][21]["name"] == "model.moe_layer.dp0.attn.input_norm");
+  CHECK(j["slots"][38]["name"] == "model.moe_layer.moe.dispatch");
+  CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
+  CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
   const auto local = DeepseekV3<Fixed<deepseek_v3>>().build(roofline_h200());
-  static_assert(n_slots<decltype(local)> == 46 - 5);  // 2 attn + 1 mlp all-reduce, dispatch, combine
+  static_assert(n_slots<decltype(local)> == 48 - 5);  // 2 attn + 1 mlp all-reduce, dispatch, combine
 }
 
 TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serially") {
@@ -137,11 +137,11 @@ TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serial
   const auto tree = arch.build(t);
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
   const std::vector<ops::AttentionBatch> groups{b.group()};
-  std::array<Metrics, 46> row{};
+  std::array<Metrics, 48> row{};
   evaluate(tree, arch.inputs({groups, {}}), row);
   Metrics routed = algebra::empty(), shared = algebra::empty();
-  for (std::size_t i = 36; i < 41; ++i) algebra::accumulate_sum(routed, row[i]);
-  for (std::size_t i = 41; i < 44; ++i) algebra::accumulate_sum(shared, row[i]);
+  for (std::size_t i = 38; i < 43; ++i) algebra::accumulate_sum(routed, row[i]);
+  for (std::size_t i = 43; i < 46; ++i) algebra::accumulate_sum(shared, row[i]);
   CHECK(routed.time_s > 0);
   CHECK(shared.time_s > 0);
   // Re-aggregating the row over the manifest's flat nodes reproduces the total (INV-6).

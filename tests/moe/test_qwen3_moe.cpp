@@ -72,18 +72,18 @@ TEST_CASE("slot count is independent of the batch and the routing") {
   const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>, 2> arch;
   const auto tree = arch.build(roofline_h200());
   using Tree = decltype(tree);
-  // embed 2 + layer (2 × (attn 7 + router 2) + moe 5) + lm_head 2 × 2: the same for 1 token or 10^5.
-  static_assert(n_slots<Tree> == 2 + 2 * 9 + 5 + 4);
+  // embed 2 + layer (2 × (attn 10 + router 2) + moe 5) + lm_head 2 × 2: the same for 1 token or 10^5.
+  static_assert(n_slots<Tree> == 2 + 2 * 12 + 5 + 4);
   std::array<Metrics, n_slots<Tree>> small{}, big{};
   const Batches tiny(2, 1), large(2, 512);
   evaluate(tree, arch.inputs(tiny.it()), small);
   const Metrics m = evaluate(tree, arch.inputs(large.it({1.0})), big);
   CHECK(m.time_s > 0);
-  CHECK(std::string(slot_paths<Tree>[20]) == "model.layer.moe.dispatch");
-  CHECK(std::string(slot_paths<Tree>[21]) == "model.layer.moe.up_gate_proj");
+  CHECK(std::string(slot_paths<Tree>[26]) == "model.layer.moe.dispatch");
+  CHECK(std::string(slot_paths<Tree>[27]) == "model.layer.moe.up_gate_proj");
   // The busiest DP group sets the attention time: group 0 holds the prefill.
-  CHECK(big[5].time_s > 0);    // dp0.attn.prefill
-  CHECK(big[14] == Metrics{});  // dp1.attn.prefill: no chunk there
+  CHECK(big[8].time_s > 0);    // dp0.attn.prefill
+  CHECK(big[20] == Metrics{});  // dp1.attn.prefill: no chunk there
 }
 
 TEST_CASE("plausible H200 iteration times: one 4096-token prefill chunk + 64 decodes at 2048 KV") {

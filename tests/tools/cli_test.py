@@ -96,7 +96,7 @@ r = run("archs", "--json")
 archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
 r = run("manifest", "--arch", "llama3_8b")
-check(len(json.loads(r.stdout or "{}").get("slots", [])) == 15, "llama3_8b manifest must have 15 slots")
+check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:

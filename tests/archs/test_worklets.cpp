@@ -1,0 +1,121 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/qwen3_moe.hpp"
+#include "costdsl/worklets/attn_local.hpp"
+#include "costdsl/worklets/mlp_local.hpp"
+#include "costdsl/worklets/pre_attn_local.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+using namespace costdsl::worklets;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  return t;
+}
+const std::vector<ops::PrefillChunk> chunks{{0, 512}, {1024, 128}};
+const std::vector<std::uint32_t> decodes(24, 3000);
+const ops::AttentionWork work = ops::collapse({chunks, decodes});
+
+// A manifest's slots without dim provenance: the TP block's formulas say "/tp", the
+// local worklet's do not, but names, kinds, backends and values must agree.
+nlohmann::json without_provenance(nlohmann::json j) {
+  if (j.is_object()) {
+    if (j.contains("formula") && j.contains("value")) return j["value"];
+    for (auto& [key, value] : j.items()) value = without_provenance(value);
+  } else if (j.is_array()) {
+    for (auto& value : j) value = without_provenance(value);
+  }
+  return j;
+}
+}  // namespace
+
+TEST_CASE("attn_block_tp at tp 1 is pre_attn_local then attn_local, slot for slot") {
+  using F = Fixed<llama3_8b>;
+  const Timing& t = roofline_h200();
+  const AttnBlockTp<F> block(F{});
+  const PreAttnLocal<F, "attn"> pre(F{});
+  const AttnLocal<F, "attn"> attn(F{});
+  const auto block_tree = block.build(t);
+  const auto local_tree = sum(pre.build(t), attn.build(t));
+  static_assert(n_slots<decltype(block_tree)> == n_slots<decltype(local_tree)>);
+  static_assert(slot_paths<decltype(block_tree)> == slot_paths<decltype(local_tree)>);
+  const nlohmann::json jb = to_json(make_manifest(block_tree)), jl = to_json(make_manifest(local_tree));
+  CHECK(without_provenance(jb["slots"]) == without_provenance(jl["slots"]));
+  CHECK(jb["slots"] != jl["slots"]);  // ...while the block's formulas still show the partition
+  const std::uint64_t m = work.append_tokens;
+  const Metrics b = evaluate(block_tree, block.inputs({m, work}));
+  const Metrics l = evaluate(local_tree, inputs(pre.inputs({m}), attn.inputs({m, work})));
+  CHECK(b == l);
+  CHECK(b.time_s > 0);
+}
+
+TEST_CASE("mlp_block_tp at tp 1 is mlp_local, slot for slot; a run-time tp 1 adds only a zero all-reduce") {
+  const Timing& t = roofline_h200();
+  using F = Fixed<llama3_70b>;
+  const MlpBlockTp<F> block(F{});
+  const MlpLocal<F> local(F{});
+  const auto bt = block.build(t);
+  const auto lt = local.build(t);
+  static_assert(slot_paths<decltype(bt)> == slot_paths<decltype(lt)>);
+  CHECK(without_provenance(to_json(make_manifest(bt))["slots"]) == without_provenance(to_json(make_manifest(lt))["slots"]));
+  CHECK(evaluate(bt, block.inputs({777})) == evaluate(lt, local.inputs({777})));
+
+  const MlpBlockTp<Llama3Config> runtime(llama3_70b);
+  const auto rt = runtime.build(t);
+  static_assert(n_slots<decltype(rt)> == n_slots<decltype(lt)> + 1);
+  std::array<Metrics, n_slots<decltype(rt)>> row{};
+  CHECK(evaluate(rt, runtime.inputs({777}), row) == evaluate(lt, local.inputs({777})));
+  CHECK(row.back() == Metrics{});
+}
+
+TEST_CASE("local worklets never partition: a form's tp does not shard them") {
+  const Timing& t = roofline_h200();
+  const Llama3Config tp8 = llama3_8b.with_tp(8);
+  const PreAttnLocal<Llama3Config> pre(tp8);
+  CHECK(pre.resolved().qkv_n.value() == (32 + 2 * 8) * 128);
+  const MlpLocal<Llama3Config> mlp(tp8);
+  CHECK(mlp.resolved().up_gate_n.value() == 2 * 14336);
+  const nlohmann::json j = to_json(make_manifest(mlp.build(t)));
+  REQUIRE(j["slots"].size() == 4);
+  for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
+  CHECK(j["slots"][1]["config"]["n"]["formula"] == "2*intermediate");
+}
+
+TEST_CASE("the rope slot rotates every q and k head of the rank") {
+  const Timing& t = roofline_h200();
+  using F = Fixed<llama3_8b.with_tp(4)>;
+  const AttnBlockTp<F> block(F{});
+  const nlohmann::json j = to_json(make_manifest(block.build(t)));
+  REQUIRE(j["slots"][2]["name"] == "attn.rope");
+  CHECK(j["slots"][2]["config"]["num_qo_heads"]["value"] == 8);
+  CHECK(j["slots"][2]["config"]["num_kv_heads"]["value"] == 2);
+  const auto tree = block.build(t);
+  std::array<Metrics, n_slots<decltype(tree)>> row{};
+  evaluate(tree, block.inputs({100, work}), row);
+  CHECK(row[2] == Kernel<kernels::Rope>(t, {Dtype::bf16, 8, 2, 128}).eval({100}));
+}
+
+TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and head of the rank") {
+  const Timing& t = roofline_h200();
+  const Qwen3MoeConfig cfg = qwen3_30b_a3b.with_parallel(2, 2);
+  const AttnBlockTp<Qwen3MoeConfig, "attn", QkNorm::per_head> block(cfg);
+  const auto tree = block.build(t);
+  static_assert(n_slots<decltype(tree)> == 10);  // input_norm qkv q_norm k_norm rope append prefill decode o_proj allreduce
+  const nlohmann::json j = to_json(make_manifest(tree));
+  CHECK(j["slots"][2]["name"] == "attn.q_norm");
+  CHECK(j["slots"][3]["name"] == "attn.k_norm");
+  CHECK(j["slots"][2]["config"]["hidden"]["value"] == 128);  // over head_dim
+  std::array<Metrics, 10> row{};
+  evaluate(tree, block.inputs({50, work}), row);
+  const Kernel<kernels::RmsNorm> norm(t, {Dtype::bf16, 128});
+  CHECK(row[2] == norm.eval({50 * 16}));  // 32 qo heads / tp 2
+  CHECK(row[3] == norm.eval({50 * 2}));   // 4 kv heads / tp 2
+  // The Llama block (no q/k norm) has neither slot.
+  const AttnBlockTp<Llama3Config> llama(llama3_8b.with_tp(2));
+  CHECK(to_json(make_manifest(llama.build(t)))["slots"][2]["name"] == "attn.rope");
+}

@@ -1,0 +1,64 @@
+#pragma once
+// L3 attn_local: attention and its output projection on a GPU holding all heads:
+//   attention (kv_cache_append, prefill, decode) → o_proj (n = hidden, k = qo·head_dim)
+// With pre_attn_local before it this is attn_block_tp at tp = 1, slot for slot.
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/worklets/detail/attn_body.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "attn">
+class AttnLocal {
+ public:
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype, kv_dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // rows through o_proj
+    ops::AttentionWork attention;
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    const auto hidden = dim<"hidden">(form);
+    const auto num_qo_heads = dim<"num_qo_heads">(form);
+    const auto num_kv_heads = dim<"num_kv_heads">(form);
+    const auto head_dim = dim<"head_dim">(form);
+    using hidden_type = decltype(hidden);
+    using head_dim_type = decltype(head_dim);
+    using num_qo_heads_per_rank_type = decltype(num_qo_heads);
+    using num_kv_heads_per_rank_type = decltype(num_kv_heads);
+    using o_proj_k_type = decltype(num_qo_heads * head_dim);
+    struct Resolved {
+      hidden_type hidden;
+      head_dim_type head_dim;
+      num_qo_heads_per_rank_type num_qo_heads_per_rank;  // local: per rank == full
+      num_kv_heads_per_rank_type num_kv_heads_per_rank;
+      o_proj_k_type o_proj_k;
+    };
+    return Resolved{hidden, head_dim, num_qo_heads, num_kv_heads, num_qo_heads * head_dim};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit AttnLocal(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    const auto& v = values(form_);
+    const std::string label = std::string(Name.view()) +
+                              " (AttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
+                              ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    return labeled<Name>(label, detail::sum_of(detail::attn_slots(t, v.dtype, v.kv_dtype, r_)));
+  }
+
+  auto inputs(const Input& in) const { return nest<Name>(detail::attn_slot_inputs(in.batch_tokens, in.attention)); }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets

@@ -1,0 +1,65 @@
+#pragma once
+// The per-rank slots of an attention block, shared by pre_attn_local, attn_local and
+// attn_block_tp so that tp = 1 gives the local leaves by construction. Partition math
+// stays in each worklet's resolve_config; these functions only read its result:
+//   pre-attention: input_norm → qkv_proj → [q_norm, k_norm] → rope
+//   attention:     attention op (kv_cache_append, prefill, decode) → o_proj
+// R (a worklet's Resolved) provides hidden, head_dim, num_qo_heads_per_rank,
+// num_kv_heads_per_rank, qkv_n and o_proj_k.
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/kernels/rope.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/worklets/detail/sum_of.hpp"
+
+namespace costdsl::worklets {
+
+// Qwen3 normalizes q and k per head (an RMSNorm over head_dim) between the projection
+// and the rotary embedding; Llama does not.
+enum class QkNorm : bool { none = false, per_head = true };
+
+namespace detail {
+
+template <QkNorm Norm, class R>
+auto pre_attn_slots(const Timing& t, Dtype dtype, const R& r) {
+  using namespace kernels;
+  constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
+  return std::tuple_cat(
+      std::tuple{leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
+                 leaf<"qkv_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.qkv_n), to_dim(r.hidden)}))},
+      costdsl::detail::without_absent(when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
+                                      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)})))),
+      std::tuple{leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
+                                                to_dim(r.head_dim)}))});
+}
+
+// m = rows through the projections; the per-head norms see one row per token and head.
+template <QkNorm Norm, class R>
+auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
+  constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
+  return costdsl::inputs(
+      input<"input_norm">(kernels::RmsNorm::Input{m}), input<"qkv_proj">(kernels::Gemm::Input{m}),
+      when(has_qk_norm, input<"q_norm">(kernels::RmsNorm::Input{m * r.num_qo_heads_per_rank.value()})),
+      when(has_qk_norm, input<"k_norm">(kernels::RmsNorm::Input{m * r.num_kv_heads_per_rank.value()})),
+      input<"rope">(kernels::Rope::Input{m}));
+}
+
+template <class R>
+auto attn_slots(const Timing& t, Dtype dtype, Dtype kv_dtype, const R& r) {
+  return std::tuple{ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank),
+                                              to_dim(r.num_kv_heads_per_rank), to_dim(r.head_dim)}),
+                    leaf<"o_proj">(Kernel<kernels::Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.o_proj_k)}))};
+}
+
+inline auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {
+  return costdsl::inputs(ops::Attention::inputs(attention), input<"o_proj">(kernels::Gemm::Input{m}));
+}
+
+}  // namespace detail
+}  // namespace costdsl::worklets

@@ -1,0 +1,55 @@
+#pragma once
+// L3 mlp_local: a gated MLP on a GPU holding all of it:
+//   post_norm → up_gate_proj (n = 2·I) → activation (SiLU·mul over I) → down_proj (k = I)
+// mlp_block_tp at tp = 1 is exactly this, slot for slot.
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/worklets/detail/mlp_body.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "mlp">
+class MlpLocal {
+ public:
+  // Config: the form's hidden, intermediate, dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto intermediate = dim<"intermediate">(form);
+    using hidden_type = decltype(hidden);
+    using intermediate_per_rank_type = decltype(intermediate);
+    using up_gate_n_type = decltype(2_c * intermediate);
+    struct Resolved {
+      hidden_type hidden;
+      intermediate_per_rank_type intermediate_per_rank;  // local: per rank == full
+      up_gate_n_type up_gate_n;
+    };
+    return Resolved{hidden, intermediate, 2_c * intermediate};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MlpLocal(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    const std::string label = std::string(Name.view()) +
+                              " (MlpLocal) [intermediate=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
+    return labeled<Name>(label, detail::sum_of(detail::mlp_slots(t, values(form_).dtype, r_)));
+  }
+
+  auto inputs(const Input& in) const { return nest<Name>(detail::mlp_slot_inputs(in.batch_tokens)); }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets

@@ -1,0 +1,63 @@
+#pragma once
+// L3 pre_attn_local: the smallest local worklet, everything a GPU holding all heads
+// runs before its attention kernels:
+//   input_norm → qkv_proj (n = (qo + 2·kv)·head_dim) → [q_norm, k_norm] → rope
+// No partition and no collective: the section completes on its own GPU.
+#include <cstdint>
+#include <string>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/worklets/detail/attn_body.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form, FixedString Name = "pre_attn", QkNorm Norm = QkNorm::none>
+class PreAttnLocal {
+ public:
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // Σ append + decodes
+  };
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto num_qo_heads = dim<"num_qo_heads">(form);
+    const auto num_kv_heads = dim<"num_kv_heads">(form);
+    const auto head_dim = dim<"head_dim">(form);
+    using qkv_n_type = decltype((num_qo_heads + 2_c * num_kv_heads) * head_dim);
+    using hidden_type = decltype(hidden);
+    using head_dim_type = decltype(head_dim);
+    using num_qo_heads_per_rank_type = decltype(num_qo_heads);
+    using num_kv_heads_per_rank_type = decltype(num_kv_heads);
+    struct Resolved {
+      hidden_type hidden;
+      head_dim_type head_dim;
+      num_qo_heads_per_rank_type num_qo_heads_per_rank;  // local: per rank == full
+      num_kv_heads_per_rank_type num_kv_heads_per_rank;
+      qkv_n_type qkv_n;
+    };
+    return Resolved{hidden, head_dim, num_qo_heads, num_kv_heads, (num_qo_heads + 2_c * num_kv_heads) * head_dim};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit PreAttnLocal(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    const std::string label = std::string(Name.view()) +
+                              " (PreAttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
+                              ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    return labeled<Name>(label, detail::sum_of(detail::pre_attn_slots<Norm>(t, values(form_).dtype, r_)));
+  }
+
+  auto inputs(const Input& in) const { return nest<Name>(detail::pre_attn_slot_inputs<Norm>(in.batch_tokens, r_)); }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets
