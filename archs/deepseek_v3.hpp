@@ -11,13 +11,13 @@
 // Two Scales: the dense and the MoE layers are different subtrees (INV-3). The shared
 // expert is launched with the dispatch from the same source (the router's output) and
 // joins at the combine, so it overlaps the whole routed path including its all-to-alls
-// (a Parallel, measured overlap about 0.9), never a Max. DP is a static template
-// parameter (it fixes the tree shape); archs/dispatch.hpp maps a run-time degree onto it.
+// (a Parallel, measured overlap about 0.9), never a Max. Max_dp is a run-time Fanout
+// (archs/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/define_struct.hpp>
 
@@ -99,19 +99,16 @@ constexpr auto layer_count(const E& e) {
 }
 }  // namespace detail
 
-template <class Form, std::size_t DP = 1>
+template <class Form>
 class DeepseekV3 {
  public:
-  // The arch's own partition: dp = ep / tp (the static DP), and the layer split.
+  // The arch's own partition: dp = ep / tp attention groups, and the layer split.
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(tp);
     require_nonzero(ep);
     const auto dp = ep / tp;
-    const auto dp_param = sym<"DP">(Static<DP>{});
-    require_le<"the DP template degree must equal ep/tp">(dp, dp_param);
-    require_le<"the DP template degree must equal ep/tp">(dp_param, dp);
     const auto dense = dim<"num_dense_layers">(form);
     const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
     require_nonzero(dense);
@@ -142,32 +139,30 @@ class DeepseekV3 {
     const auto& c = values(form_);
     return labeled<"model">(
         "model (DeepseekV3) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
-            ", dp=" + std::to_string(DP) + ", layers=" + std::to_string(c.num_dense_layers) + " dense + " +
+            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_dense_layers) + " dense + " +
             std::to_string(value_of(r_.num_moe_layers)) + " moe, experts=" + std::to_string(c.num_experts) +
             ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_fanout<DP>([&](auto) { return embed_.build(t); }),
+        sum(dp_groups(r_.dp, embed_.build(t)),
             labeled<"dense_layer">("dense_layer (MLA + dense MLP)",
-                                   scale(r_.num_dense_layers,
-                                         dp_fanout<DP>([&](auto) { return sum(attn_.build(t), mlp_.build(t)); }))),
-            labeled<"moe_layer">(
-                "moe_layer (MLA, EP routed experts + shared expert on a side stream)",
-                scale(r_.num_moe_layers,
-                      sum(dp_fanout<DP>([&](auto) { return sum(attn_.build(t), router_.build(t)); }),
-                          parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t))))),
-            dp_fanout<DP>([&](auto) { return head_.build(t); })));
+                                   scale(r_.num_dense_layers, dp_groups(r_.dp, sum(attn_.build(t), mlp_.build(t))))),
+            labeled<"moe_layer">("moe_layer (MLA, EP routed experts + shared expert on a side stream)",
+                                 scale(r_.num_moe_layers,
+                                       sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))),
+                                           parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t))))),
+            dp_groups(r_.dp, head_.build(t))));
   }
 
   // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp
   // ranks split the rows (each routes, dispatches and runs the shared expert on its
   // slice; the busiest slice sets the shared expert's time). Every token is routed once.
   auto inputs(const MoeIteration& it) const {
-    if (it.groups.size() != DP)
+    if (it.groups.size() != r_.dp)
       throw InputError("DeepseekV3: the iteration has " + std::to_string(it.groups.size()) +
-                       " DP group batches, dp is " + std::to_string(DP));
-    std::array<ops::MlaWork, DP> w{};
-    std::array<std::uint64_t, DP> requests{}, slice{};
+                       " DP group batches, dp is " + std::to_string(r_.dp));
+    std::vector<ops::MlaWork> w(r_.dp);
+    std::vector<std::uint64_t> requests(r_.dp), slice(r_.dp);
     std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < DP; ++g) {
+    for (std::size_t g = 0; g < r_.dp; ++g) {
       w[g] = ops::collapse_mla(it.groups[g]);
       requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
       slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
@@ -176,13 +171,13 @@ class DeepseekV3 {
     }
     const auto mla = [&](std::size_t g) { return attn_.inputs({w[g].append_tokens, w[g]}); };
     return nest<"model">(costdsl::inputs(
-        dp_inputs<DP>([&](auto g) { return embed_.inputs({w[g].append_tokens}); }),
-        nest<"dense_layer">(
-            dp_inputs<DP>([&](auto g) { return costdsl::inputs(mla(g), mlp_.inputs({w[g].append_tokens})); })),
+        dp_group_inputs(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].append_tokens}); }),
+        nest<"dense_layer">(costdsl::inputs(dp_group_inputs(
+            r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({w[g].append_tokens})); }))),
         nest<"moe_layer">(costdsl::inputs(
-            dp_inputs<DP>([&](auto g) { return costdsl::inputs(mla(g), router_.inputs({slice[g]})); }),
+            dp_group_inputs(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({slice[g]})); }),
             experts_.inputs({tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
-        dp_inputs<DP>([&](auto g) { return head_.inputs({requests[g]}); })));
+        dp_group_inputs(r_.dp, [&](std::size_t g) { return head_.inputs({requests[g]}); })));
   }
 
   // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,

@@ -5,22 +5,22 @@
 //   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
 //   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //
-// Each DP child is its own group's batch (a gap between children is load imbalance);
+// Each DP group runs its own group's batch (a gap between groups is load imbalance);
 // the groups run independently until the dispatch all-to-all, so attention and the
-// router share one child. The experts are Max-folded over ranks inside their slots.
-// DP is a static template parameter (it fixes the tree shape); archs/dispatch.hpp maps
-// a run-time degree onto it, and the constructor checks it equals ep / tp.
+// router share one group section. Max_dp is a run-time Fanout (archs/dp_groups.hpp):
+// the degree dp = ep / tp is data, so one tree type serves every degree. The experts
+// are Max-folded over ranks inside their slots.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/define_struct.hpp>
 
 #include "costdsl/costdsl.hpp"
-#include "costdsl/archs/dispatch.hpp"
+#include "costdsl/archs/dp_groups.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/ops/attention/attention.hpp"
@@ -82,10 +82,10 @@ inline constexpr Qwen3MoeConfig qwen3_235b_a22b{4096, 64,     4,  128, 1536,    
                                                 8,    151936, 94, 1,   1,  Dtype::bf16, Dtype::bf16};
 
 
-template <class Form, std::size_t DP>
+template <class Form>
 class Qwen3Moe {
  public:
-  // The arch's own partition: dp = ep / tp, and it must be the static DP.
+  // The arch's own partition: dp = ep / tp attention groups.
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
@@ -93,9 +93,6 @@ class Qwen3Moe {
     require_nonzero(ep);
     require_nonzero(dim<"num_layers">(form));
     const auto dp = ep / tp;
-    const auto dp_param = sym<"DP">(Static<DP>{});
-    require_le<"the DP template degree must equal ep/tp">(dp, dp_param);
-    require_le<"the DP template degree must equal ep/tp">(dp_param, dp);
     struct Resolved {
       std::uint64_t tp, ep, dp;
     };
@@ -110,26 +107,25 @@ class Qwen3Moe {
     const auto& c = values(form_);
     return labeled<"model">(
         "model (Qwen3Moe) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
-            ", dp=" + std::to_string(DP) + ", layers=" + std::to_string(c.num_layers) +
+            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_fanout<DP>([&](auto) { return embed_.build(t); }),
+        sum(dp_groups(r_.dp, embed_.build(t)),
             labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
                              scale(dim<"num_layers">(form_).v,
-                                   sum(dp_fanout<DP>([&](auto) { return sum(attn_.build(t), router_.build(t)); }),
-                                       experts_.build(t)))),
-            dp_fanout<DP>([&](auto) { return head_.build(t); })));
+                                   sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
+            dp_groups(r_.dp, head_.build(t))));
   }
 
   // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
   // split the rows (each routes and dispatches its slice). Every token is routed once.
   auto inputs(const MoeIteration& it) const {
-    if (it.groups.size() != DP)
+    if (it.groups.size() != r_.dp)
       throw InputError("Qwen3Moe: the iteration has " + std::to_string(it.groups.size()) + " DP group batches, dp is " +
-                       std::to_string(DP));
-    std::array<ops::AttentionWork, DP> w{};
-    std::array<std::uint64_t, DP> requests{}, slice{};
+                       std::to_string(r_.dp));
+    std::vector<ops::AttentionWork> w(r_.dp);
+    std::vector<std::uint64_t> requests(r_.dp), slice(r_.dp);
     std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < DP; ++g) {
+    for (std::size_t g = 0; g < r_.dp; ++g) {
       w[g] = ops::collapse(it.groups[g]);
       requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
       slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
@@ -137,13 +133,14 @@ class Qwen3Moe {
       max_slice = std::max(max_slice, slice[g]);
     }
     return nest<"model">(costdsl::inputs(
-        dp_inputs<DP>([&](auto g) { return embed_.inputs({w[g].append_tokens}); }),
-        nest<"layer">(costdsl::inputs(
-            dp_inputs<DP>([&](auto g) {
-              return costdsl::inputs(attn_.inputs({w[g].append_tokens, w[g]}), router_.inputs({slice[g]}));
-            }),
-            experts_.inputs({tokens, max_slice, it.routing}))),
-        dp_inputs<DP>([&](auto g) { return head_.inputs({requests[g]}); })));
+        dp_group_inputs(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].append_tokens}); }),
+        nest<"layer">(costdsl::inputs(dp_group_inputs(r_.dp,
+                                                      [&](std::size_t g) {
+                                                        return costdsl::inputs(attn_.inputs({w[g].append_tokens, w[g]}),
+                                                                               router_.inputs({slice[g]}));
+                                                      }),
+                                      experts_.inputs({tokens, max_slice, it.routing}))),
+        dp_group_inputs(r_.dp, [&](std::size_t g) { return head_.inputs({requests[g]}); })));
   }
 
   // KV cache bytes one token occupies across the model, and on one GPU of its DP group.

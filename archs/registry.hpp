@@ -21,6 +21,11 @@ inline const std::vector<ArchInfo>& catalog() {
       {"llama3_8b", "llama", "llama3_8b.json", "Llama-3-8B, dense, TP"},
       {"llama3_70b", "llama", "llama3_70b.json", "Llama-3-70B, dense, TP"},
       {"llama3_405b", "llama", "llama3_405b.json", "Llama-3.1-405B, dense, TP"},
+      {"qwen3_30b_a3b", "qwen3_moe", "qwen3_30b_a3b.json", "Qwen3-30B-A3B, MoE 128 experts top-8, DP attention + EP"},
+      {"qwen3_235b_a22b", "qwen3_moe", "qwen3_235b_a22b.json",
+       "Qwen3-235B-A22B, MoE 128 experts top-8, DP attention + EP"},
+      {"deepseek_v3", "deepseek_v3", "deepseek_v3.json",
+       "DeepSeek-V3, MLA, 3 dense + 58 MoE layers, 256 experts top-8 + shared, DP attention + EP"},
   };
   return archs;
 }

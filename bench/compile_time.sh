@@ -20,13 +20,19 @@ int main() { const Llama3<Fixed<llama3_70b.with_tp(8)>> a; const auto t = a.buil
   return evaluate(t, a.inputs({p, d})).time_s > 0 ? 0 : 1; }'
 tus[qwen3_235b_tp4_ep8]='#include "costdsl/archs/qwen3_moe.hpp"
 using namespace costdsl; using namespace costdsl::archs;
-int main() { const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>, 2> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+int main() { const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
   std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(32, 2048);
   const ops::AttentionBatch g[2] = {{p, d}, {{}, d}};
   return evaluate(t, a.inputs({g, {}})).time_s > 0 ? 0 : 1; }'
+tus[qwen3_30b_tp1_ep8]='#include "costdsl/archs/qwen3_moe.hpp"
+using namespace costdsl; using namespace costdsl::archs;
+int main() { const Qwen3Moe<Fixed<qwen3_30b_a3b.with_parallel(1, 8)>> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+  std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(8, 2048);
+  const ops::AttentionBatch g[8] = {{p, d}, {{}, d}, {{}, d}, {{}, d}, {{}, d}, {{}, d}, {{}, d}, {{}, d}};
+  return evaluate(t, a.inputs({g, {}})).time_s > 0 ? 0 : 1; }'
 tus[deepseek_v3_tp8_ep8]='#include "costdsl/archs/deepseek_v3.hpp"
 using namespace costdsl; using namespace costdsl::archs;
-int main() { const DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>, 1> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
+int main() { const DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>> a; const auto t = a.build(Timing::for_gpu("h200", TimingMode::roofline));
   std::vector<ops::PrefillChunk> p{{0, 4096}}; std::vector<std::uint32_t> d(64, 2048);
   const ops::AttentionBatch g[1] = {{p, d}};
   return evaluate(t, a.inputs({g, {}})).time_s > 0 ? 0 : 1; }'

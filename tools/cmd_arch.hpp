@@ -9,7 +9,9 @@
 
 #include "cli_common.hpp"
 #include "svg.hpp"
+#include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/archs/registry.hpp"
 #include "costdsl/kernels/all.hpp"
 
@@ -20,43 +22,96 @@ struct ModelOptions {
   std::string arch;
   std::string model_config;
   std::string family;
-  std::uint32_t tp = 1, ep = 1, dp = 1;
+  std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
+  double routing_skew = 0;
 
   void add(CLI::App& cmd) {
     cmd.add_option("--arch", arch, "a shipped arch (see `costdsl archs`)");
     cmd.add_option("--model-config", model_config, "a HuggingFace config.json to evaluate instead of --arch")
         ->check(CLI::ExistingFile);
-    cmd.add_option("--family", family, "the family of --model-config")->check(CLI::IsMember({"llama"}));
-    cmd.add_option("--tp", tp, "tensor-parallel degree")->check(CLI::PositiveNumber)->capture_default_str();
-    cmd.add_option("--ep", ep, "expert-parallel degree (MoE archs)")->check(CLI::PositiveNumber)->capture_default_str();
-    cmd.add_option("--dp", dp, "data-parallel attention groups (MoE archs)")
+    cmd.add_option("--family", family, "the family of --model-config")
+        ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
+    cmd.add_option("--tp", tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd.add_option("--ep", ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(CLI::PositiveNumber);
+    cmd.add_option("--dp", dp, "DP attention groups (MoE archs; default ep / tp)")->check(CLI::PositiveNumber);
+    cmd.add_option("--routing-skew", routing_skew,
+                   "MoE routing: power-law exponent of expert popularity (0 = uniform)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
   }
 
   // The config.json and family to build.
   std::pair<HfConfig, std::string> resolve() const {
     if (!model_config.empty()) {
-      if (family.empty()) throw InputError("--model-config needs --family (llama)");
+      if (family.empty()) throw InputError("--model-config needs --family (llama, qwen3_moe or deepseek_v3)");
       return {HfConfig::load(model_config), family};
     }
     if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE --family F");
     const archs::ArchInfo& info = archs::find_arch(arch);
     return {HfConfig::load(default_data_dir() / "models" / info.config), info.family};
   }
+
+  // MoE archs: ep from --ep, or tp × --dp, or tp; --dp, when given, must be ep / tp.
+  std::uint32_t expert_parallel() const {
+    const std::uint64_t e = ep != 0 ? ep : std::uint64_t{tp} * (dp != 0 ? dp : 1);
+    if (e > 0xffffffffull) throw InputError(fmt::format("--tp {} × --dp {} overflows", tp, dp));
+    if (dp != 0 && e != std::uint64_t{tp} * dp)
+      throw InputError(fmt::format("--dp {} must equal ep / tp = {} / {} (DP groups of tp GPUs fill the ep GPUs)", dp,
+                                   e, tp));
+    return static_cast<std::uint32_t>(e);
+  }
 };
 
-// Calls f(arch) with the run-time form of the chosen model.
+// Deals one iteration's requests over dp groups round-robin, prefill chunks first and
+// the decodes continuing the deal (what a DP scheduler balancing request counts does).
+class DpDeal {
+ public:
+  archs::MoeIteration deal(const archs::Iteration& it, std::uint64_t dp, ops::moe::Routing routing) {
+    prefill_.assign(dp, {});
+    decode_.assign(dp, {});
+    std::size_t next = 0;
+    for (const auto& chunk : it.prefill) prefill_[next++ % dp].push_back(chunk);
+    for (const std::uint32_t kv : it.decode_kv) decode_[next++ % dp].push_back(kv);
+    groups_.clear();
+    for (std::size_t g = 0; g < dp; ++g) groups_.push_back({prefill_[g], decode_[g]});
+    return {groups_, routing};
+  }
+
+ private:
+  std::vector<std::vector<ops::PrefillChunk>> prefill_;
+  std::vector<std::vector<std::uint32_t>> decode_;
+  std::vector<ops::AttentionBatch> groups_;
+};
+
+// Calls f(arch, inputs_of) with the run-time form of the chosen model, where
+// inputs_of(const archs::Iteration&) gives the arch's slot inputs for one iteration
+// (MoE archs deal its requests over their DP groups).
 template <class F>
 void with_model(const ModelOptions& opts, F&& f) {
   auto [hf, family] = opts.resolve();
   if (family == "llama") {
-    if (opts.ep != 1 || opts.dp != 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
+    if (opts.ep > 1 || opts.dp > 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
     const archs::Llama3<archs::Llama3Config> arch(archs::Llama3Config::from_hf(hf, opts.tp));
-    f(arch);
+    f(arch, [&](const archs::Iteration& it) { return arch.inputs(it); });
     return;
   }
-  throw InputError("unknown family '" + family + "'");
+  const ops::moe::Routing routing{opts.routing_skew};
+  DpDeal deal;
+  if (family == "qwen3_moe") {
+    const archs::Qwen3Moe<archs::Qwen3MoeConfig> arch(
+        archs::Qwen3MoeConfig::from_hf(hf, opts.tp, opts.expert_parallel()));
+    f(arch, [&](const archs::Iteration& it) { return arch.inputs(deal.deal(it, arch.resolved().dp, routing)); });
+    return;
+  }
+  if (family == "deepseek_v3") {
+    const archs::DeepseekV3<archs::DeepseekV3Config> arch(
+        archs::DeepseekV3Config::from_hf(hf, opts.tp, opts.expert_parallel()));
+    f(arch, [&](const archs::Iteration& it) { return arch.inputs(deal.deal(it, arch.resolved().dp, routing)); });
+    return;
+  }
+  throw InputError("unknown family '" + family + "' (llama, qwen3_moe, deepseek_v3)");
 }
 
 // --prefill PREFIX:APPEND and --decode COUNTxKV, parsed and checked.
@@ -144,7 +199,7 @@ inline void print_tree(const Manifest& m, std::span<const Metrics> node_metrics,
         break;
       case NodeKind::max:
       case NodeKind::parallel:
-        line(indent + (n.kind == NodeKind::max ? fmt::format("max over {} ranks", n.count)
+        line(indent + (n.kind == NodeKind::max ? fmt::format("max over {} ranks", n.ranks())
                                                : fmt::format("parallel streams (overlap {})", n.param)),
              t, copies, "");
         children(depth + 1, copies);
@@ -215,24 +270,33 @@ inline void add_arch_commands(CLI::App& app) {
   auto list_json = std::make_shared<bool>(false);
   list->add_flag("--json", *list_json, "print JSON");
   list->callback([list_json] {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& a : archs::catalog()) {
-      std::vector<std::uint32_t> tps;
-      for (std::uint32_t tp : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
+    // The degrees each arch accepts, found by building it (the checks live in resolve_config).
+    auto accepted = [](const archs::ArchInfo& a, bool vary_ep) {
+      std::vector<std::uint32_t> ok;
+      for (std::uint32_t d : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
         try {
           ModelOptions o;
           o.arch = a.name;
-          o.tp = tp;
-          with_model(o, [](const auto&) {});
-          tps.push_back(tp);
+          (vary_ep ? o.ep : o.tp) = d;
+          with_model(o, [](const auto&, const auto&) {});
+          ok.push_back(d);
         } catch (const ConfigError&) {
         }
       }
+      return ok;
+    };
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& a : archs::catalog()) {
+      const bool moe = a.family != "llama";
+      const std::vector<std::uint32_t> tps = accepted(a, false);
+      const std::vector<std::uint32_t> eps = moe ? accepted(a, true) : std::vector<std::uint32_t>{1};
       if (*list_json) {
         out.push_back({{"name", a.name}, {"family", a.family}, {"config", a.config}, {"summary", a.summary},
-                       {"tp", tps}});
+                       {"tp", tps}, {"ep", eps}});
       } else {
-        std::cout << fmt::format("{:<14} {:<10} tp ∈ {{{}}}  {}\n", a.name, a.family, fmt::join(tps, ","), a.summary);
+        std::cout << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),
+                                 moe ? fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ",")) : "",
+                                 a.summary);
       }
     }
     if (*list_json) std::cout << out.dump(2) << '\n';
@@ -253,7 +317,7 @@ inline void add_arch_commands(CLI::App& app) {
     if (!as_manifest) cmd->add_flag("--json", st->json, "print the same tree as the manifest JSON");
     cmd->callback([st, as_manifest] {
       const Timing timing = Timing::for_gpu(st->gpu, TimingMode::roofline);
-      with_model(st->model, [&](const auto& arch) {
+      with_model(st->model, [&](const auto& arch, const auto&) {
         const Manifest m = make_manifest(arch.build(timing));
         std::cout << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
       });
@@ -282,11 +346,11 @@ inline void add_arch_commands(CLI::App& app) {
   eval->callback([st] {
     st->batch.parse();
     const Timing timing = st->timing.make();
-    with_model(st->model, [&](const auto& arch) {
+    with_model(st->model, [&](const auto& arch, const auto& inputs_of) {
       const auto tree = arch.build(timing);
       using Tree = std::remove_cvref_t<decltype(tree)>;
       std::array<Metrics, n_slots<Tree>> row{};
-      const auto in = arch.inputs(st->batch.iteration());
+      const auto in = inputs_of(st->batch.iteration());
       const Metrics total = evaluate(tree, in, row);
       std::array<double, n_slots<Tree>> slot_bounds{};
       evaluate_bounds(tree, in, std::span<double, n_slots<Tree>>(slot_bounds));

@@ -140,7 +140,7 @@ inline void add_sweep_command(CLI::App& app) {
         SweepSeries s;
         s.name = fmt::format("{} tp={}", timing.gpu().name, tp);
         try {
-          with_model(opts, [&](const auto& arch) {
+          with_model(opts, [&](const auto& arch, const auto& inputs_of) {
             const auto tree = arch.build(timing);
             using Tree = std::remove_cvref_t<decltype(tree)>;
             const Manifest m = make_manifest(tree);
@@ -149,7 +149,7 @@ inline void add_sweep_command(CLI::App& app) {
             std::vector<std::uint32_t> decode_kv;
             for (const std::uint32_t b : st->batches) {
               decode_kv.assign(b, st->kv);
-              const Metrics total = evaluate(tree, arch.inputs(archs::Iteration{chunks, decode_kv}), row);
+              const Metrics total = evaluate(tree, inputs_of(archs::Iteration{chunks, decode_kv}), row);
               m.tree.aggregate(row, nodes);
               SweepRow r;
               r.gpu = timing.gpu().name;

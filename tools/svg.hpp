@@ -416,7 +416,7 @@ inline std::string icicle_svg(const Manifest& m, std::span<const Metrics> node_m
         std::uint32_t crit = n.first;
         for (std::uint32_t c = n.first; c < n.first + n.count; ++c)
           if (node_metrics[c].time_s > node_metrics[crit].time_s) crit = c;
-        std::string label = is_max ? fmt::format("max over {} ranks", n.count)
+        std::string label = is_max ? fmt::format("max over {} ranks", n.ranks())
                                    : fmt::format("{} parallel streams (overlap {})", n.count, n.param);
         std::string tip = fmt::format("\nchildren run concurrently; critical child takes {}",
                                       format_time(node_metrics[crit].time_s * copies));

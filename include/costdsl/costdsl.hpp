@@ -8,6 +8,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/evaluate.hpp"
+#include "costdsl/fanout.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/flat_tree.hpp"
 #include "costdsl/inputs.hpp"

@@ -62,7 +62,8 @@ inline void describe_node(const Manifest& m, std::size_t i, int depth, std::stri
       children(depth + 1);
       break;
     case NodeKind::max:
-      out += fmt::format("{}max over {} ranks\n", indent, n.count);
+      out += fmt::format("{}max over {} ranks{}\n", indent, n.ranks(),
+                         n.param != 0 ? " (run-time fanout: the slowest rank's leaves)" : "");
       children(depth + 1);
       break;
     case NodeKind::parallel:

@@ -5,9 +5,11 @@
 //   Metrics total = evaluate(tree, in);               // the one total (INV-6)
 //   std::array<Metrics, n_slots<Tree>> row;
 //   Metrics total = evaluate(tree, in, row);          // and each slot's metrics
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -15,6 +17,8 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/fanout.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/slots.hpp"
@@ -50,6 +54,13 @@ struct input_has_wrong_type {
 
 namespace detail {
 
+// A slot takes exactly its kernel's Input; a Fanout takes any contiguous range of its
+// child's per-rank input lists (a span, a vector, an array).
+template <class S, class V>
+inline constexpr bool accepts = std::is_same_v<typename entry_value<S>::type, V>;
+template <FixedString Path, class R, class V>
+inline constexpr bool accepts<FanoutSlot<Path, R>, V> = std::is_convertible_v<const V&, std::span<const R>>;
+
 template <class Slots, class Ins>
 struct input_check;
 
@@ -61,8 +72,7 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
   static constexpr std::array<std::string_view, sizeof...(I)> input_paths{I::path.view()...};
   static constexpr std::array<bool, sizeof...(S)> type_ok = [] {
     if constexpr (sizeof...(S) == sizeof...(I)) {
-      return std::array<bool, sizeof...(S)>{
-          std::is_same_v<typename S::kernel_type::Input, typename I::value_type>...};
+      return std::array<bool, sizeof...(S)>{accepts<S, typename I::value_type>...};
     } else {
       return std::array<bool, sizeof...(S)>{};
     }
@@ -97,7 +107,7 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
       if constexpr (bad < n_slots) {
         using Sl = boost::mp11::mp_at_c<boost::mp11::mp_list<S...>, bad>;
         using In = boost::mp11::mp_at_c<boost::mp11::mp_list<I...>, bad>;
-        diagnostic::fail<diagnostic::input_has_wrong_type<Sl::path, typename Sl::kernel_type::Input,
+        diagnostic::fail<diagnostic::input_has_wrong_type<Sl::path, typename entry_value<Sl>::type,
                                                           typename In::value_type>,
                          int>();
         return false;
@@ -108,39 +118,90 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
   }
 };
 
-// The fold. Offset is the node's first slot index; WithRow writes each leaf's
-// metrics to row[slot]. One instantiation per node type: the recursion depth is
-// the tree's depth, packs are expanded with folds.
-template <std::size_t Offset, bool WithRow, class Node, class Ins>
+// The fold. Offset is the node's first slot index, InOffset its first input-list
+// index (they differ after a Fanout). Pass::row also writes each leaf's metrics to
+// row[slot]; Pass::replay folds an existing row instead of evaluating kernels. One
+// instantiation per node type: the recursion depth is the tree's depth, packs are
+// expanded with folds.
+enum class Pass { total, row, replay };
+
+template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
 [[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
 
-template <std::size_t Offset, bool WithRow, class Node, class Ins, std::size_t... I>
+template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins, std::size_t... I>
 [[gnu::always_inline]] inline Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
                                                     std::index_sequence<I...>) {
   constexpr auto& offsets = child_offsets<Node>;
+  constexpr auto& in_offsets = child_input_offsets<Node>;
   Metrics acc = algebra::empty();
   if constexpr (Node::node_kind == NodeKind::sum) {
-    (algebra::accumulate_sum(acc, eval_node<Offset + offsets[I], WithRow>(std::get<I>(node.children), in, row)), ...);
+    (algebra::accumulate_sum(
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
+     ...);
   } else {
-    (algebra::accumulate_max(acc, eval_node<Offset + offsets[I], WithRow>(std::get<I>(node.children), in, row)), ...);
+    (algebra::accumulate_max(
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
+     ...);
     if constexpr (Node::node_kind == NodeKind::parallel) algebra::finish_parallel(acc, node.overlap_value());
   }
   return acc;
 }
 
-template <std::size_t Offset, bool WithRow, class Node, class Ins>
+// A Fanout: every rank through the child, then one row of the slowest rank's times
+// with all ranks' work, folded like any other row (so the manifest's Max over one
+// child re-aggregates it exactly).
+template <std::size_t Offset, Pass P, class Node, class R>
+Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
+  constexpr std::size_t n = n_slots<decltype(node.child)>;
+  if (ranks.size() != node.ranks)
+    throw InputError("fanout over " + std::to_string(node.ranks) + " ranks got input lists for " +
+                     std::to_string(ranks.size()));
+  std::array<Metrics, n> rank_row{}, slowest{}, merged{};
+  double slowest_time = -1;
+  for (const R& rank_in : ranks) {
+    const Metrics t = eval_node<0, 0, Pass::row>(node.child, rank_in, rank_row.data());
+    for (std::size_t i = 0; i < n; ++i) algebra::accumulate_max(merged[i], rank_row[i]);
+    if (t.time_s > slowest_time) {
+      slowest_time = t.time_s;
+      slowest = rank_row;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    merged[i].time_s = slowest[i].time_s;
+    merged[i].backend = slowest[i].backend;
+  }
+  if constexpr (P == Pass::row) std::copy(merged.begin(), merged.end(), row + Offset);
+  Metrics acc = algebra::empty();
+  algebra::accumulate_max(acc, eval_node<0, 0, Pass::replay>(node.child, Inputs<>{}, merged.data()));
+  return acc;
+}
+
+template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
 [[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
-  if constexpr (Node::node_kind == NodeKind::leaf) {
-    Metrics m = node.kernel.eval(std::get<Offset>(in.items).value);
-    if constexpr (WithRow) row[Offset] = m;
-    return m;
+  if constexpr (RankFanout<Node>) {
+    if constexpr (P == Pass::replay) {
+      Metrics acc = algebra::empty();
+      algebra::accumulate_max(acc, eval_node<Offset, 0, P>(node.child, in, row));
+      return acc;
+    } else {
+      const auto& ranks = std::get<InOffset>(in.items).value;
+      return eval_fanout<Offset, P>(node, std::span{std::data(ranks), std::size(ranks)}, row);
+    }
+  } else if constexpr (Node::node_kind == NodeKind::leaf) {
+    if constexpr (P == Pass::replay) {
+      return row[Offset];
+    } else {
+      Metrics m = node.kernel.eval(std::get<InOffset>(in.items).value);
+      if constexpr (P == Pass::row) row[Offset] = m;
+      return m;
+    }
   } else if constexpr (Node::node_kind == NodeKind::scale) {
-    return algebra::scale(eval_node<Offset, WithRow>(node.child, in, row), node.factor());
+    return algebra::scale(eval_node<Offset, InOffset, P>(node.child, in, row), node.factor());
   } else if constexpr (Node::node_kind == NodeKind::labeled) {
-    return eval_node<Offset, WithRow>(node.child, in, row);
+    return eval_node<Offset, InOffset, P>(node.child, in, row);
   } else {
-    return eval_children<Offset, WithRow>(node, in, row,
-                                          std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
+    return eval_children<Offset, InOffset, P>(node, in, row,
+                                              std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
   }
 }
 
@@ -149,7 +210,7 @@ constexpr bool valid_call() {
   if constexpr (!check_unique_slots<Tree>()) {
     return false;
   } else {
-    return input_check<slot_list<Tree>, Ins>::ok();
+    return input_check<input_list<Tree>, Ins>::ok();
   }
 }
 
@@ -159,7 +220,7 @@ constexpr bool valid_call() {
 template <CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, false>(tree, in, nullptr);
+    return detail::eval_node<0, 0, detail::Pass::total>(tree, in, nullptr);
   } else {
     return Metrics{};  // unreachable: a diagnostic has already stopped compilation
   }
@@ -169,26 +230,42 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
 template <CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metrics, n_slots<Tree>> row) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, true>(tree, in, row.data());
+    return detail::eval_node<0, 0, detail::Pass::row>(tree, in, row.data());
   } else {
     return Metrics{};
   }
 }
 
 namespace detail {
-template <std::size_t Offset, class Node, class Ins>
+template <std::size_t Offset, std::size_t InOffset, class Node, class Ins>
 void bound_node(const Node& node, const Ins& in, double* bounds) {
-  if constexpr (Node::node_kind == NodeKind::leaf) {
-    if constexpr (requires { node.kernel.lower_bound_s(std::get<Offset>(in.items).value); }) {
-      bounds[Offset] = node.kernel.lower_bound_s(std::get<Offset>(in.items).value);
+  if constexpr (RankFanout<Node>) {
+    // The rank whose leaves have the largest summed bound stands for the section.
+    constexpr std::size_t n = n_slots<decltype(node.child)>;
+    std::array<double, n> rank_bounds{};
+    double best = -1;
+    for (const auto& rank_in : std::get<InOffset>(in.items).value) {
+      bound_node<0, 0>(node.child, rank_in, rank_bounds.data());
+      double total = 0;
+      for (double b : rank_bounds) total += b;
+      if (total > best) {
+        best = total;
+        std::copy(rank_bounds.begin(), rank_bounds.end(), bounds + Offset);
+      }
+    }
+  } else if constexpr (Node::node_kind == NodeKind::leaf) {
+    if constexpr (requires { node.kernel.lower_bound_s(std::get<InOffset>(in.items).value); }) {
+      bounds[Offset] = node.kernel.lower_bound_s(std::get<InOffset>(in.items).value);
     } else {
       bounds[Offset] = 0;  // a kernel without a roofline bound contributes none
     }
   } else if constexpr (Node::node_kind == NodeKind::scale || Node::node_kind == NodeKind::labeled) {
-    bound_node<Offset>(node.child, in, bounds);
+    bound_node<Offset, InOffset>(node.child, in, bounds);
   } else {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (bound_node<Offset + child_offsets<Node>[I]>(std::get<I>(node.children), in, bounds), ...);
+      (bound_node<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I]>(std::get<I>(node.children),
+                                                                                            in, bounds),
+       ...);
     }(std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
   }
 }
@@ -199,7 +276,7 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
 // and report time only; not part of the per-iteration path.
 template <CostNode Tree, class... I>
 void evaluate_bounds(const Tree& tree, const Inputs<I...>& in, std::span<double, n_slots<Tree>> bounds) {
-  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) detail::bound_node<0>(tree, in, bounds.data());
+  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) detail::bound_node<0, 0>(tree, in, bounds.data());
 }
 
 }  // namespace costdsl

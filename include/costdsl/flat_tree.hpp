@@ -25,7 +25,9 @@ struct FlatNode {
   NodeKind kind = NodeKind::leaf;
   std::uint32_t first = 0;  // leaf: slot index; composite: first child index
   std::uint32_t count = 0;  // composite: number of children
-  double param = 0;         // scale: n; parallel: overlap
+  double param = 0;         // scale: n; parallel: overlap; max: ranks of a run-time Fanout (else 0)
+  // A Max's rank count: its children, or the ranks its one child stands for (a Fanout).
+  double ranks() const noexcept { return param != 0 ? param : count; }
 
   friend bool operator==(const FlatNode&, const FlatNode&) = default;
 };
@@ -171,6 +173,8 @@ class FlatTree {
       if (std::size_t{n.first} + n.count > nodes_.size()) fail(i, "child range runs past the end");
       if (n.kind == NodeKind::scale && !(n.param >= 1)) fail(i, "scale n must be >= 1");
       if (n.kind == NodeKind::parallel && !(n.param > 0 && n.param <= 1)) fail(i, "parallel overlap outside (0, 1]");
+      if (n.kind == NodeKind::max && n.param != 0 && (n.count != 1 || !(n.param >= 1)))
+        fail(i, "a max with ranks (a run-time fanout) needs ranks >= 1 and exactly 1 child");
       for (std::uint32_t c = n.first; c < n.first + n.count; ++c) {
         if (has_parent[c]) fail(c, "has two parents");
         has_parent[c] = true;

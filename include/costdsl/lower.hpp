@@ -14,7 +14,11 @@ namespace costdsl {
 namespace detail {
 template <FixedString Prefix, class Node>
 RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
-  if constexpr (Node::node_kind == NodeKind::leaf) {
+  if constexpr (RankFanout<Node>) {  // a Max over `ranks`, one child standing for all
+    RuntimeNode r{NodeKind::max, static_cast<double>(node.ranks), {}, {}};
+    r.children.push_back(to_runtime<Prefix>(node.child, slots));
+    return r;
+  } else if constexpr (Node::node_kind == NodeKind::leaf) {
     constexpr auto path = join_path<Prefix, Node::name>();
     const auto& k = node.kernel;
     if (slots) slots->push_back({std::string(path.view()), std::string(Node::kernel_type::kind), k.config_fields(),

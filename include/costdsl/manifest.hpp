@@ -66,6 +66,7 @@ inline nlohmann::json to_json(const Manifest& m) {
       j["children"] = {n.first, n.count};
       if (n.kind == NodeKind::scale) j["n"] = n.param;
       if (n.kind == NodeKind::parallel) j["overlap"] = n.param;
+      if (n.kind == NodeKind::max && n.param != 0) j["ranks"] = n.param;
     }
     nodes.push_back(std::move(j));
   }
@@ -114,6 +115,7 @@ inline FlatTree flat_tree_from_manifest(const nlohmann::json& j) {
       f.count = range[1];
       if (f.kind == NodeKind::scale) f.param = detail::field<double>(n, "n", where);
       if (f.kind == NodeKind::parallel) f.param = detail::field<double>(n, "overlap", where);
+      if (f.kind == NodeKind::max && n.contains("ranks")) f.param = detail::field<double>(n, "ranks", where);
     }
     nodes.push_back(f);
   }

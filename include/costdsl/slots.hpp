@@ -2,8 +2,12 @@
 // The slot list of a tree type, computed at compile time: each leaf's dotted
 // path and kernel type in visit order (left to right, depth first). Numbering,
 // input matching, evaluation and lowering all walk this one list (INV-2).
-// A Scale subtree's slots appear once.
+// A Scale subtree's slots appear once, and so do a Fanout's.
+//
+// The input list (input_list) follows the slot list one entry per slot, except that
+// a Fanout subtree takes one entry: the per-rank input lists of its child.
 #include <array>
+#include <span>
 #include <cstddef>
 #include <string_view>
 #include <tuple>
@@ -12,7 +16,9 @@
 #include <boost/mp11/list.hpp>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/fanout.hpp"
 #include "costdsl/fixed_string.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/max.hpp"
@@ -26,6 +32,13 @@ template <FixedString Path, class K>
 struct Slot {
   static constexpr auto path = Path;
   using kernel_type = K;
+};
+
+// The input-list entry of a Fanout at Path: one input list per rank.
+template <FixedString Path, class RankInputs>
+struct FanoutSlot {
+  static constexpr auto path = Path;
+  using rank_inputs = RankInputs;
 };
 
 namespace detail {
@@ -57,6 +70,59 @@ template <FixedString Name, class C, FixedString Prefix>
 struct slots_of<Labeled<Name, C>, Prefix> {
   using type = typename slots_of<C, join_path<Prefix, Name>()>::type;
 };
+template <class C, FixedString Prefix>
+struct slots_of<Fanout<C>, Prefix> {
+  using type = typename slots_of<C, Prefix>::type;
+};
+
+// The input list: the slot list with each Fanout subtree folded into one FanoutSlot.
+template <class Node, FixedString Prefix>
+struct inputs_of {
+  using type = typename slots_of<Node, Prefix>::type;  // a leaf
+};
+template <class... C, FixedString Prefix>
+struct inputs_of<Sum<C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
+};
+template <class... C, FixedString Prefix>
+struct inputs_of<Max<C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
+};
+template <class O, class... C, FixedString Prefix>
+struct inputs_of<Parallel<O, C...>, Prefix> {
+  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
+};
+template <class N, class C, FixedString Prefix>
+struct inputs_of<Scale<N, C>, Prefix> {
+  using type = typename inputs_of<C, Prefix>::type;
+};
+template <FixedString Name, class C, FixedString Prefix>
+struct inputs_of<Labeled<Name, C>, Prefix> {
+  using type = typename inputs_of<C, join_path<Prefix, Name>()>::type;
+};
+
+// The value type an input-list entry holds.
+template <class S>
+struct entry_value {
+  using type = typename S::kernel_type::Input;
+};
+template <FixedString Path, class R>
+struct entry_value<FanoutSlot<Path, R>> {
+  using type = std::span<const R>;
+};
+
+template <class List>
+struct as_inputs;
+template <class... S>
+struct as_inputs<boost::mp11::mp_list<S...>> {
+  using type = Inputs<In<S::path, typename entry_value<S>::type>...>;
+};
+
+template <class C, FixedString Prefix>
+struct inputs_of<Fanout<C>, Prefix> {
+  using type = boost::mp11::mp_list<
+      FanoutSlot<Prefix, typename as_inputs<typename inputs_of<C, FixedString<0>{}>::type>::type>>;
+};
 
 template <class Node>
 struct children_of {
@@ -84,6 +150,17 @@ using slot_list = typename detail::slots_of<std::remove_cvref_t<Tree>, FixedStri
 template <CostNode Tree>
 inline constexpr std::size_t n_slots = boost::mp11::mp_size<slot_list<Tree>>::value;
 
+// What evaluate() takes: one entry per slot, one per Fanout (see FanoutSlot).
+template <CostNode Tree>
+using input_list = typename detail::inputs_of<std::remove_cvref_t<Tree>, FixedString<0>{}>::type;
+
+template <CostNode Tree>
+inline constexpr std::size_t n_inputs = boost::mp11::mp_size<input_list<Tree>>::value;
+
+// The Inputs type of one rank of a Fanout whose child is C (paths relative to C).
+template <CostNode C>
+using rank_inputs_t = typename detail::as_inputs<typename detail::inputs_of<C, FixedString<0>{}>::type>::type;
+
 // The dotted paths of a tree's slots, in slot order.
 template <CostNode Tree>
 inline constexpr auto slot_paths = []<class... S>(boost::mp11::mp_list<S...>) {
@@ -97,6 +174,15 @@ inline constexpr auto child_offsets = []<class... C>(boost::mp11::mp_list<C...>)
   std::array<std::size_t, sizeof...(C)> offsets{};
   std::size_t next = 0, i = 0;
   ((offsets[i++] = next, next += n_slots<C>), ...);
+  return offsets;
+}(typename children_of<Node>::type{});
+
+// First input-list index of each child, relative to the parent.
+template <class Node>
+inline constexpr auto child_input_offsets = []<class... C>(boost::mp11::mp_list<C...>) {
+  std::array<std::size_t, sizeof...(C)> offsets{};
+  std::size_t next = 0, i = 0;
+  ((offsets[i++] = next, next += n_inputs<C>), ...);
   return offsets;
 }(typename children_of<Node>::type{});
 

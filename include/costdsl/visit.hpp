@@ -15,7 +15,7 @@ void visit_leaves(const Node& node, F& f) {
     f(join_path<Prefix, Node::name>().view(), node.kernel);
   } else if constexpr (Node::node_kind == NodeKind::labeled) {
     visit_leaves<join_path<Prefix, Node::name>()>(node.child, f);
-  } else if constexpr (Node::node_kind == NodeKind::scale) {
+  } else if constexpr (Node::node_kind == NodeKind::scale || RankFanout<Node>) {
     visit_leaves<Prefix>(node.child, f);
   } else {
     std::apply([&](const auto&... c) { (visit_leaves<Prefix>(c, f), ...); }, node.children);

@@ -1,9 +1,10 @@
 // Laws over randomly generated static trees (every node kind, nested, with
-// Scale and Labeled): static fold == runtime twin == manifest re-aggregation
+// Scale, Labeled and run-time Fanout): static fold == runtime twin == manifest re-aggregation
 // == a straightforward recursive reference evaluator of §2.
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -73,15 +74,24 @@ struct Pick<5, Seed, Depth> {
 };
 
 template <std::uint64_t Seed, int Depth>
-struct Tree {
-  using type = typename Pick<Depth == 0 ? 0 : static_cast<int>(Seed % 6), Seed, Depth>::type;
+struct Pick<6, Seed, Depth> {
+  using type = Fanout<typename Tree<mix(Seed + 1), Depth - 1>::type>;
 };
+
+template <std::uint64_t Seed, int Depth>
+struct Tree {
+  using type = typename Pick<Depth == 0 ? 0 : static_cast<int>(Seed % 7), Seed, Depth>::type;
+};
+
+constexpr std::uint64_t fanout_ranks = 3;
 
 // Build a value of a generated tree type with random leaf parameters.
 template <class N>
 N make(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  if constexpr (N::node_kind == NodeKind::leaf) {
+  if constexpr (RankFanout<N>) {
+    return N{make<decltype(N{}.child)>(rng), fanout_ranks};
+  } else if constexpr (N::node_kind == NodeKind::leaf) {
     const Coverage flags[] = {Coverage::none, Coverage::none, Coverage::analytic, Coverage::extrapolated,
                               Coverage::no_coverage};
     return N{AffineKernel{u(rng) * 1e-5, u(rng) * 1e-8, u(rng) * 1e9, flags[rng() % 5], 0}};
@@ -96,12 +106,27 @@ N make(std::mt19937_64& rng) {
   }
 }
 
+// Random inputs of any input-list value type; a Fanout's per-rank lists live in `keep`.
+using Keep = std::vector<std::shared_ptr<void>>;
+template <class V>
+V random_value(std::mt19937_64& rng, Keep& keep) {
+  if constexpr (std::is_same_v<V, TokensInput>) {
+    return TokensInput{double(std::uniform_int_distribution<int>(0, 4096)(rng))};
+  } else if constexpr (requires { typename V::element_type; }) {  // a Fanout's span of rank lists
+    using R = std::remove_const_t<typename V::element_type>;
+    auto ranks = std::make_shared<std::vector<R>>();
+    for (std::uint64_t r = 0; r < fanout_ranks; ++r) ranks->push_back(random_value<R>(rng, keep));
+    keep.push_back(ranks);
+    return V(*ranks);
+  } else {  // an Inputs list
+    return [&]<class... I>(std::tuple<I...>*) { return V{{I{random_value<typename I::value_type>(rng, keep)}...}}; }(
+        static_cast<decltype(V{}.items)*>(nullptr));
+  }
+}
+
 template <class Tree>
-auto random_inputs(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int> tokens(0, 4096);
-  return [&]<class... S>(boost::mp11::mp_list<S...>) {
-    return Inputs<In<S::path, TokensInput>...>{{In<S::path, TokensInput>{TokensInput{double(tokens(rng))}}...}};
-  }(slot_list<Tree>{});
+auto random_inputs(std::mt19937_64& rng, Keep& keep) {
+  return random_value<rank_inputs_t<Tree>>(rng, keep);
 }
 
 }  // namespace gen
@@ -148,7 +173,8 @@ void check_laws() {
   REQUIRE(manifest.slots.size() == n_slots<T>);
   for (std::size_t i = 0; i < n_slots<T>; ++i) CHECK(manifest.slots[i].name == slot_paths<T>[i]);
   for (int trial = 0; trial < 5; ++trial) {
-    const auto in = gen::random_inputs<T>(rng);
+    gen::Keep keep;
+    const auto in = gen::random_inputs<T>(rng, keep);
     std::array<Metrics, n_slots<T>> row{};
     const Metrics fold = evaluate(tree, in, row);
     CHECK(fold == evaluate(tree, in));
@@ -172,14 +198,14 @@ TEST_CASE("laws hold over random trees of every node kind") {
 }
 
 TEST_CASE("the random trees really mix every node kind") {
-  std::array<int, 6> seen{};
+  std::array<int, 7> seen{};  // the six flat kinds, then Fanout (a Max with ranks)
   auto count = [&](const RuntimeNode& n, auto& self) -> void {
-    ++seen[static_cast<int>(n.kind)];
+    ++seen[n.kind == NodeKind::max && n.param != 0 ? 6 : static_cast<int>(n.kind)];
     for (const auto& c : n.children) self(c, self);
   };
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::mt19937_64 rng(1);
     (count(to_runtime(gen::make<typename gen::Tree<gen::mix(1000 + I * 7919), 4>::type>(rng)), count), ...);
   }(std::make_index_sequence<24>{});
-  for (int k = 0; k < 6; ++k) CHECK_MESSAGE(seen[k] > 0, "node kind " << k << " never generated");
+  for (int k = 0; k < 7; ++k) CHECK_MESSAGE(seen[k] > 0, "node kind " << k << " never generated");
 }

@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "costdsl/archs/deepseek_v3.hpp"
-#include "costdsl/archs/dispatch.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -104,9 +103,7 @@ TEST_CASE("heads % tp and the layer split are checked with the rule and values")
   CHECK_THROWS_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(0, 8)), ConfigError);
   CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 4))),
                        "tp 8 does not divide ep 4", ConfigError);
-  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(4, 8))),
-                       "the DP template degree must equal ep/tp: ep/tp 2 exceeds DP 1", ConfigError);
-  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config, 3>(deepseek_v3.with_parallel(8, 24))),
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 24))),
                        "ep 24 does not divide num_experts 256", ConfigError);
   DeepseekV3Config bad = tp8;
   bad.num_dense_layers = 62;
@@ -122,8 +119,8 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + experts 5 + shared 3) + lm_head 2
   static_assert(n_slots<decltype(tree)> == 48);
   const nlohmann::json j = to_json(make_manifest(tree));
-  CHECK(j["slots"][1]["name"] == "model.dense_layer.dp0.attn.input_norm");
-  CHECK(j["slots"][21]["name"] == "model.moe_layer.dp0.attn.input_norm");
+  CHECK(j["slots"][1]["name"] == "model.dense_layer.dp.attn.input_norm");
+  CHECK(j["slots"][21]["name"] == "model.moe_layer.dp.attn.input_norm");
   CHECK(j["slots"][38]["name"] == "model.moe_layer.moe.dispatch");
   CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
   CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
@@ -174,19 +171,38 @@ TEST_CASE("static and run-time forms give identical totals and manifests") {
   }
 }
 
-TEST_CASE("DP attention: a run-time degree maps onto the static DP") {
+TEST_CASE("DP attention: the degree is data, the slowest group sets the time, every group's work counts") {
   const Timing& t = roofline_h200();
-  const DeepseekV3Config cfg = deepseek_v3.with_parallel(4, 8);
   const Batch a{{}, std::vector<std::uint32_t>(32, 1024)}, b{{}, std::vector<std::uint32_t>(8, 1024)};
-  const std::vector<ops::AttentionBatch> groups{a.group(), b.group()};
-  const Metrics m = with_dp<1, 2>(cfg.ep / cfg.tp, [&]<std::size_t DP>() {
-    const DeepseekV3<DeepseekV3Config, DP> arch(cfg);
-    if constexpr (DP != 2) return Metrics{};
-    return evaluate(arch.build(t), arch.inputs({groups, {}}));
-  });
+  const std::vector<ops::AttentionBatch> two{a.group(), b.group()}, heavy{a.group()}, light{b.group()};
+  const DeepseekV3<DeepseekV3Config> dp2(deepseek_v3.with_parallel(4, 8)), dp1(deepseek_v3.with_parallel(4, 4));
+  static_assert(std::is_same_v<decltype(dp2.build(t)), decltype(dp1.build(t))>);  // one tree type for every dp
+  CHECK(dp2.resolved().dp == 2);
+  const auto tree = dp2.build(t);
+  std::array<Metrics, n_slots<decltype(tree)>> row{};
+  const Metrics m = evaluate(tree, dp2.inputs({two, {}}), row);
   CHECK(m.time_s > 0);
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>, 2> s;
-  CHECK(evaluate(s.build(t), s.inputs({groups, {}})) == m);
+  // The static form at the same degree agrees bitwise.
+  const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>> s;
+  CHECK(evaluate(s.build(t), s.inputs({two, {}})) == m);
+  // A group's attention row: the heavy group's time, both groups' work.
+  const worklets::MlaBlockTp<DeepseekV3Config> mla(deepseek_v3.with_parallel(4, 8));
+  const auto mla_tree = mla.build(t);
+  std::array<Metrics, n_slots<decltype(mla_tree)>> ra{}, rb{};
+  evaluate(mla_tree, mla.inputs({32, ops::collapse_mla(a.group())}), ra);
+  evaluate(mla_tree, mla.inputs({8, ops::collapse_mla(b.group())}), rb);
+  const std::size_t decode = 1 + 11;  // embed, then dense_layer.dp.attn.decode (the 12th MLA slot)
+  REQUIRE(std::string(slot_paths<decltype(tree)>[decode]) == "model.dense_layer.dp.attn.decode");
+  CHECK(row[decode].time_s == ra[11].time_s);
+  CHECK(row[decode].flops == ra[11].flops + rb[11].flops);
+  // The manifest carries the degree.
+  const nlohmann::json j = to_json(make_manifest(tree));
+  int fanouts = 0;
+  for (const auto& n : j["nodes"]) fanouts += n.contains("ranks") && n["ranks"] == 2;
+  CHECK(fanouts == 4);  // embed, dense layer, moe layer, lm_head
+  CHECK_THROWS_WITH_AS(dp2.inputs({heavy, {}}), "DeepseekV3: the iteration has 1 DP group batches, dp is 2",
+                       InputError);
+  (void)light;
 }
 
 TEST_CASE("shipped config.json agrees with the static preset") {

@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 costdsl, check_svg = sys.argv[1], sys.argv[2]
+root = pathlib.Path(__file__).resolve().parents[2]
 failures = []
 
 
@@ -61,15 +62,14 @@ for args, needle in ((["kernel", "gemm", "--gpu", "h200", "--m", "-1", "--n", "1
 r = run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048",
         "--json", "--bounds")
 j = json.loads(r.stdout or "{}")
-nodes, slots = j["manifest"]["nodes"], j["slots"]
 
 
-def aggregate(i):
+def aggregate(i, nodes=j["manifest"]["nodes"], slots=j["slots"]):
     n = nodes[i]
     if n["kind"] == "leaf":
         return slots[n["slot"]]["time_ms"], slots[n["slot"]]["flops"]
     first, count = n["children"]
-    kids = [aggregate(c) for c in range(first, first + count)]
+    kids = [aggregate(c, nodes, slots) for c in range(first, first + count)]
     flops = sum(k[1] for k in kids)
     if n["kind"] == "sum":
         return sum(k[0] for k in kids), flops
@@ -89,12 +89,38 @@ b = j["bounds"]
 check(0 < b["hardware_bound_ms"] <= b["total_ms"], "hardware bound must lie in (0, total]")
 check(b["without_communication_ms"] < b["total_ms"], "removing TP all-reduces must shorten the iteration")
 
+# MoE archs: DP attention groups are a run-time fanout, any dp = ep / tp works.
+for args, dp in ((["--arch", "qwen3_30b_a3b", "--ep", "8"], 8), (["--arch", "qwen3_235b_a22b", "--tp", "4", "--ep", "8"], 2),
+                 (["--arch", "deepseek_v3", "--tp", "1", "--dp", "8"], 8),
+                 (["--model-config", str(root / "data/models/qwen3_30b_a3b.json"), "--family", "qwen3_moe", "--ep", "4"],
+                  4)):
+    r = run("eval", *args, "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048", "--json",
+            "--routing-skew", "1.0")
+    jm = json.loads(r.stdout or "{}")
+    if not jm:
+        continue
+    t, f = aggregate(0, jm["manifest"]["nodes"], jm["slots"])
+    check(abs(t - jm["total"]["time_ms"]) <= 1e-9 * t, f"{args}: re-aggregated time {t} != {jm['total']['time_ms']}")
+    check(2 < jm["total"]["time_ms"] < 1000, f"{args}: iteration time {jm['total']['time_ms']} implausible")
+    ranks = [n["ranks"] for n in jm["manifest"]["nodes"] if "ranks" in n]
+    check(len(ranks) >= 3 and set(ranks) == {dp}, f"{args}: DP fanout nodes {ranks}, expected dp {dp}")
+r = run("describe", "--arch", "deepseek_v3", "--ep", "8")
+check("max over 8 ranks (run-time fanout" in r.stdout, "describe must show the DP fanout of deepseek_v3 at ep 8")
+for args, needle in ((["--arch", "qwen3_235b_a22b", "--tp", "4", "--ep", "8", "--dp", "4"], "--dp 4"),
+                     (["--arch", "qwen3_235b_a22b", "--ep", "12"], "ep 12 does not divide num_experts 128"),
+                     (["--arch", "qwen3_235b_a22b", "--tp", "3", "--ep", "6"], "tp 3"),
+                     (["--arch", "llama3_8b", "--ep", "2"], "--ep")):
+    r = run("eval", *args, "--gpu", "h200", "--decode", "8x512", expect=2)
+    check(needle in r.stderr + r.stdout, f"{' '.join(args)}: message does not name {needle!r}: {r.stderr}")
+
 # describe shows the reference formula; archs lists the tp degrees.
 r = run("describe", "--arch", "llama3_8b", "--tp", "4")
 check("n=1536 = (num_qo_heads/tp+2*num_kv_heads/tp)*head_dim" in r.stdout, "describe lacks the qkv formula")
 r = run("archs", "--json")
 archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
+check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
+check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 
