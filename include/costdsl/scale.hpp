@@ -30,7 +30,7 @@ struct Scale {
 template <Number Count, CostNode C>
 constexpr auto scale(Count n, C child) {
   if constexpr (is_static_v<Count>) {
-    if constexpr (Count::value == 0) diagnostic::fail<diagnostic::scale_count_must_be_positive<0>, int>();
+    if constexpr (Count::value == 0) diagnostic::fail<diagnostic::scale_count_must_be_positive<Count::value>, int>();  // dependent: instantiated only here
   } else {
     if (n == 0) throw ConfigError("Scale count 0: a scaled subtree needs at least 1 copy");
   }
