@@ -171,9 +171,7 @@ Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
     merged[i].backend = slowest[i].backend;
   }
   if constexpr (P == Pass::row) std::copy(merged.begin(), merged.end(), row + Offset);
-  Metrics acc = algebra::empty();
-  algebra::accumulate_max(acc, eval_node<0, 0, Pass::replay>(node.child, Inputs<>{}, merged.data()));
-  return acc;
+  return eval_node<0, 0, Pass::replay>(node, Inputs<>{}, merged.data());
 }
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
