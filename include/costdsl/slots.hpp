@@ -43,62 +43,22 @@ struct FanoutSlot {
 
 namespace detail {
 
-template <class Node, FixedString Prefix>
-struct slots_of;
-
-template <FixedString Name, class K, FixedString Prefix>
-struct slots_of<Leaf<Name, K>, Prefix> {
-  using type = boost::mp11::mp_list<Slot<join_path<Prefix, Name>(), K>>;
+// The children of a Sum / Max / Parallel; none for the other kinds.
+template <class Node>
+struct children_of {
+  using type = boost::mp11::mp_list<>;
 };
-template <class... C, FixedString Prefix>
-struct slots_of<Sum<C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
+template <class... C>
+struct children_of<Sum<C...>> {
+  using type = boost::mp11::mp_list<C...>;
 };
-template <class... C, FixedString Prefix>
-struct slots_of<Max<C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
+template <class... C>
+struct children_of<Max<C...>> {
+  using type = boost::mp11::mp_list<C...>;
 };
-template <class O, class... C, FixedString Prefix>
-struct slots_of<Parallel<O, C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename slots_of<C, Prefix>::type...>;
-};
-template <class N, class C, FixedString Prefix>
-struct slots_of<Scale<N, C>, Prefix> {
-  using type = typename slots_of<C, Prefix>::type;
-};
-template <FixedString Name, class C, FixedString Prefix>
-struct slots_of<Labeled<Name, C>, Prefix> {
-  using type = typename slots_of<C, join_path<Prefix, Name>()>::type;
-};
-template <class C, FixedString Prefix>
-struct slots_of<Fanout<C>, Prefix> {
-  using type = typename slots_of<C, Prefix>::type;
-};
-
-// The input list: the slot list with each Fanout subtree folded into one FanoutSlot.
-template <class Node, FixedString Prefix>
-struct inputs_of {
-  using type = typename slots_of<Node, Prefix>::type;  // a leaf
-};
-template <class... C, FixedString Prefix>
-struct inputs_of<Sum<C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
-};
-template <class... C, FixedString Prefix>
-struct inputs_of<Max<C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
-};
-template <class O, class... C, FixedString Prefix>
-struct inputs_of<Parallel<O, C...>, Prefix> {
-  using type = boost::mp11::mp_append<typename inputs_of<C, Prefix>::type...>;
-};
-template <class N, class C, FixedString Prefix>
-struct inputs_of<Scale<N, C>, Prefix> {
-  using type = typename inputs_of<C, Prefix>::type;
-};
-template <FixedString Name, class C, FixedString Prefix>
-struct inputs_of<Labeled<Name, C>, Prefix> {
-  using type = typename inputs_of<C, join_path<Prefix, Name>()>::type;
+template <class O, class... C>
+struct children_of<Parallel<O, C...>> {
+  using type = boost::mp11::mp_list<C...>;
 };
 
 // The value type an input-list entry holds.
@@ -118,48 +78,63 @@ struct as_inputs<boost::mp11::mp_list<S...>> {
   using type = Inputs<In<S::path, typename entry_value<S>::type>...>;
 };
 
-template <class C, FixedString Prefix>
-struct inputs_of<Fanout<C>, Prefix> {
-  using type = boost::mp11::mp_list<
-      FanoutSlot<Prefix, typename as_inputs<typename inputs_of<C, FixedString<0>{}>::type>::type>>;
+// One walk yields both lists: with FanoutEntry false every leaf is one Slot (the slot
+// list); with it true each Fanout subtree is one FanoutSlot (the input list).
+template <class Node, FixedString Prefix, bool FanoutEntry>
+struct walk;
+
+template <class Children, FixedString Prefix, bool FanoutEntry>
+struct walk_children;
+template <class... C, FixedString Prefix, bool FanoutEntry>
+struct walk_children<boost::mp11::mp_list<C...>, Prefix, FanoutEntry> {
+  using type = boost::mp11::mp_append<typename walk<C, Prefix, FanoutEntry>::type...>;
 };
 
-template <class Node>
-struct children_of {
-  using type = boost::mp11::mp_list<>;
+template <class Node, FixedString Prefix, bool FanoutEntry>
+struct walk {  // Sum, Max, Parallel: the children's lists in order
+  using type = typename walk_children<typename children_of<Node>::type, Prefix, FanoutEntry>::type;
 };
-template <class... C>
-struct children_of<Sum<C...>> {
-  using type = boost::mp11::mp_list<C...>;
+template <FixedString Name, class K, FixedString Prefix, bool FanoutEntry>
+struct walk<Leaf<Name, K>, Prefix, FanoutEntry> {
+  using type = boost::mp11::mp_list<Slot<join_path<Prefix, Name>(), K>>;
 };
-template <class... C>
-struct children_of<Max<C...>> {
-  using type = boost::mp11::mp_list<C...>;
+template <class N, class C, FixedString Prefix, bool FanoutEntry>
+struct walk<Scale<N, C>, Prefix, FanoutEntry> {
+  using type = typename walk<C, Prefix, FanoutEntry>::type;
 };
-template <class O, class... C>
-struct children_of<Parallel<O, C...>> {
-  using type = boost::mp11::mp_list<C...>;
+template <FixedString Name, class C, FixedString Prefix, bool FanoutEntry>
+struct walk<Labeled<Name, C>, Prefix, FanoutEntry> {
+  using type = typename walk<C, join_path<Prefix, Name>(), FanoutEntry>::type;
+};
+template <class C, FixedString Prefix>
+struct walk<Fanout<C>, Prefix, false> {
+  using type = typename walk<C, Prefix, false>::type;
+};
+template <class C, FixedString Prefix>
+struct walk<Fanout<C>, Prefix, true> {
+  using type = boost::mp11::mp_list<
+      FanoutSlot<Prefix, typename as_inputs<typename walk<C, FixedString<0>{}, true>::type>::type>>;
 };
 
 }  // namespace detail
 
 // The slots of a tree type: mp_list<Slot<"model.layer.attn.qkv_proj", Kernel>, ...>.
 template <CostNode Tree>
-using slot_list = typename detail::slots_of<std::remove_cvref_t<Tree>, FixedString<0>{}>::type;
+using slot_list = typename detail::walk<std::remove_cvref_t<Tree>, FixedString<0>{}, false>::type;
 
 template <CostNode Tree>
 inline constexpr std::size_t n_slots = boost::mp11::mp_size<slot_list<Tree>>::value;
 
 // What evaluate() takes: one entry per slot, one per Fanout (see FanoutSlot).
 template <CostNode Tree>
-using input_list = typename detail::inputs_of<std::remove_cvref_t<Tree>, FixedString<0>{}>::type;
+using input_list = typename detail::walk<std::remove_cvref_t<Tree>, FixedString<0>{}, true>::type;
 
 template <CostNode Tree>
 inline constexpr std::size_t n_inputs = boost::mp11::mp_size<input_list<Tree>>::value;
 
 // The Inputs type of one rank of a Fanout whose child is C (paths relative to C).
 template <CostNode C>
-using rank_inputs_t = typename detail::as_inputs<typename detail::inputs_of<C, FixedString<0>{}>::type>::type;
+using rank_inputs_t = typename detail::as_inputs<typename detail::walk<C, FixedString<0>{}, true>::type>::type;
 
 // The dotted paths of a tree's slots, in slot order.
 template <CostNode Tree>
