@@ -1,6 +1,7 @@
 #pragma once
 // costdsl archs / describe / manifest / eval: whole models.
 #include <array>
+#include <charconv>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -32,13 +33,13 @@ struct ModelOptions {
     cmd.add_option("--family", family, "the family of --model-config")
         ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
     cmd.add_option("--tp", tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
-        ->check(CLI::PositiveNumber)
+        ->check(positive)
         ->capture_default_str();
-    cmd.add_option("--ep", ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(CLI::PositiveNumber);
-    cmd.add_option("--dp", dp, "DP attention groups (MoE archs; default ep / tp)")->check(CLI::PositiveNumber);
+    cmd.add_option("--ep", ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
+    cmd.add_option("--dp", dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
     cmd.add_option("--routing-skew", routing_skew,
                    "MoE routing: power-law exponent of expert popularity (0 = uniform)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number)
         ->capture_default_str();
   }
 
@@ -126,18 +127,15 @@ struct BatchOptions {
     cmd.add_option("--decode", decode, "COUNTxKV decode requests at KV length KV; repeatable")->type_name("NxKV");
   }
 
+  // Decimal digits only: std::stoull also took " -18446744073709551615" (leading space,
+  // then a negation that wraps) as 1.
   static std::uint32_t number(const std::string& text, const std::string& flag, const std::string& whole) {
-    std::size_t pos = 0;
-    unsigned long long v = 0;
-    try {
-      if (text.empty() || text[0] == '-') throw std::invalid_argument("sign");
-      v = std::stoull(text, &pos);
-    } catch (const std::exception&) {
-      pos = std::string::npos;
-    }
-    if (pos != text.size() || v > 0xffffffffull)
+    std::uint32_t v = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (text.empty() || text[0] < '0' || text[0] > '9' || ec != std::errc() || p != end)
       throw InputError(flag + " '" + whole + "': '" + text + "' is not a non-negative 32-bit integer");
-    return static_cast<std::uint32_t>(v);
+    return v;
   }
 
   void parse() {
@@ -218,17 +216,20 @@ inline nlohmann::json metrics_json(const Metrics& m) {
 struct BoundsView {
   std::vector<double> slot_bound_s;  // each leaf at the hardware roof
   double total_s = 0;                // the iteration as modelled
-  double balanced_s = 0;             // every Max folded with the mean: load imbalance removed
+  double balanced_s = 0;             // every Max and Fanout folded with the mean: load imbalance removed
   double without_comm_s = 0;         // communication leaves removed
   double hardware_s = 0;             // every leaf at its bound
 };
 
-inline BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, std::vector<double> slot_bounds) {
+// balanced_s comes from evaluate_balanced: a Fanout's row holds only its slowest rank,
+// so re-aggregating the row with the mean fold could not see imbalance between ranks.
+inline BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, std::vector<double> slot_bounds,
+                              double balanced_s) {
   BoundsView v;
   v.slot_bound_s = std::move(slot_bounds);
   std::vector<Metrics> scratch(m.tree.size());
   v.total_s = m.tree.aggregate(row, scratch).time_s;
-  v.balanced_s = m.tree.aggregate(row, scratch, FlatTree::MaxFold::mean).time_s;
+  v.balanced_s = balanced_s;
   std::vector<Metrics> edited(row.begin(), row.end());
   for (std::size_t i = 0; i < edited.size(); ++i)
     if (kernels::family_of(m.slots[i].kind) == Family::communication) edited[i].time_s = 0;
@@ -342,7 +343,7 @@ inline void add_arch_commands(CLI::App& app) {
   eval->add_option("--svg", st->svg, "write the tree as an SVG icicle chart (width ∝ time) to FILE");
   eval->add_flag("--bounds", st->bounds,
                  "add the lower-bound view: each leaf's hardware bound and efficiency; the balanced total "
-                 "(Max folded with the mean), the total without communication, the hardware bound");
+                 "(Max and rank fan-outs folded with the mean), the total without communication, the hardware bound");
   eval->callback([st] {
     st->batch.parse();
     const Timing timing = st->timing.make();
@@ -354,6 +355,7 @@ inline void add_arch_commands(CLI::App& app) {
       const Metrics total = evaluate(tree, in, row);
       std::array<double, n_slots<Tree>> slot_bounds{};
       evaluate_bounds(tree, in, std::span<double, n_slots<Tree>>(slot_bounds));
+      const double balanced_s = st->bounds ? evaluate_balanced(tree, in).time_s : 0.0;
       const Manifest m = make_manifest(tree);
       std::vector<Metrics> nodes(m.tree.size());
       m.tree.aggregate(row, nodes);
@@ -379,7 +381,7 @@ inline void add_arch_commands(CLI::App& app) {
         }
         nlohmann::json out{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}};
         if (st->bounds) {
-          const BoundsView v = bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()});
+          const BoundsView v = bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}, balanced_s);
           out["bounds"] = bounds_json(v);
           for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
         }
@@ -392,9 +394,9 @@ inline void add_arch_commands(CLI::App& app) {
           "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
           "work  {}, {}, {:.3g} J\n",
           total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
-          ops::collapse(it).append_tokens, coverage_text(total.coverage), si(total.flops, "FLOP"),
+          ops::collapse(it).append_tokens, coverage_text(total), si(total.flops, "FLOP"),
           si(total.bytes, "B"), total.energy_j);
-      if (st->bounds) print_bounds(m, row, bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}));
+      if (st->bounds) print_bounds(m, row, bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}, balanced_s));
     });
   });
 }

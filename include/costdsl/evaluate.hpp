@@ -120,10 +120,11 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
 
 // The fold. Offset is the node's first slot index, InOffset its first input-list
 // index (they differ after a Fanout). Pass::row also writes each leaf's metrics to
-// row[slot]; Pass::replay folds an existing row instead of evaluating kernels. One
-// instantiation per node type: the recursion depth is the tree's depth, packs are
-// expanded with folds.
-enum class Pass { total, row, replay };
+// row[slot]; Pass::replay folds an existing row instead of evaluating kernels;
+// Pass::balanced folds every Max and Fanout with the mean of its children's (ranks')
+// times: the iteration under perfect load balance. One instantiation per node type:
+// the recursion depth is the tree's depth, packs are expanded with folds.
+enum class Pass { total, row, replay, balanced };
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
 [[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
@@ -138,6 +139,15 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
     (algebra::accumulate_sum(
          acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
      ...);
+  } else if constexpr (P == Pass::balanced && Node::node_kind == NodeKind::max) {
+    const std::array<Metrics, sizeof...(I)> each{
+        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)...};
+    double sum_time = 0;
+    for (const Metrics& m : each) {
+      algebra::accumulate_max(acc, m);
+      sum_time += m.time_s;
+    }
+    if constexpr (sizeof...(I) > 0) acc.time_s = sum_time / sizeof...(I);
   } else {
     (algebra::accumulate_max(
          acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
@@ -147,15 +157,34 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
   return acc;
 }
 
+inline void check_rank_count(std::size_t ranks, std::size_t input_lists) {
+  if (input_lists != ranks)
+    throw InputError("fanout over " + std::to_string(ranks) + " ranks got input lists for " +
+                     std::to_string(input_lists));
+}
+
+// A Fanout under perfect balance: the mean of its ranks' times, all ranks' work.
+template <class Node, class R>
+Metrics eval_fanout_balanced(const Node& node, std::span<const R> ranks) {
+  check_rank_count(node.ranks, ranks.size());
+  Metrics acc = algebra::empty();
+  double sum_time = 0;
+  for (const R& rank_in : ranks) {
+    const Metrics t = eval_node<0, 0, Pass::balanced>(node.child, rank_in, nullptr);
+    algebra::accumulate_max(acc, t);
+    sum_time += t.time_s;
+  }
+  if (!ranks.empty()) acc.time_s = sum_time / static_cast<double>(ranks.size());
+  return acc;
+}
+
 // A Fanout: every rank through the child, then one row of the slowest rank's times
 // with all ranks' work, folded like any other row (so the manifest's Max over one
 // child re-aggregates it exactly).
 template <std::size_t Offset, Pass P, class Node, class R>
 Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
   constexpr std::size_t n = n_slots<decltype(node.child)>;
-  if (ranks.size() != node.ranks)
-    throw InputError("fanout over " + std::to_string(node.ranks) + " ranks got input lists for " +
-                     std::to_string(ranks.size()));
+  check_rank_count(node.ranks, ranks.size());
   std::array<Metrics, n> rank_row{}, slowest{}, merged{};
   double slowest_time = -1;
   for (const R& rank_in : ranks) {
@@ -181,6 +210,9 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
       Metrics acc = algebra::empty();
       algebra::accumulate_max(acc, eval_node<Offset, 0, P>(node.child, in, row));
       return acc;
+    } else if constexpr (P == Pass::balanced) {
+      const auto& ranks = std::get<InOffset>(in.items).value;
+      return eval_fanout_balanced(node, std::span{std::data(ranks), std::size(ranks)});
     } else {
       const auto& ranks = std::get<InOffset>(in.items).value;
       return eval_fanout<Offset, P>(node, std::span{std::data(ranks), std::size(ranks)}, row);
@@ -229,6 +261,19 @@ template <CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metrics, n_slots<Tree>> row) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
     return detail::eval_node<0, 0, detail::Pass::row>(tree, in, row.data());
+  } else {
+    return Metrics{};
+  }
+}
+
+// The iteration under perfect load balance: every Max, and every Fanout over its
+// ranks, folded with the mean time instead of the max (Parallel unchanged); work as
+// in evaluate(). total - balanced is the time lost to load imbalance. Report time
+// only: it evaluates each rank of a Fanout once more.
+template <CostNode Tree, class... I>
+inline Metrics evaluate_balanced(const Tree& tree, const Inputs<I...>& in) {
+  if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
+    return detail::eval_node<0, 0, detail::Pass::balanced>(tree, in, nullptr);
   } else {
     return Metrics{};
   }

@@ -95,3 +95,30 @@ TEST_CASE("fanout: bounds come from one rank, the one with the largest bound") {
   evaluate_bounds(tree, inputs(fanout_input(ranks)), std::span<double, 1>(bounds));
   CHECK(bounds[0] == doctest::Approx(30e-9));
 }
+
+TEST_CASE("fanout: the balanced view folds the ranks with their mean time") {
+  const auto tree = sum(leaf<"embed">(AffineKernel{1e-6, 0, 0, Coverage::none, 0}), fanout(3, section(5e-6)));
+  const std::vector<RankIn> ranks{rank_in(100, 10), rank_in(4000, 5), rank_in(0, 0)};
+  const auto in = inputs(input<"embed">(TokensInput{7}), fanout_input(ranks));
+  const Metrics balanced = evaluate_balanced(tree, in);
+  const Metrics total = evaluate(tree, in);
+
+  // The explicit static Max over three copies, folded with the mean by the manifest.
+  const auto explicit_tree =
+      sum(leaf<"embed">(AffineKernel{1e-6, 0, 0, Coverage::none, 0}),
+          max_over(labeled<"r0">("", section(5e-6)), labeled<"r1">("", section(5e-6)), labeled<"r2">("", section(5e-6))));
+  const auto explicit_in =
+      inputs(input<"embed">(TokensInput{7}), nest<"r0">(ranks[0]), nest<"r1">(ranks[1]), nest<"r2">(ranks[2]));
+  std::array<Metrics, n_slots<decltype(explicit_tree)>> row{};
+  evaluate(explicit_tree, explicit_in, row);
+  const Metrics by_manifest = make_manifest(explicit_tree).tree.aggregate(row, FlatTree::MaxFold::mean);
+  CHECK(balanced.time_s == doctest::Approx(by_manifest.time_s).epsilon(1e-14));
+  CHECK(evaluate_balanced(explicit_tree, explicit_in).time_s == doctest::Approx(by_manifest.time_s).epsilon(1e-14));
+  CHECK(balanced.time_s < total.time_s);  // rank 1 carries 40x the tokens: real imbalance
+  CHECK(balanced.flops == doctest::Approx(total.flops).epsilon(1e-14));  // work is not rebalanced
+
+  // Identical ranks: nothing to rebalance.
+  const std::vector<RankIn> same{rank_in(500, 50), rank_in(500, 50), rank_in(500, 50)};
+  const auto in_same = inputs(input<"embed">(TokensInput{7}), fanout_input(same));
+  CHECK(evaluate_balanced(tree, in_same).time_s == doctest::Approx(evaluate(tree, in_same).time_s).epsilon(1e-14));
+}

@@ -3,6 +3,7 @@
 // == a straightforward recursive reference evaluator of §2.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -189,6 +190,18 @@ void check_laws() {
     CHECK(fold.time_s == doctest::Approx(ref.time_s).epsilon(1e-12));
     CHECK(fold.flops == doctest::Approx(ref.flops).epsilon(1e-12));
     CHECK(fold.coverage == ref.coverage);
+
+    // Balance never adds time nor moves work; without a Fanout (whose row keeps only the
+    // slowest rank) it is the manifest's mean fold of the same row.
+    const Metrics balanced = evaluate_balanced(tree, in);
+    CHECK(balanced.time_s <= fold.time_s * (1 + 1e-12));
+    CHECK(balanced.flops == doctest::Approx(fold.flops).epsilon(1e-12));
+    CHECK(balanced.coverage == fold.coverage);
+    const bool has_fanout = std::any_of(manifest.tree.nodes().begin(), manifest.tree.nodes().end(),
+                                        [](const FlatNode& n) { return n.kind == NodeKind::max && n.param != 0; });
+    if (!has_fanout)
+      CHECK(balanced.time_s ==
+            doctest::Approx(manifest.tree.aggregate(row, scratch, FlatTree::MaxFold::mean).time_s).epsilon(1e-12));
   }
 }
 

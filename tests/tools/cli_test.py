@@ -104,6 +104,15 @@ for args, dp in ((["--arch", "qwen3_30b_a3b", "--ep", "8"], 8), (["--arch", "qwe
     check(2 < jm["total"]["time_ms"] < 1000, f"{args}: iteration time {jm['total']['time_ms']} implausible")
     ranks = [n["ranks"] for n in jm["manifest"]["nodes"] if "ranks" in n]
     check(len(ranks) >= 3 and set(ranks) == {dp}, f"{args}: DP fanout nodes {ranks}, expected dp {dp}")
+# --bounds sees imbalance between DP ranks: one prefill chunk lands on one of 8 groups.
+r = run("eval", "--arch", "qwen3_30b_a3b", "--ep", "8", "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048",
+        "--json", "--bounds")
+bm = json.loads(r.stdout or "{}").get("bounds", {})
+check(bm.get("load_imbalance_share", 0) > 0.1 and bm["balanced_total_ms"] < bm["total_ms"],
+      f"qwen3_30b_a3b dp 8 with one prefill chunk must show load imbalance: {bm}")
+r = run("eval", "--arch", "qwen3_30b_a3b", "--ep", "8", "--gpu", "h200", "--decode", "64x2048", "--json", "--bounds")
+bm = json.loads(r.stdout or "{}").get("bounds", {})
+check(bm and abs(bm["load_imbalance_share"]) < 1e-9, f"64 equal decodes over 8 groups are balanced: {bm}")
 r = run("describe", "--arch", "deepseek_v3", "--ep", "8")
 check("max over 8 ranks (run-time fanout" in r.stdout, "describe must show the DP fanout of deepseek_v3 at ep 8")
 for args, needle in ((["--arch", "qwen3_235b_a22b", "--tp", "4", "--ep", "8", "--dp", "4"], "--dp 4"),
