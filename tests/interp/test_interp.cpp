@@ -22,6 +22,7 @@
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/interp/interp3d.hpp"
+#include "costdsl/token_axis.hpp"
 
 // Counts heap allocations so the tests can prove queries allocate nothing.
 namespace {
@@ -109,6 +110,41 @@ TEST_CASE("axis: branchless segment search agrees with std::upper_bound") {
       REQUIRE(a.segment(v) == expected(v));
     }
     for (std::size_t i = 0; i < n; ++i) REQUIRE(a.segment(pts[i]) == expected(pts[i]));
+  }
+}
+
+TEST_CASE("axis: the guided segment search agrees with the plain search on real and odd grids") {
+  std::vector<std::vector<double>> grids;
+  std::vector<double> gemm_m;
+  for (std::uint32_t m : costdsl::gemm_m_axis()) gemm_m.push_back(m);
+  grids.push_back(gemm_m);
+  grids.push_back({0, 1, 2, 4, 8, 16});             // zero first point: still guided past p[1]
+  grids.push_back({-4, -1, 0.5, 3, 9, 27, 81});     // sign change: plain search
+  grids.push_back({1e-9, 1e-3, 1, 1e3, 1e9, 1e15});  // a wide range: coarse keys
+  grids.push_back({1, 1.0000001, 1.0000002, 2, 3});  // dense points in one bucket
+  std::vector<double> fine;
+  for (int i = 0; i < 3000; ++i) fine.push_back(100 + i * 0.5);  // more points than the guide may hold
+  grids.push_back(fine);
+  std::mt19937_64 rng(11);
+  for (const auto& pts : grids) {
+    const Axis a("a", pts);
+    std::vector<double> queries(pts.begin(), pts.end());
+    for (double p : pts) {
+      queries.push_back(std::nextafter(p, -kInf));
+      queries.push_back(std::nextafter(p, kInf));
+    }
+    std::uniform_real_distribution<double> u(pts.front() - 1, pts.back() + 1);
+    std::uniform_real_distribution<double> lg(std::log(std::max(pts[1], 1e-12)), std::log(pts.back()));
+    for (int k = 0; k < 4000; ++k) {
+      queries.push_back(u(rng));
+      queries.push_back(std::exp(lg(rng)));
+    }
+    queries.insert(queries.end(), {kInf, -kInf, kNaN, 0.0, -0.0});
+    CHECK(a.guided() == (pts.front() != -4 && pts.size() < 3000));  // the sign-change and 3000-point grids are not
+    for (double q : queries) {
+      CAPTURE(q);
+      REQUIRE(a.segment(q) == a.search(q));
+    }
   }
 }
 

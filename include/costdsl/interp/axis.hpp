@@ -6,6 +6,7 @@
 // Queries never allocate and never throw: they run in a simulator's inner loop.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -110,10 +111,12 @@ class Axis {
       for (std::size_t i = 0; i + 1 < points_.size(); ++i)
         inv_log_width_.push_back(1 / (log_points_[i + 1] - log_points_[i]));
     }
+    build_guide();
   }
 
   const std::string& name() const noexcept { return name_; }
   AxisScale scale() const noexcept { return scale_; }  // linear or log, never detect
+  bool guided() const noexcept { return !guide_.empty(); }  // segment() uses the guide table
   std::size_t size() const noexcept { return points_.size(); }
   bool empty() const noexcept { return points_.empty(); }
   std::span<const double> points() const noexcept { return points_; }
@@ -124,10 +127,26 @@ class Axis {
   double clamp(double x) const noexcept { return std::clamp(x, points_.front(), points_.back()); }
 
   // The segment [p[i], p[i+1]] for x: the last i <= size-2 with p[i] <= x, 0 below the
-  // grid (and for a single-point axis). The loop count depends only on size() and the
-  // step is a select (a conditional move), so there is no data-dependent branch to
-  // mispredict.
+  // grid (and for a single-point axis). Inside the grid a guide table, indexed by the top
+  // bits of x's IEEE pattern, gives a starting segment and at most guide_steps_
+  // conditional-move steps finish: two dependent loads instead of the binary search's
+  // log2(size) (seven on the 79-point GEMM axis, half the cost of a query). The bit
+  // pattern of a positive double orders like its value and its top bits are the exponent
+  // and leading mantissa bits, so the buckets are near log-spaced, like the token axes.
   std::size_t segment(double x) const noexcept {
+    if (guide_.empty()) return search(x);
+    const double* p = points_.data();
+    const std::size_t last = points_.size() - 2;
+    if (!(x >= p[1])) return 0;  // below p[1], or NaN (as search() answers)
+    if (x >= p[last]) return last;
+    std::size_t i = guide_[(std::bit_cast<std::uint64_t>(x) >> guide_shift_) - guide_base_];
+    for (unsigned s = 0; s < guide_steps_; ++s) i = p[i + 1] <= x ? i + 1 : i;
+    return i;
+  }
+
+  // The plain search: the loop count depends only on size() and the step is a select
+  // (a conditional move), so there is no data-dependent branch to mispredict.
+  std::size_t search(double x) const noexcept {
     const double* p = points_.data();
     std::size_t lo = 0;
     std::size_t len = points_.size() > 1 ? points_.size() - 1 : 1;  // candidate segments
@@ -158,12 +177,48 @@ class Axis {
   }
 
  private:
+  // The guide for segment(): buckets of x in [p[1], p[size-2]) keyed by bits >> shift.
+  // The coarsest key (smallest table) whose buckets each span at most two grid points
+  // wins; grids with a non-positive interior point (the bit order breaks at zero) or
+  // whose range needs more than max_guide buckets keep the plain search.
+  void build_guide() {
+    static constexpr std::size_t max_guide = 512;
+    static constexpr unsigned max_steps = 2;
+    const std::size_t n = points_.size();
+    if (n < 4 || n > 0xffff || !(points_[1] > 0)) return;
+    const auto key = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+    const std::size_t last = n - 2;
+    for (unsigned shift = 63; shift-- > 40;) {
+      const std::uint64_t base = key(points_[1]) >> shift, top = key(points_[last]) >> shift;
+      if (top - base + 1 > max_guide) break;  // finer keys only grow the table
+      std::vector<std::uint16_t> guide;
+      unsigned steps = 0;
+      for (std::uint64_t k = base; k <= top; ++k) {
+        const double lo = std::max(points_[1], std::bit_cast<double>(k << shift));
+        const double hi = std::bit_cast<double>(((k + 1) << shift) - 1);
+        const std::size_t first = search(lo);
+        guide.push_back(static_cast<std::uint16_t>(first));
+        steps = std::max(steps, static_cast<unsigned>(search(hi) - first));
+      }
+      if (steps <= max_steps) {
+        guide_ = std::move(guide);
+        guide_shift_ = shift;
+        guide_base_ = base;
+        guide_steps_ = steps;
+        return;
+      }
+    }
+  }
+
   std::string name_;
   std::vector<double> points_;
   std::vector<double> inv_width_;      // 1 / (p[i+1] - p[i])
   std::vector<double> log_points_;     // log(p) on a log axis, else empty
   std::vector<double> inv_log_width_;  // 1 / (log p[i+1] - log p[i]) on a log axis
   AxisScale scale_ = AxisScale::linear;
+  std::vector<std::uint16_t> guide_;  // empty: segment() uses search()
+  unsigned guide_shift_ = 0, guide_steps_ = 0;
+  std::uint64_t guide_base_ = 0;
 };
 
 // An axis as a fit call declares it: its name (used in messages) and scale.
