@@ -21,6 +21,7 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/dp_groups.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/ops/attention/attention.hpp"
@@ -32,13 +33,6 @@
 #include "costdsl/worklets/moe_router_local.hpp"
 
 namespace costdsl::archs {
-
-// One scheduler iteration of a DP-attention MoE: one batch per DP group, and how
-// the gate spreads tokens over experts.
-struct MoeIteration {
-  std::span<const ops::AttentionBatch> groups;
-  ops::moe::Routing routing{};
-};
 
 struct Qwen3MoeConfig {
   BOOST_HANA_DEFINE_STRUCT(Qwen3MoeConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),

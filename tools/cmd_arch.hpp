@@ -65,27 +65,6 @@ struct ModelOptions {
   }
 };
 
-// Deals one iteration's requests over dp groups round-robin, prefill chunks first and
-// the decodes continuing the deal (what a DP scheduler balancing request counts does).
-class DpDeal {
- public:
-  archs::MoeIteration deal(const archs::Iteration& it, std::uint64_t dp, ops::moe::Routing routing) {
-    prefill_.assign(dp, {});
-    decode_.assign(dp, {});
-    std::size_t next = 0;
-    for (const auto& chunk : it.prefill) prefill_[next++ % dp].push_back(chunk);
-    for (const std::uint32_t kv : it.decode_kv) decode_[next++ % dp].push_back(kv);
-    groups_.clear();
-    for (std::size_t g = 0; g < dp; ++g) groups_.push_back({prefill_[g], decode_[g]});
-    return {groups_, routing};
-  }
-
- private:
-  std::vector<std::vector<ops::PrefillChunk>> prefill_;
-  std::vector<std::vector<std::uint32_t>> decode_;
-  std::vector<ops::AttentionBatch> groups_;
-};
-
 // Calls f(arch, inputs_of) with the run-time form of the chosen model, where
 // inputs_of(const archs::Iteration&) gives the arch's slot inputs for one iteration
 // (MoE archs deal its requests over their DP groups).
@@ -99,7 +78,7 @@ void with_model(const ModelOptions& opts, F&& f) {
     return;
   }
   const ops::moe::Routing routing{opts.routing_skew};
-  DpDeal deal;
+  archs::DpDeal deal;
   if (family == "qwen3_moe") {
     const archs::Qwen3Moe<archs::Qwen3MoeConfig> arch(
         archs::Qwen3MoeConfig::from_hf(hf, opts.tp, opts.expert_parallel()));
