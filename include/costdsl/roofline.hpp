@@ -185,7 +185,7 @@ inline RooflineParams RooflineParams::parse(std::string_view text, std::string_v
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw DataError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
   const detail::ParamReader r(origin);
@@ -362,11 +362,12 @@ class Roofline {
 
   // Energy of a kernel that took t seconds and whose hardware bound is bound_s:
   // activity = bound_s / t (the fraction of the roof it reached), as in finish().
+  // Written as P·(idle·t + (1 − idle)·clamp(bound_s, 0, t)): the same figure without
+  // the divide (it runs once per measured leaf per iteration).
   double energy_j(double t, double bound_s) const noexcept {
     if (!(t > 0)) return 0;
-    const double activity = std::min(std::max(bound_s / t, 0.0), 1.0);
     const double idle = p_.energy.idle_power_fraction;
-    return t * gpu_.board_power_w * (idle + (1 - idle) * activity);
+    return gpu_.board_power_w * (idle * t + (1 - idle) * std::min(std::max(bound_s, 0.0), t));
   }
 
   // The tensor-core dtype a GEMM runs at: the wider operand.
