@@ -61,6 +61,13 @@ struct DeepseekV3Config {
                       " is not 1; DeepseekV3 models every layer after first_k_dense_replace as MoE");
     const std::uint32_t moe_intermediate = hf.dim("moe_intermediate_size");
     const std::uint32_t shared = hf.dim("n_shared_experts");
+    // The product is a dim like any other: in 32-bit arithmetic it would wrap silently
+    // (3 × 2^31 gives 2^31, a wrong model that still evaluates).
+    const std::uint64_t shared_intermediate = std::uint64_t{shared} * moe_intermediate;
+    if (shared_intermediate > 0xffffffffull)
+      throw DataError(hf.file() + ": n_shared_experts " + std::to_string(shared) + " * moe_intermediate_size " +
+                      std::to_string(moe_intermediate) + " = " + std::to_string(shared_intermediate) +
+                      " (the shared expert's intermediate size) overflows 32 bits");
     return {hf.dim("hidden_size"),
             hf.dim("num_attention_heads"),
             hf.dim("q_lora_rank"),
@@ -70,7 +77,7 @@ struct DeepseekV3Config {
             hf.dim("v_head_dim"),
             hf.dim("intermediate_size"),
             moe_intermediate,
-            shared * moe_intermediate,  // the shared experts run as one wider MLP
+            static_cast<std::uint32_t>(shared_intermediate),  // the shared experts run as one wider MLP
             hf.dim("n_routed_experts"),
             hf.dim("num_experts_per_tok"),
             hf.dim("vocab_size"),

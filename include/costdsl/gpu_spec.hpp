@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -115,8 +116,13 @@ class GpuFieldReader {
   }
   int integer(std::string_view key) const {
     const auto& v = field(key);
-    if (!v.is_number_integer() || v.get<long long>() <= 0)
+    // Check the range before narrowing: get<int>() would silently truncate 3000000000,
+    // and get<long long>() wraps an integer above 2^63-1 (stored unsigned).
+    if (!v.is_number_integer() || (v.is_number_unsigned() ? v.get<std::uint64_t>() == 0 : v.get<long long>() <= 0))
       fail(key, fmt::format("must be a positive integer, got {}", v.dump()));
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      fail(key, fmt::format("must be a positive integer of at most {}, got {}", std::numeric_limits<int>::max(),
+                            v.dump()));
     return v.get<int>();
   }
   std::string string(std::string_view key) const {
@@ -153,7 +159,7 @@ class GpuCatalog {
     nlohmann::json root;
     try {
       root = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
       throw DataError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
     }
     if (!root.is_object() || !root.contains("gpus") || !root["gpus"].is_object())

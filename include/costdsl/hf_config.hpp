@@ -20,15 +20,20 @@ namespace costdsl {
 class HfConfig {
  public:
   HfConfig(nlohmann::json j, std::string file) : j_(std::move(j)), file_(std::move(file)) {
-    if (!j_.is_object()) throw DataError(file_ + ": a config.json must hold a JSON object");
+    if (!j_.is_object())
+      throw DataError(file_ + ": a config.json must hold a JSON object, got " + std::string(j_.type_name()));
   }
 
   static HfConfig parse(std::string_view text, std::string file) {
+    // Parse before handing `file` on: moving it into the constructor's argument list
+    // first (argument order is unspecified) left the message without the file name.
+    nlohmann::json j;
     try {
-      return HfConfig(nlohmann::json::parse(text), std::move(file));
-    } catch (const nlohmann::json::parse_error& e) {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
       throw DataError(file + ": not valid JSON (" + e.what() + ")");
     }
+    return HfConfig(std::move(j), std::move(file));
   }
   static HfConfig load(const std::filesystem::path& path) {
     std::ifstream in(path);
@@ -51,6 +56,15 @@ class HfConfig {
     const auto& v = j_.at(k);
     if (!v.is_number_integer())
       throw DataError(file_ + ": '" + k + "' must be an integer, got " + v.dump());
+    // An integer above 2^63-1 is stored unsigned: reading it as int64 would wrap it
+    // to a negative and name the wrong value.
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u == 0) throw DataError(file_ + ": '" + k + "' is 0; it must be at least 1");
+      if (u > std::numeric_limits<std::uint32_t>::max())
+        throw DataError(file_ + ": '" + k + "' is " + std::to_string(u) + "; it must fit in 32 bits");
+      return static_cast<std::uint32_t>(u);
+    }
     const auto x = v.get<std::int64_t>();
     if (x <= 0) throw DataError(file_ + ": '" + k + "' is " + std::to_string(x) + "; it must be at least 1");
     if (x > std::numeric_limits<std::uint32_t>::max())

@@ -12,6 +12,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -174,7 +175,12 @@ inline std::string_view trim(std::string_view s) {
 inline std::optional<double> parse_double(std::string_view s) {
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  if (s.empty() || p != s.data() + s.size()) return std::nullopt;
+  // "1e999" is a number, just not a double: from_chars leaves v unset. Read it as the
+  // value it rounds to (±inf, or 0 on underflow) so the cell rules below name it as
+  // "not finite" or "0" instead of "not a number". strtod only runs on this rare path.
+  if (ec == std::errc::result_out_of_range) return std::strtod(std::string(s).c_str(), nullptr);
+  if (ec != std::errc()) return std::nullopt;
   return v;
 }
 
@@ -183,6 +189,13 @@ inline std::optional<std::int64_t> parse_int(std::string_view s) {
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+// True for an integer too large for parse_int ("99999999999999999999"), so the
+// message can say "out of range" rather than "not an integer".
+inline bool is_decimal_integer(std::string_view s) {
+  if (s.starts_with('-') || s.starts_with('+')) s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // How each header column is used.
@@ -256,11 +269,22 @@ inline ProfileTable load_profile_csv_text(std::string_view text, std::string_vie
     for (std::size_t i = 0; i < line.size();) {
       if (line[i] == '"')
         throw fail(line_no, i + 1, "quoted cells are not supported (found '\"'); cells may not contain commas");
+      // A control character (NUL, a bare CR from classic-Mac line endings, ...) would end
+      // or garble the message that quotes the cell, so it is named by its code here.
+      const auto byte = static_cast<unsigned char>(line[i]);
+      if (byte < 0x20 && byte != '\t')
+        throw fail(line_no, i + 1,
+                   fmt::format("control character 0x{:02X}{} inside a line; cells are text, lines end in LF or CRLF",
+                               static_cast<unsigned>(byte), byte == '\r' ? " (a carriage return not before LF)" : ""));
       const std::size_t n = d::utf8_length(line, i);
       if (n == 0)
         throw fail(line_no, i + 1,
                    fmt::format("invalid UTF-8 byte 0x{:02X}; the file must be UTF-8",
                                static_cast<unsigned>(static_cast<unsigned char>(line[i]))));
+      // A BOM past the start (files concatenated) is invisible: kept, it would become
+      // part of a text cell and the row's key would silently match nothing.
+      if (line.substr(i, n) == "\xEF\xBB\xBF")
+        throw fail(line_no, i + 1, "byte-order mark (U+FEFF) after the start of the file; only a leading one is skipped");
       i += n;
     }
 
@@ -345,6 +369,7 @@ inline ProfileTable load_profile_csv_text(std::string_view text, std::string_vie
           if (cell.text.empty()) throw bad("is empty; config cells need a value");
           if (schema.config[slot.index].type == ColumnType::integer) {
             const auto v = d::parse_int(cell.text);
+            if (!v && d::is_decimal_integer(cell.text)) throw bad("is out of range for a 64-bit integer");
             if (!v) throw bad("is not an integer");
             key.config[slot.index] = std::to_string(*v);
           } else {
@@ -414,6 +439,10 @@ inline ProfileTable load_profile_csv_text(std::string_view text, std::string_vie
 // Reads and parses one table file; the path names the file in every message.
 inline ProfileTable load_profile_csv(const std::filesystem::path& path, const ProfileSchema& schema,
                                      std::vector<std::string>* warnings = nullptr) {
+  // A directory opens and reads as nothing, which would be reported as an empty file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw DataError(fmt::format("{}: is a directory, not a profile table (<kind>.csv must be a file)", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(fmt::format("{}: cannot open the profile table", path.string()));
   std::ostringstream buf;

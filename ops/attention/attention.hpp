@@ -5,12 +5,14 @@
 //   prefill          all prefill chunks fan in to this one slot
 //   decode           all decode requests collapse into one (count, Σ kv) cell
 // A phase with no requests pushes zero. Ops see per-rank shapes only.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "costdsl/costdsl.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
@@ -37,12 +39,31 @@ struct AttentionWork {
   std::uint64_t decode_total_kv = 0;
 };
 
-inline AttentionWork collapse(const AttentionBatch& b) noexcept {
+// A chunk appending 0 tokens or a decode with 0 KV tokens is not an idle phase but a
+// malformed request: it would still count as a request (a logits row, a KV row, GEMM
+// rows) while its attention costs 0, a silently wrong total. Throws InputError.
+inline AttentionWork collapse(const AttentionBatch& b) {
   AttentionWork w{b.prefill, 0, b.decode_kv.size(), 0};
-  for (const PrefillChunk& c : b.prefill) w.append_tokens += c.append_len;
+  for (std::size_t i = 0; i < b.prefill.size(); ++i) {
+    const PrefillChunk& c = b.prefill[i];
+    if (c.append_len == 0)
+      throw InputError("prefill chunk " + std::to_string(i) + " (prefix_len " + std::to_string(c.prefix_len) +
+                       "): append_len is 0; a chunk must append at least 1 token");
+    w.append_tokens += c.append_len;
+  }
   w.append_tokens += w.decode_count;
-  std::uint64_t kv = 0;  // a plain reduction: the compiler vectorises it
-  for (std::uint32_t len : b.decode_kv) kv += len;
+  std::uint64_t kv = 0;  // plain reductions: the compiler vectorises both
+  std::uint32_t shortest = ~std::uint32_t{0};
+  for (std::uint32_t len : b.decode_kv) {
+    kv += len;
+    shortest = len < shortest ? len : shortest;
+  }
+  if (shortest == 0) {
+    std::size_t i = 0;
+    while (b.decode_kv[i] != 0) ++i;
+    throw InputError("decode request " + std::to_string(i) +
+                     ": KV length is 0; a decode attends to at least its own token (KV length >= 1)");
+  }
   w.decode_total_kv = kv;
   return w;
 }

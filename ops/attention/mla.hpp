@@ -47,7 +47,8 @@ struct MlaWork {
   std::uint64_t decode_total_kv = 0;
 };
 
-inline MlaWork collapse_mla(const AttentionBatch& b) noexcept {
+// Throws InputError on a malformed request, as collapse() does.
+inline MlaWork collapse_mla(const AttentionBatch& b) {
   const AttentionWork w = collapse(b);
   MlaWork m{w.prefill, w.append_tokens, 0, w.decode_count, w.decode_total_kv};
   for (const PrefillChunk& c : b.prefill) m.expanded_rows += std::uint64_t(c.prefix_len) + c.append_len;
