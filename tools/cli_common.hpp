@@ -1,5 +1,7 @@
 #pragma once
 // Shared pieces of the costdsl CLI: options every command takes and output helpers.
+#include <cmath>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,35 @@ inline const CLI::Validator non_negative(
       return {};
     },
     "UINT", "non_negative");
+
+// At least 1 (degrees, batch sizes, KV lengths). CLI::PositiveNumber's own message
+// ("Value 0 not in range 0.000000 to 1797...") states neither the rule nor the bound.
+inline const CLI::Validator positive(
+    [](std::string& s) -> std::string {
+      const auto first = s.find_first_not_of(" \t");
+      if (first != std::string::npos && s[first] == '-') return "must be a positive integer, got " + s;
+      const auto last = s.find_last_not_of(" \t");
+      if (first != std::string::npos && s.substr(first, last - first + 1).find_first_not_of('0') == std::string::npos)
+        return "must be a positive integer (at least 1), got " + s;
+      return {};
+    },
+    "UINT>0", "positive");
+
+// A finite number >= 0 (a real-valued knob such as --routing-skew).
+inline const CLI::Validator non_negative_number(
+    [](std::string& s) -> std::string {
+      double v = 0;
+      try {
+        std::size_t pos = 0;
+        v = std::stod(s, &pos);
+        if (pos != s.size()) return "must be a finite number >= 0, got " + s;
+      } catch (const std::exception&) {
+        return "must be a finite number >= 0, got " + s;
+      }
+      if (!(v >= 0) || !std::isfinite(v)) return "must be a finite number >= 0, got " + s;
+      return {};
+    },
+    "NUMBER>=0", "non_negative_number");
 
 // --gpu, --timing, --profile-dir: how a command times its leaves.
 struct TimingOptions {
@@ -55,6 +86,13 @@ inline std::string coverage_text(Coverage c) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
+}
+
+// A result with no work and no flags did nothing (an empty iteration, a zero-size call):
+// "measured" would claim a measurement that was never looked up.
+inline std::string coverage_text(const Metrics& m) {
+  if (m.coverage == Coverage::none && m.time_s == 0 && m.flops == 0 && m.bytes == 0) return "nothing to do";
+  return coverage_text(m.coverage);
 }
 
 // 1234567 -> "1.23 M" style, for work figures.

@@ -106,7 +106,7 @@ void add_kernel_kind(CLI::App& parent) {
     const GpuSpec& gpu = timing.gpu();
     std::cout << fmt::format("{} on {} ({}{})\n", K::kind, gpu.name, source, backend.empty() ? "" : ": " + backend);
     std::cout << fmt::format("  config   {}\n  input    {}\n", fields_text(st->config), fields_text(st->input));
-    std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m.coverage));
+    std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m));
     std::cout << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
     if (m.time_s > 0) {
       const double flops_rate = m.flops / m.time_s, byte_rate = m.bytes / m.time_s;

@@ -93,15 +93,15 @@ inline void add_sweep_command(CLI::App& app) {
   cmd->add_option("--gpu", st->gpus, "GPU name or alias (see `costdsl gpus`); repeatable")->required();
   cmd->add_option("--tp", st->tps, "tensor-parallel degrees, e.g. 1,2,4,8")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(positive)
       ->capture_default_str();
-  cmd->add_option("--ep", st->model.ep, "expert-parallel degree (MoE archs)")->check(CLI::PositiveNumber);
-  cmd->add_option("--dp", st->model.dp, "data-parallel attention groups (MoE archs)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ep", st->model.ep, "expert-parallel degree (MoE archs)")->check(positive);
+  cmd->add_option("--dp", st->model.dp, "data-parallel attention groups (MoE archs)")->check(positive);
   cmd->add_option("--decode-batch", st->batches, "decode batch sizes, e.g. 1,2,4,...,256")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(positive)
       ->capture_default_str();
-  cmd->add_option("--kv", st->kv, "KV length of every decode request")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--kv", st->kv, "KV length of every decode request")->check(positive)->capture_default_str();
   cmd->add_option("--prefill-len", st->prefill_len, "add one prefill chunk 0:N to every iteration (0: none)")
       ->check(non_negative)
       ->capture_default_str();
