@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Installs what costdsl needs from Debian 12 packages (only what is missing) and
 # configures build/ once. Safe to run again: it does nothing that is already done.
+#   --fuzz   also clang and its libFuzzer runtime, for scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkgconf g++ python3
           libboost1.81-dev doctest-dev libfmt-dev nlohmann-json3-dev
           libcli11-dev libbenchmark-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "setup: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
