@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""The bad-input catalogue, CLI level (README.md in this folder lists every case).
+
+Every rejected case must exit 2 (never 1, the "internal error" exit, and never a
+signal) with a message naming the flag or field, the value and the rule. The few
+accepted cases must exit 0 with a finite result carrying the right coverage flag.
+
+usage: cli_cases.py COSTDSL
+"""
+import json
+import math
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+costdsl = sys.argv[1]
+root = pathlib.Path(__file__).resolve().parents[2]
+models = root / "data" / "models"
+failures = []
+count = 0
+
+EVAL = ["eval", "--arch", "llama3_8b", "--gpu", "h200"]
+GEMM = ["kernel", "gemm", "--gpu", "h200", "--n", "4096", "--k", "4096"]
+
+
+def run(args, timeout=120):
+    try:
+        return subprocess.run([costdsl, *args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def rejects(name, args, *needles):
+    """Exit 2 and every needle in the output (stderr + stdout)."""
+    global count
+    count += 1
+    r = run(args)
+    if r is None:
+        failures.append(f"{name}: hung (timeout): {args}")
+        return
+    out = r.stderr + r.stdout
+    if r.returncode != 2:
+        failures.append(f"{name}: exit {r.returncode}, expected 2 ({args})\n{out[-1500:]}")
+        return
+    for n in needles:
+        if n not in out:
+            failures.append(f"{name}: message lacks {n!r}: {out.strip()[:600]}")
+
+
+def accepts_json(name, args, check):
+    """Exit 0, JSON on stdout, and check(json) returns None or a complaint."""
+    global count
+    count += 1
+    r = run(args)
+    if r is None:
+        failures.append(f"{name}: hung (timeout): {args}")
+        return
+    if r.returncode != 0:
+        failures.append(f"{name}: exit {r.returncode}, expected 0 ({args})\n{(r.stderr + r.stdout)[-1500:]}")
+        return
+    try:
+        j = json.loads(r.stdout)
+    except json.JSONDecodeError as e:
+        failures.append(f"{name}: stdout is not JSON ({e}): {r.stdout[:300]}")
+        return
+    complaint = check(j)
+    if complaint:
+        failures.append(f"{name}: {complaint}")
+
+
+def total_of(j):
+    return j["total"]
+
+
+def finite_total(j, flag):
+    t = total_of(j)
+    for k in ("time_ms", "flops", "bytes", "energy_j"):
+        if not math.isfinite(t[k]):
+            return f"total {k} is {t[k]}"
+    if flag is not None and flag not in t["coverage"]:
+        return f"total coverage {t['coverage']} lacks {flag}"
+    return None
+
+
+# ---- negative numbers --------------------------------------------------------
+rejects("kernel --m -5", GEMM + ["--m", "-5"], "--m", "must be a non-negative integer, got -5")
+rejects("eval --decode -3x100", EVAL + ["--decode", "-3x100"], "--decode '-3x100'", "'-3'",
+        "is not a non-negative 32-bit integer")
+rejects("eval --decode 3x-100", EVAL + ["--decode", "3x-100"], "'-100' is not a non-negative 32-bit integer")
+rejects("eval --tp -1", EVAL + ["--tp", "-1"], "--tp", "must be a positive integer, got -1")
+rejects("eval --prefill 0:-1", EVAL + ["--prefill", "0:-1"], "--prefill '0:-1'", "'-1' is not a non-negative")
+rejects("eval --prefill -5:100", EVAL + ["--prefill", "-5:100"], "'-5' is not a non-negative 32-bit integer")
+# A leading space and a negation that wraps modulo 2^64 used to read as 1 request.
+rejects("eval --decode ' -18446744073709551615x100'", EVAL + ["--decode", " -18446744073709551615x100"],
+        "' -18446744073709551615' is not a non-negative 32-bit integer")
+rejects("eval --decode +5x100", EVAL + ["--decode", "+5x100"], "'+5' is not a non-negative 32-bit integer")
+rejects("eval --routing-skew -1", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--routing-skew", "-1"],
+        "--routing-skew", "must be a finite number >= 0, got -1")
+
+# ---- zero where at least 1 is needed ----------------------------------------------
+rejects("eval --tp 0", EVAL + ["--tp", "0"], "--tp", "must be a positive integer (at least 1), got 0")
+rejects("eval --ep 0", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--ep", "0"], "--ep", "got 0")
+rejects("sweep --tp 0", ["sweep", "--arch", "llama3_8b", "--gpu", "h200", "--tp", "1,0"], "--tp",
+        "must be a positive integer (at least 1), got 0")
+rejects("sweep --decode-batch 0", ["sweep", "--arch", "llama3_8b", "--gpu", "h200", "--decode-batch", "0"],
+        "--decode-batch", "got 0")
+rejects("sweep --kv 0", ["sweep", "--arch", "llama3_8b", "--gpu", "h200", "--kv", "0"], "--kv", "got 0")
+rejects("eval --decode 4x0 (KV length 0)", EVAL + ["--decode", "4x0"], "--decode '4x0'",
+        "a decode request has at least 1 token of KV")
+rejects("eval --prefill 0:0 (append 0)", EVAL + ["--prefill", "128:0"], "--prefill '128:0'",
+        "a chunk must append at least 1 token")
+rejects("kernel attn_decode --num-kv-heads 0",
+        ["kernel", "attn_decode", "--gpu", "h200", "--num-qo-heads", "8", "--num-kv-heads", "0", "--head-dim", "128",
+         "--batch", "1", "--total-kv", "100"], "attn_decode: num_kv_heads 0 must be in 1..1024")
+rejects("kernel gemm --n 0", ["kernel", "gemm", "--gpu", "h200", "--m", "1", "--n", "0", "--k", "4096"],
+        "gemm: n 0 and k 4096 must both be at least 1")
+
+# ---- malformed --prefill / --decode ---------------------------------------------
+rejects("--prefill without colon", EVAL + ["--prefill", "4096"], "--prefill '4096' must be PREFIX:APPEND")
+rejects("--prefill two colons", EVAL + ["--prefill", "0:4096:1"], "--prefill '0:4096:1'", "'4096:1'")
+rejects("--prefill letters", EVAL + ["--prefill", "a:b"], "--prefill 'a:b'", "'a' is not a non-negative")
+rejects("--prefill empty", EVAL + ["--prefill", ""], "--prefill '' must be PREFIX:APPEND")
+rejects("--prefill with x", EVAL + ["--prefill", "0x4096"], "--prefill '0x4096' must be PREFIX:APPEND")
+rejects("--decode with colon", EVAL + ["--decode", "64:2048"], "--decode '64:2048' must be COUNTxKV")
+rejects("--decode missing count", EVAL + ["--decode", "x2048"], "--decode 'x2048'", "'' is not a non-negative")
+rejects("--decode missing kv", EVAL + ["--decode", "64x"], "--decode '64x'", "'' is not a non-negative")
+rejects("--decode float", EVAL + ["--decode", "64x2048.5"], "'2048.5' is not a non-negative 32-bit integer")
+rejects("--decode beyond 32 bits", EVAL + ["--decode", "1x4294967296"], "'4294967296' is not a non-negative 32-bit")
+rejects("--decode more than 2^20 requests", EVAL + ["--decode", "2000000x16"], "more than 2^20 decode requests")
+rejects("kernel --m not a number", GEMM + ["--m", "12abc"], "--m", "12abc")
+
+# ---- unknown names ------------------------------------------------------------------
+rejects("unknown gpu", ["eval", "--arch", "llama3_8b", "--gpu", "h300"], "unknown gpu 'h300'", "known: a100_sxm")
+rejects("unknown arch", ["eval", "--arch", "gpt5", "--gpu", "h200"], "unknown arch 'gpt5'", "known: llama3_8b")
+rejects("unknown kernel kind", ["kernel", "matmul", "--gpu", "h200"], "unknown kernel kind 'matmul'", "known: gemm")
+rejects("unknown timing", EVAL + ["--timing", "fast"], "--timing", "fast", "auto,profile,roofline")
+rejects("unknown family", ["eval", "--model-config", str(models / "llama3_8b.json"), "--family", "mistral", "--gpu",
+                           "h200"], "--family", "mistral")
+rejects("unknown dtype", GEMM + ["--m", "1", "--dtype", "int4"], "--dtype 'int4' is not a known dtype")
+rejects("dtype the gpu lacks", ["kernel", "gemm", "--gpu", "a100", "--m", "64", "--n", "64", "--k", "64", "--dtype",
+                                "fp8"], "gpu 'a100_sxm' (sm_80) has no fp8 tensor-core path")
+accepts_json("unknown backend, profile timing", GEMM + ["--m", "64", "--backends", "nosuch", "--timing", "profile",
+                                                    "--json"],
+             lambda j: None if j["coverage"] == ["NO_COVERAGE"] and j["time_ms"] == 0 else f"got {j}")
+accepts_json("unknown backend, auto timing", GEMM + ["--m", "64", "--backends", "nosuch", "--json"],
+             lambda j: None if "ANALYTIC" in j["coverage"] and 0 < j["time_ms"] < math.inf else f"got {j}")
+rejects("model-config without family", ["eval", "--model-config", str(models / "llama3_8b.json"), "--gpu", "h200"],
+        "--model-config needs --family")
+rejects("--ep on a dense arch", EVAL + ["--ep", "2"], "llama archs are dense: --ep and --dp must be 1")
+
+# ---- parallel degrees the model cannot take ------------------------------------------------
+rejects("heads not divisible by tp", EVAL + ["--tp", "3"], "tp 3 does not divide num_qo_heads 32")
+rejects("tp above num_key_value_heads", EVAL + ["--tp", "16"], "tp 16 exceeds num_kv_heads 8")
+rejects("experts not divisible by ep", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "24"],
+        "ep 24 does not divide num_experts 256")
+rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")
+
+# ---- config.json files ----------------------------------------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    base = {fam: json.loads((models / f).read_text())
+            for fam, f in (("llama", "llama3_8b.json"), ("qwen3_moe", "qwen3_30b_a3b.json"),
+                           ("deepseek_v3", "deepseek_v3.json"))}
+
+    def config(name, family, text=None, **changes):
+        p = d / name
+        if text is None:
+            j = dict(base[family])
+            for k, v in changes.items():
+                if v is None:
+                    j.pop(k, None)
+                else:
+                    j[k] = v
+            text = json.dumps(j)
+        p.write_text(text)
+        return ["eval", "--model-config", str(p), "--family", family, "--gpu", "h200", "--decode", "8x512"]
+
+    rejects("config not JSON", config("trunc.json", "llama", text='{"hidden_size": 4096,'),
+            str(d / "trunc.json") + ": not valid JSON", "line 1, column 22")
+    rejects("config not an object", config("list.json", "llama", text="[4096]"),
+            "must hold a JSON object, got array")
+    rejects("config missing key (llama)", config("nohidden.json", "llama", hidden_size=None),
+            "missing key 'hidden_size'")
+    rejects("config missing key (qwen3_moe)", config("nohd.json", "qwen3_moe", head_dim=None),
+            "missing key 'head_dim'")
+    rejects("config missing key (deepseek_v3)", config("nokv.json", "deepseek_v3", kv_lora_rank=None),
+            "missing key 'kv_lora_rank'")
+    rejects("config string dim", config("str.json", "llama", num_attention_heads="32"),
+            "'num_attention_heads' must be an integer, got \"32\"")
+    rejects("config float dim", config("float.json", "qwen3_moe", num_experts=128.0),
+            "'num_experts' must be an integer, got 128.0")
+    rejects("config bool dim", config("bool.json", "deepseek_v3", n_routed_experts=True),
+            "'n_routed_experts' must be an integer, got true")
+    rejects("config zero dim", config("zero.json", "qwen3_moe", num_hidden_layers=0),
+            "'num_hidden_layers' is 0; it must be at least 1")
+    rejects("config negative dim", config("neg.json", "deepseek_v3", v_head_dim=-128),
+            "'v_head_dim' is -128; it must be at least 1")
+    rejects("config 64-bit dim", config("u64.json", "llama", text=json.dumps(base["llama"]).replace(
+        '"hidden_size": 4096', '"hidden_size": 18446744073709551615')),
+            "'hidden_size' is 18446744073709551615; it must fit in 32 bits")
+    rejects("config overflow (llama)", config("big.json", "llama", intermediate_size=2 ** 31),
+            "2*intermediate/tp = 2 * 2147483648 overflows 32 bits")
+    rejects("config overflow (qwen3_moe)", config("bigq.json", "qwen3_moe", head_dim=2 ** 31),
+            "overflows 32 bits")
+    rejects("config overflow (deepseek_v3)",
+            config("bigd.json", "deepseek_v3", n_shared_experts=3, moe_intermediate_size=2 ** 31),
+            "n_shared_experts 3 * moe_intermediate_size 2147483648", "overflows 32 bits")
+    rejects("config tp above kv heads (qwen3_moe)", config("q.json", "qwen3_moe") + ["--tp", "8", "--ep", "8"],
+            "tp 8 exceeds num_kv_heads 4")
+    rejects("config experts vs ep (qwen3_moe)", config("q100.json", "qwen3_moe", num_experts=100) + ["--ep", "8"],
+            "ep 8 does not divide num_experts 100")
+
+    # ---- a malformed profile table through --profile-dir -------------------------------
+    prof = d / "profiles" / "h200_sxm"
+    prof.mkdir(parents=True)
+    (prof / "gemm.csv").write_text("dtype,n,k,m,backend,time_ms\nbf16,4096,4096,64,cublaslt,fast\n")
+    rejects("profile table non-numeric time", GEMM + ["--m", "64", "--profile-dir", str(d / "profiles")],
+            str(prof / "gemm.csv") + ":2:28: column 'time_ms': 'fast' is not a number")
+    (prof / "gemm.csv").write_text("dtype,n,k,m,backend,time_ms\rbf16,4096,4096,64,cublaslt,0.1\r")
+    rejects("profile table bare CR", GEMM + ["--m", "64", "--profile-dir", str(d / "profiles")],
+            "gemm.csv:1:28: control character 0x0D")
+    (prof / "gemm.csv").write_text("dtype,n,k,m,backend,time_ms\nbf16,4096,4096,64,cublaslt,0.05\n")
+    accepts_json("profile table off-grid query is EXTRAPOLATED",
+                 GEMM + ["--m", "1000000000", "--profile-dir", str(d / "profiles"), "--timing", "profile", "--json"],
+                 lambda j: None if "EXTRAPOLATED" in j["coverage"] and math.isfinite(j["time_ms"])
+                 and j["time_ms"] > 0 else f"got {j['time_ms']} {j['coverage']}")
+    empty = d / "empty_profiles"
+    empty.mkdir()
+    accepts_json("no profile table under --timing profile is NO_COVERAGE",
+                 EVAL + ["--decode", "8x512", "--timing", "profile", "--profile-dir", str(empty), "--json"],
+                 lambda j: finite_total(j, "NO_COVERAGE"))
+
+# ---- accepted: finite and flagged ------------------------------------------------------------
+accepts_json("zero-token iteration", EVAL + ["--json"],
+             lambda j: None if total_of(j)["time_ms"] == 0 and total_of(j)["coverage"] == [] else f"got {total_of(j)}")
+accepts_json("10^9 tokens", EVAL + ["--prefill", "0:1000000000", "--json"], lambda j: finite_total(j, "ANALYTIC"))
+accepts_json("2^20 decodes at KV 2^32-1", EVAL + ["--decode", "1048576x4294967295", "--json"],
+             lambda j: finite_total(j, "ANALYTIC"))
+accepts_json("MoE 10^6 tokens", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--ep", "8", "--prefill",
+                                 "0:1000000", "--json"], lambda j: finite_total(j, "ANALYTIC"))
+rejects("MoE 10^9 tokens", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--prefill", "0:1000000000"],
+        "moe routing: tokens 1000000000 * top_k 8 overflows 32 bits")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"bad_input cli: {count} case(s), {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
