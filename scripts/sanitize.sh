@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# meson test under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/.
+#
+#   scripts/sanitize.sh [TEST ...]     (default: the subset below; `all` for every test)
+#
+# The default subset (what CI runs; it keeps CI under its time limit): the core algebra
+# and laws, caches and loaders, roofline, kernels, the CLI (which runs all three arch
+# families, Fanout included, in both forms), the bad-input catalogue, the fuzz corpora
+# and serve_sim. Left out: the per-arch doctest TUs (archs, moe, deepseek, tools_svg:
+# their run-time paths are the CLI's, and they are the slowest TUs to build), the
+# compile-only tests (compile_fail, headers, compile-time budget), the CUDA profiler
+# (nvcc objects are not instrumented) and the out-of-tree consumer build. Any report
+# fails its test (halt_on_error); leaks count as errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tests=(core roofline kernels interp cli bad_input bad_input_cli
+       fuzz_corpus_profile_csv fuzz_corpus_hf_config fuzz_corpus_cli serve_sim_core serve_sim_invariants
+       serve_sim_bad_trace)
+[ $# -gt 0 ] && tests=("$@")
+[ "${tests[*]}" = all ] && tests=()
+
+if [ ! -f build-asan/build.ninja ]; then
+  # -O1 keeps the template-heavy TUs quick to build and the reports precise; -Werror
+  # stays with the main build (sanitizer instrumentation brings its own false warnings).
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=true \
+    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled >/dev/null
+fi
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if [ ${#tests[@]} -eq 0 ]; then
+  exec meson test -C build-asan --print-errorlogs
+fi
+# Build only what the chosen tests need: each test's own executable and its depends.
+targets=$(python3 - "${tests[@]}" <<'PY'
+import json, os, subprocess, sys
+def introspect(what):
+    return json.loads(subprocess.check_output(["meson", "introspect", "build-asan", what]))
+want = set(sys.argv[1:])
+tests = introspect("--tests")
+missing = want - {t["name"] for t in tests}
+if missing:
+    sys.exit("sanitize.sh: no such test(s): " + ", ".join(sorted(missing)))
+files = {t["id"]: t["filename"] for t in introspect("--targets")}
+build = os.path.abspath("build-asan")
+out = set()
+for t in tests:
+    if t["name"] in want:
+        for dep in t["depends"]:
+            out.update(os.path.relpath(f, build) for f in files.get(dep, []))
+        if t["cmd"][0].startswith(build + "/"):
+            out.add(os.path.relpath(t["cmd"][0], build))
+print("\n".join(sorted(out)))
+PY
+)
+if [ -n "$targets" ]; then ninja -C build-asan $targets; fi
+meson test -C build-asan --no-rebuild --print-errorlogs "${tests[@]}"
