@@ -27,6 +27,9 @@ if [ ! -f build-asan/build.ninja ]; then
     -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled >/dev/null
 fi
 
+# Regenerate first if a meson.build changed, so that introspection below is current.
+ninja -C build-asan build.ninja >/dev/null
+
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [ ${#tests[@]} -eq 0 ]; then
