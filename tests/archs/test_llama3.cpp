@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <array>
+#include <span>
 #include <vector>
 
 #include "costdsl/archs/llama3.hpp"
+#include "../core/alloc_counter.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -161,4 +164,22 @@ TEST_CASE("Llama-3-70B at tp 8 on H200: 64 decodes at 2048 KV take a few ms to a
   CHECK(m.time_ms() > 2);
   CHECK(m.time_ms() < 40);
   CHECK(has(m.coverage, Coverage::analytic));
+}
+
+TEST_CASE("an iteration of Llama-3-70B allocates nothing, in either form (issue 7's hot path)") {
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> s;
+  const Llama3<Llama3Config> r(llama3_70b.with_tp(8));
+  const auto st = s.build(t);
+  const auto rt = r.build(t);
+  const Batch b{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)};
+  std::array<Metrics, n_slots<decltype(st)>> row{};
+  Metrics total{};
+  const long before = costdsl::testing::allocation_count();
+  for (int i = 0; i < 1000; ++i) {
+    total = evaluate(st, s.inputs(b.it()));
+    total = evaluate(rt, r.inputs(b.it()), std::span<Metrics, n_slots<decltype(rt)>>(row));
+  }
+  CHECK(costdsl::testing::allocation_count() == before);
+  CHECK(total.time_s > 0);
 }
