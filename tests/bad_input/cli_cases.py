@@ -24,20 +24,21 @@ EVAL = ["eval", "--arch", "llama3_8b", "--gpu", "h200"]
 GEMM = ["kernel", "gemm", "--gpu", "h200", "--n", "4096", "--k", "4096"]
 
 
-def run(args, timeout=120):
+def run(name, args, timeout=120):
+    """Counts the case and runs it; None (recorded as a failure) when it hangs."""
+    global count
+    count += 1
     try:
         return subprocess.run([costdsl, *args], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
+        failures.append(f"{name}: hung (timeout): {args}")
         return None
 
 
 def rejects(name, args, *needles):
     """Exit 2 and every needle in the output (stderr + stdout)."""
-    global count
-    count += 1
-    r = run(args)
+    r = run(name, args)
     if r is None:
-        failures.append(f"{name}: hung (timeout): {args}")
         return
     out = r.stderr + r.stdout
     if r.returncode != 2:
@@ -50,11 +51,8 @@ def rejects(name, args, *needles):
 
 def accepts_json(name, args, check):
     """Exit 0, JSON on stdout, and check(json) returns None or a complaint."""
-    global count
-    count += 1
-    r = run(args)
+    r = run(name, args)
     if r is None:
-        failures.append(f"{name}: hung (timeout): {args}")
         return
     if r.returncode != 0:
         failures.append(f"{name}: exit {r.returncode}, expected 0 ({args})\n{(r.stderr + r.stdout)[-1500:]}")
