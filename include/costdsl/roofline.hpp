@@ -242,7 +242,9 @@ class Roofline {
   // Split-K only while every split keeps at least this much k.
   static constexpr double split_k_min_k = 512;
 
-  Roofline(const GpuSpec& gpu, const RooflineParams& params) : gpu_(gpu), p_(params) {}
+  Roofline(const GpuSpec& gpu, const RooflineParams& params) : gpu_(gpu), p_(params) {
+    for (Dtype d : all_dtypes) peak_[static_cast<std::size_t>(d)] = peak_or_zero(d);
+  }
 
   const GpuSpec& gpu() const noexcept { return gpu_; }
   const RooflineParams& params() const noexcept { return p_; }
@@ -350,8 +352,13 @@ class Roofline {
 
   // Pure hardware bound for "where the time goes": work at peak FLOP/s and full HBM
   // bandwidth, no efficiency, no floor, no overlap penalty.
+  // Every measured leaf's energy estimate asks for it, each iteration: the peaks are
+  // looked up in a table filled at construction, not through GpuSpec's checked switch.
   double lower_bound_s(double flops, double bytes, Dtype compute) const {
-    return std::max(flops / gpu_.peak_flops(compute), bytes / gpu_.hbm_bandwidth);
+    const double peak = peak_[static_cast<std::size_t>(compute)];
+    if (!(peak > 0)) [[unlikely]]
+      return std::max(flops / gpu_.peak_flops(compute), bytes / gpu_.hbm_bandwidth);  // throws: no such path
+    return std::max(flops / peak, bytes / gpu_.hbm_bandwidth);
   }
   // A collective's bus bytes at the full link bandwidth, no latency.
   double collective_lower_bound_s(CollectiveKind kind, double message_bytes, int num_gpus) const {
@@ -442,6 +449,7 @@ class Roofline {
 
   GpuSpec gpu_;  // by value: a Roofline outlives the catalog it came from
   RooflineParams p_;
+  std::array<double, all_dtypes.size()> peak_{};  // peak FLOP/s per Dtype, 0 where the GPU has no path
 };
 
 }  // namespace costdsl

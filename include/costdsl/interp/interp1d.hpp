@@ -51,7 +51,7 @@ class Interp1D {
     return out;
   }
 
-  Interpolated query(double x) const noexcept {
+  [[gnu::always_inline]] Interpolated query(double x) const noexcept {
     if (values_.empty() || !std::isfinite(x)) return Interpolated{0.0, Coverage::no_coverage};
     const AxisHit h = axis_.locate(x);
     const double v = (1 - h.weight) * values_[h.lo] + h.weight * values_[h.hi];
