@@ -162,30 +162,10 @@ class DeepseekV3 {
   // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp
   // ranks split the rows (each routes, dispatches and runs the shared expert on its
   // slice; the busiest slice sets the shared expert's time). Every token is routed once.
-  auto inputs(const MoeIteration& it) const {
-    if (it.groups.size() != r_.dp)
-      throw InputError("DeepseekV3: the iteration has " + std::to_string(it.groups.size()) +
-                       " DP group batches, dp is " + std::to_string(r_.dp));
-    std::vector<ops::MlaWork> w(r_.dp);
-    std::vector<std::uint64_t> requests(r_.dp), slice(r_.dp);
-    std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < r_.dp; ++g) {
-      w[g] = ops::collapse_mla(it.groups[g]);
-      requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
-      slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
-      tokens += w[g].append_tokens;
-      max_slice = std::max(max_slice, slice[g]);
-    }
-    const auto mla = [&](std::size_t g) { return attn_.inputs({w[g].append_tokens, w[g]}); };
-    return nest<"model">(costdsl::inputs(
-        dp_group_inputs(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].append_tokens}); }),
-        nest<"dense_layer">(costdsl::inputs(dp_group_inputs(
-            r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({w[g].append_tokens})); }))),
-        nest<"moe_layer">(costdsl::inputs(
-            dp_group_inputs(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({slice[g]})); }),
-            experts_.inputs({tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
-        dp_group_inputs(r_.dp, [&](std::size_t g) { return head_.inputs({requests[g]}); })));
-  }
+  // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
+  // buffers and allocates nothing once warm (see input_scratch.hpp).
+  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
+  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
 
   // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,
   // shared by all heads. It is NOT split by TP: every rank of a group holds it whole.
@@ -215,6 +195,37 @@ class DeepseekV3 {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
+  struct GroupWork {
+    ops::MlaWork attention;
+    std::uint64_t requests = 0;  // logits rows
+    std::uint64_t slice = 0;     // rows each of the group's tp ranks routes
+  };
+
+  template <class Groups>
+  auto inputs_with(const MoeIteration& it, Groups groups) const {
+    if (it.groups.size() != r_.dp)
+      throw InputError("DeepseekV3: the iteration has " + std::to_string(it.groups.size()) +
+                       " DP group batches, dp is " + std::to_string(r_.dp));
+    const std::span<GroupWork> w = groups.template work<GroupWork>(r_.dp);
+    std::uint64_t tokens = 0, max_slice = 0;
+    for (std::size_t g = 0; g < r_.dp; ++g) {
+      const ops::MlaWork a = ops::collapse_mla(it.groups[g]);
+      w[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + r_.tp - 1) / r_.tp};
+      tokens += a.append_tokens;
+      max_slice = std::max(max_slice, w[g].slice);
+    }
+    const auto tokens_of = [&](std::size_t g) { return w[g].attention.append_tokens; };
+    const auto mla = [&](std::size_t g) { return attn_.inputs({tokens_of(g), w[g].attention}); };
+    return nest<"model">(costdsl::inputs(
+        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({tokens_of(g)}); }),
+        nest<"dense_layer">(costdsl::inputs(
+            groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({tokens_of(g)})); }))),
+        nest<"moe_layer">(costdsl::inputs(
+            groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({w[g].slice})); }),
+            experts_.inputs({tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
+        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+  }
+
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;

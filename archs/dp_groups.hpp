@@ -5,13 +5,16 @@
 //
 //   build:  dp_groups(dp, sum(attn.build(t), router.build(t)))
 //           → model.layer.dp.attn.input_norm, ... (the slowest group's times, all groups' work)
-//   inputs: dp_group_inputs(dp, [&](std::size_t g) { return inputs(attn.inputs(w[g]), router.inputs(s[g])); })
+//   inputs: groups.fan(dp, [&](std::size_t g) { return inputs(attn.inputs(w[g]), router.inputs(s[g])); })
+//           with groups an OwnedGroups or a ScratchGroups (below)
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "costdsl/archs/input_scratch.hpp"
 #include "costdsl/costdsl.hpp"
 
 namespace costdsl::archs {
@@ -22,14 +25,47 @@ auto dp_groups(std::uint64_t dp, C group) {
                                   std::move(group)));
 }
 
-// One input list per group, in group order, owned by the returned entry.
-template <class F>
-auto dp_group_inputs(std::uint64_t dp, F&& make_group) {
-  using Group = decltype(nest<"dp">(make_group(std::size_t{0})));
-  std::vector<Group> groups;
-  groups.reserve(dp);
-  for (std::size_t g = 0; g < dp; ++g) groups.push_back(nest<"dp">(make_group(g)));
-  return fanout_input(std::move(groups));
-}
+// Where a DP arch's inputs() puts its per-group data: OwnedGroups gives each fan-out
+// its own vector (`inputs(it)`: simplest, allocates every call); ScratchGroups uses an
+// InputScratch's buffers (`inputs(it, scratch)`: nothing allocated once warm, the
+// inputs borrow the scratch). Both offer
+//   work<T>(n)      n elements of T for the body of inputs() (per-group sizes, sums)
+//   fan(dp, make)   the Fanout input: nest<"dp">(make(g)) for each group g
+class OwnedGroups {
+ public:
+  template <class T>
+  std::span<T> work(std::size_t n) {
+    return scratch_.take<T>(n);
+  }
+  template <class F>
+  auto fan(std::uint64_t dp, F&& make_group) {
+    std::vector<decltype(nest<"dp">(make_group(std::size_t{0})))> groups;
+    groups.reserve(dp);
+    for (std::size_t g = 0; g < dp; ++g) groups.push_back(nest<"dp">(make_group(g)));
+    return fanout_input(std::move(groups));
+  }
+
+ private:
+  InputScratch scratch_;  // work arrays only: they die with inputs()'s frame
+};
+
+class ScratchGroups {
+ public:
+  explicit ScratchGroups(InputScratch& scratch) : scratch_(scratch) { scratch_.reset(); }
+  template <class T>
+  std::span<T> work(std::size_t n) {
+    return scratch_.take<T>(n);
+  }
+  template <class F>
+  auto fan(std::uint64_t dp, F&& make_group) {
+    using Group = decltype(nest<"dp">(make_group(std::size_t{0})));
+    const std::span<Group> groups = scratch_.take<Group>(dp);
+    for (std::size_t g = 0; g < dp; ++g) groups[g] = nest<"dp">(make_group(g));
+    return fanout_input(std::span<const Group>(groups));
+  }
+
+ private:
+  InputScratch& scratch_;
+};
 
 }  // namespace costdsl::archs

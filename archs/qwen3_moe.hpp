@@ -112,30 +112,10 @@ class Qwen3Moe {
 
   // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
   // split the rows (each routes and dispatches its slice). Every token is routed once.
-  auto inputs(const MoeIteration& it) const {
-    if (it.groups.size() != r_.dp)
-      throw InputError("Qwen3Moe: the iteration has " + std::to_string(it.groups.size()) + " DP group batches, dp is " +
-                       std::to_string(r_.dp));
-    std::vector<ops::AttentionWork> w(r_.dp);
-    std::vector<std::uint64_t> requests(r_.dp), slice(r_.dp);
-    std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < r_.dp; ++g) {
-      w[g] = ops::collapse(it.groups[g]);
-      requests[g] = it.groups[g].prefill.size() + w[g].decode_count;
-      slice[g] = (w[g].append_tokens + r_.tp - 1) / r_.tp;
-      tokens += w[g].append_tokens;
-      max_slice = std::max(max_slice, slice[g]);
-    }
-    return nest<"model">(costdsl::inputs(
-        dp_group_inputs(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].append_tokens}); }),
-        nest<"layer">(costdsl::inputs(dp_group_inputs(r_.dp,
-                                                      [&](std::size_t g) {
-                                                        return costdsl::inputs(attn_.inputs({w[g].append_tokens, w[g]}),
-                                                                               router_.inputs({slice[g]}));
-                                                      }),
-                                      experts_.inputs({tokens, max_slice, it.routing}))),
-        dp_group_inputs(r_.dp, [&](std::size_t g) { return head_.inputs({requests[g]}); })));
-  }
+  // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
+  // buffers and allocates nothing once warm (see input_scratch.hpp).
+  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
+  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
 
   // KV cache bytes one token occupies across the model, and on one GPU of its DP group.
   double kv_bytes_per_token() const {
@@ -158,6 +138,37 @@ class Qwen3Moe {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
+  struct GroupWork {
+    ops::AttentionWork attention;
+    std::uint64_t requests = 0;  // logits rows
+    std::uint64_t slice = 0;     // rows each of the group's tp ranks routes
+  };
+
+  template <class Groups>
+  auto inputs_with(const MoeIteration& it, Groups groups) const {
+    if (it.groups.size() != r_.dp)
+      throw InputError("Qwen3Moe: the iteration has " + std::to_string(it.groups.size()) + " DP group batches, dp is " +
+                       std::to_string(r_.dp));
+    const std::span<GroupWork> w = groups.template work<GroupWork>(r_.dp);
+    std::uint64_t tokens = 0, max_slice = 0;
+    for (std::size_t g = 0; g < r_.dp; ++g) {
+      const ops::AttentionWork a = ops::collapse(it.groups[g]);
+      w[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + r_.tp - 1) / r_.tp};
+      tokens += a.append_tokens;
+      max_slice = std::max(max_slice, w[g].slice);
+    }
+    return nest<"model">(costdsl::inputs(
+        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
+        nest<"layer">(costdsl::inputs(groups.fan(r_.dp,
+                                                 [&](std::size_t g) {
+                                                   return costdsl::inputs(
+                                                       attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
+                                                       router_.inputs({w[g].slice}));
+                                                 }),
+                                      experts_.inputs({tokens, max_slice, it.routing}))),
+        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+  }
+
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;

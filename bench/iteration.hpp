@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/batch_feed.hpp"
 #include "synthetic_profiles.hpp"
 
 namespace costdsl::bench {
@@ -26,23 +26,17 @@ struct Batch {
   ops::AttentionBatch it() const { return {prefill, decode}; }
 };
 
-// The arch's slot inputs for a batch: dense archs take it whole, DP-attention MoE
-// archs take it dealt over their groups.
+// The arch's slot inputs for a batch (dense archs take it whole, DP-attention MoE archs
+// dealt over their groups): archs::BatchFeed, warm after the first call.
 template <class Arch>
 class Feed {
  public:
   explicit Feed(const Arch& arch) : arch_(arch) {}
-  auto operator()(const ops::AttentionBatch& batch) {
-    if constexpr (requires { arch_.resolved().dp; }) {
-      return arch_.inputs(deal_.deal(batch, arch_.resolved().dp));
-    } else {
-      return arch_.inputs(batch);
-    }
-  }
+  auto operator()(const ops::AttentionBatch& batch) { return feed_(arch_, batch); }
 
  private:
   const Arch& arch_;
-  archs::DpDeal deal_;
+  archs::BatchFeed feed_;
 };
 
 // A Timing whose profile DB covers every leaf of `tree`.

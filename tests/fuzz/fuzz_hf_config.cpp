@@ -7,7 +7,7 @@
 
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/batch_feed.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/hf_config.hpp"
 #include "fuzz_target.hpp"
@@ -27,12 +27,8 @@ void evaluate_one(const Arch& arch) {
   const std::vector<std::uint32_t> decode(9, 1000);
   const ops::AttentionBatch batch{prefill, decode};
   const auto tree = arch.build(roofline());
-  if constexpr (requires { arch.resolved().dp; }) {
-    archs::DpDeal deal;
-    fuzz::require_finite(evaluate(tree, arch.inputs(deal.deal(batch, arch.resolved().dp))));
-  } else {
-    fuzz::require_finite(evaluate(tree, arch.inputs(batch)));
-  }
+  archs::BatchFeed feed;
+  fuzz::require_finite(evaluate(tree, feed(arch, batch)));
 }
 }  // namespace
 

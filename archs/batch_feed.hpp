@@ -1,0 +1,31 @@
+#pragma once
+// BatchFeed: one whole-model batch to an arch's slot inputs, the way `costdsl eval`
+// builds them: a dense arch takes the batch whole; a DP-attention MoE arch takes it
+// dealt over its DP groups (DpDeal) with a routing, its per-group lists built in an
+// InputScratch. Both buffers are kept, so once warm a call allocates nothing; the
+// inputs it returns borrow them and stay valid until the next call.
+//
+//   archs::BatchFeed feed;                        // one per simulator thread
+//   for (...) clock += evaluate(tree, feed(arch, batch)).time_s;
+#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
+
+namespace costdsl::archs {
+
+class BatchFeed {
+ public:
+  template <class Arch>
+  auto operator()(const Arch& arch, const ops::AttentionBatch& batch, ops::moe::Routing routing = {}) {
+    if constexpr (requires { arch.resolved().dp; }) {
+      return arch.inputs(deal_.deal(batch, arch.resolved().dp, routing), scratch_);
+    } else {
+      return arch.inputs(batch);  // dense: no groups, no routing
+    }
+  }
+
+ private:
+  DpDeal deal_;
+  InputScratch scratch_;
+};
+
+}  // namespace costdsl::archs
