@@ -222,7 +222,7 @@ class DeepseekV3 {
             groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({tokens_of(g)})); }))),
         nest<"moe_layer">(costdsl::inputs(
             groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({w[g].slice})); }),
-            experts_.inputs({tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
+            groups.stored(experts_, {tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }
 

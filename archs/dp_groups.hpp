@@ -31,6 +31,8 @@ auto dp_groups(std::uint64_t dp, C group) {
 // inputs borrow the scratch). Both offer
 //   work<T>(n)      n elements of T for the body of inputs() (per-group sizes, sums)
 //   fan(dp, make)   the Fanout input: nest<"dp">(make(g)) for each group g
+//   stored(w, in)   a worklet's inputs that point into a W::Storage (the routed load):
+//                   owned by the inputs, or in the scratch
 class OwnedGroups {
  public:
   template <class T>
@@ -43,6 +45,10 @@ class OwnedGroups {
     groups.reserve(dp);
     for (std::size_t g = 0; g < dp; ++g) groups.push_back(nest<"dp">(make_group(g)));
     return fanout_input(std::move(groups));
+  }
+  template <class W>
+  auto stored(const W& worklet, const typename W::Input& in) {
+    return worklet.inputs(in);
   }
 
  private:
@@ -62,6 +68,10 @@ class ScratchGroups {
     const std::span<Group> groups = scratch_.take<Group>(dp);
     for (std::size_t g = 0; g < dp; ++g) groups[g] = nest<"dp">(make_group(g));
     return fanout_input(std::span<const Group>(groups));
+  }
+  template <class W>
+  auto stored(const W& worklet, const typename W::Input& in) {
+    return worklet.inputs(in, scratch_.take<typename W::Storage>(1)[0]);
   }
 
  private:

@@ -165,7 +165,7 @@ class Qwen3Moe {
                                                        attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
                                                        router_.inputs({w[g].slice}));
                                                  }),
-                                      experts_.inputs({tokens, max_slice, it.routing}))),
+                                      groups.stored(experts_, {tokens, max_slice, it.routing}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }
 

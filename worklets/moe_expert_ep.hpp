@@ -7,6 +7,7 @@
 // rank's routed rows and folds the ranks with the Max algebra (time = slowest rank,
 // work sums). Ranks are interchangeable, so they never get slots of their own (INV-1).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,7 +27,7 @@ namespace costdsl::worklets {
 template <KernelDef K>
 struct RankFolded {
   static constexpr std::string_view kind = K::kind;
-  using Input = ops::moe::EpLoad;
+  using Input = ops::moe::EpLoadRef;
   Kernel<K> kernel;
 
   static typename K::Input rank_input(const ops::moe::RankLoad& r) {
@@ -39,7 +40,7 @@ struct RankFolded {
   Metrics eval(const Input& load) const {
     Metrics acc = algebra::empty();
     double slowest = -1;
-    for (const ops::moe::RankLoad& r : load.used()) {
+    for (const ops::moe::RankLoad& r : load->used()) {
       const Metrics m = kernel.eval(rank_input(r));
       algebra::accumulate_max(acc, m);
       if (m.time_s > slowest) {  // report the backend of the rank that sets the time
@@ -51,7 +52,7 @@ struct RankFolded {
   }
   double lower_bound_s(const Input& load) const {
     double s = 0;
-    for (const ops::moe::RankLoad& r : load.used()) s = std::max(s, kernel.lower_bound_s(rank_input(r)));
+    for (const ops::moe::RankLoad& r : load->used()) s = std::max(s, kernel.lower_bound_s(rank_input(r)));
     return s;
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
@@ -62,6 +63,7 @@ template <class Form, FixedString Name = "moe">
 class MoeExpertEp {
  public:
   // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype.
+  using Storage = ops::moe::EpLoad;  // what inputs(in, storage) routes into
   struct Input {
     std::uint64_t tokens = 0;             // tokens entering the layer across all EP ranks
     std::uint64_t max_source_tokens = 0;  // the most tokens one rank dispatches
@@ -133,20 +135,37 @@ class MoeExpertEp {
             when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)})))));
   }
 
-  // The routing is computed once here; the three compute slots share it.
+  // The routing is computed once here; the three compute slots share it. inputs(in)
+  // owns the load; inputs(in, storage) routes into the caller's buffer and borrows it
+  // (an arch's InputScratch: nothing allocated per iteration).
   auto inputs(const Input& in) const {
-    const ops::moe::EpLoad load =
-        ops::moe::route(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()),
-                        static_cast<std::uint32_t>(r_.top_k.value()), static_cast<std::uint32_t>(r_.ep.value()),
-                        in.routing);
-    const ops::moe::A2aSizes a2a = ops::moe::a2a_sizes(in.max_source_tokens,
-                                                       static_cast<std::uint32_t>(r_.top_k.value()), load, r_.row_bytes);
-    return nest<Name>(costdsl::inputs(when(r_.has_a2a, input<"dispatch">(a2a.dispatch)), input<"up_gate_proj">(load),
-                                      input<"activation">(load), input<"down_proj">(load),
-                                      when(r_.has_a2a, input<"combine">(a2a.combine))));
+    auto owned = std::make_unique<ops::moe::EpLoad>();
+    const ops::moe::A2aSizes a2a = route(in, *owned);
+    const ops::moe::EpLoad& load = *owned;
+    return inputs_for(a2a, ops::moe::EpLoadRef(std::move(owned)), load);
+  }
+  auto inputs(const Input& in, ops::moe::EpLoad& storage) const {
+    const ops::moe::A2aSizes a2a = route(in, storage);
+    return inputs_for(a2a, ops::moe::EpLoadRef(storage), storage);
   }
 
  private:
+  ops::moe::A2aSizes route(const Input& in, ops::moe::EpLoad& load) const {
+    const auto top_k = static_cast<std::uint32_t>(r_.top_k.value());
+    load = ops::moe::route(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()), top_k,
+                           static_cast<std::uint32_t>(r_.ep.value()), in.routing);
+    return ops::moe::a2a_sizes(in.max_source_tokens, top_k, load, r_.row_bytes);
+  }
+  // `first` (owning or borrowing `load`) goes to the first compute slot; the others borrow.
+  auto inputs_for(const ops::moe::A2aSizes& a2a, ops::moe::EpLoadRef first,
+                  const ops::moe::EpLoad& load) const {
+    return nest<Name>(costdsl::inputs(when(r_.has_a2a, input<"dispatch">(a2a.dispatch)),
+                                      input<"up_gate_proj">(std::move(first)),
+                                      input<"activation">(ops::moe::EpLoadRef(load)),
+                                      input<"down_proj">(ops::moe::EpLoadRef(load)),
+                                      when(r_.has_a2a, input<"combine">(a2a.combine))));
+  }
+
   Form form_;
   Resolved r_;
 };

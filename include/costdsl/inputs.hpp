@@ -58,14 +58,20 @@ constexpr auto inputs(X&&... x) {
   return detail::from_tuple(std::tuple_cat(detail::as_tuple(std::forward<X>(x))...));
 }
 
+namespace detail {
+template <FixedString Prefix, class I>
+using nested_t = In<join_path<Prefix, I::path>(), typename I::value_type>;
+}  // namespace detail
+
 // Prefixes every path with one segment: what a Labeled<Prefix> node does to its slots.
+// Values are moved, never copied (a slot input may be move-only).
 template <FixedString Prefix, class... I>
 constexpr auto nest(Inputs<I...> list) {
   return std::apply(
       [](auto&&... item) {
-        return Inputs<In<join_path<Prefix, std::remove_cvref_t<decltype(item)>::path>(),
-                         typename std::remove_cvref_t<decltype(item)>::value_type>...>{
-            {{std::move(item.value)}...}};
+        using Items = std::tuple<detail::nested_t<Prefix, std::remove_cvref_t<decltype(item)>>...>;
+        return detail::from_tuple(
+            Items(detail::nested_t<Prefix, std::remove_cvref_t<decltype(item)>>{std::move(item.value)}...));
       },
       std::move(list.items));
 }

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <limits>
 #include <span>
 #include <string>
@@ -113,6 +114,23 @@ inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing
   for (std::uint32_t j = n - 1; given > total; j = (j == 0 ? n - 1 : j - 1))  // or overshoot: trim the smallest
     if (out[order[j]] > 0) --out[order[j]], --given;
 }
+
+// A routed load as the expert slots take it: a pointer, so that the 2 KB rank table is
+// not copied at every level of the input list (it was a quarter of a Qwen3 iteration).
+// It either owns the load (one handle per load) or borrows one that outlives it (the
+// owner's, or a caller's buffer). Move-only.
+class EpLoadRef {
+ public:
+  explicit EpLoadRef(std::unique_ptr<const EpLoad> owned) noexcept : owned_(std::move(owned)), load_(owned_.get()) {}
+  explicit EpLoadRef(const EpLoad& borrowed) noexcept : load_(&borrowed) {}
+
+  const EpLoad& operator*() const noexcept { return *load_; }
+  const EpLoad* operator->() const noexcept { return load_; }
+
+ private:
+  std::unique_ptr<const EpLoad> owned_;
+  const EpLoad* load_;
+};
 
 // Rows and active experts per EP rank (num_experts % ep == 0; checked by the worklet).
 inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
