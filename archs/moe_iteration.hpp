@@ -29,9 +29,16 @@ class DpDeal {
     decode_.resize(dp);
     for (auto& p : prefill_) p.clear();
     for (auto& d : decode_) d.clear();
-    std::size_t next = 0;
-    for (const auto& chunk : batch.prefill) prefill_[next++ % dp].push_back(chunk);
-    for (const std::uint32_t kv : batch.decode_kv) decode_[next++ % dp].push_back(kv);
+    std::size_t next = 0;  // the group the next request goes to (a wrapping counter, no divide)
+    const auto advance = [&] { next = next + 1 == dp ? 0 : next + 1; };
+    for (const auto& chunk : batch.prefill) {
+      prefill_[next].push_back(chunk);
+      advance();
+    }
+    for (const std::uint32_t kv : batch.decode_kv) {
+      decode_[next].push_back(kv);
+      advance();
+    }
     groups_.resize(dp);
     for (std::size_t g = 0; g < dp; ++g) groups_[g] = {prefill_[g], decode_[g]};
     return {std::span<const ops::AttentionBatch>(groups_.data(), dp), routing};

@@ -142,11 +142,21 @@ inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32
   expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
   EpLoad load;
   load.ranks = ep;
+  // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
+  // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
   const std::uint32_t per_rank = num_experts / ep;
+  const bool strided = r.placement == Placement::strided;
+  std::uint32_t rank = 0, in_rank = 0;
   for (std::uint32_t i = 0; i < num_experts; ++i) {
-    RankLoad& dst = load.rank[r.placement == Placement::strided ? i % ep : i / per_rank];
+    RankLoad& dst = load.rank[rank];
     dst.rows += rows[i];
     dst.active_experts += rows[i] > 0 ? 1 : 0;
+    if (strided) {
+      rank = rank + 1 == ep ? 0 : rank + 1;
+    } else if (++in_rank == per_rank) {
+      in_rank = 0;
+      ++rank;
+    }
   }
   return load;
 }
