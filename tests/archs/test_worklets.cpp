@@ -1,12 +1,17 @@
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <span>
 #include <vector>
 
+#include "costdsl/archs/input_scratch.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/worklets/attn_local.hpp"
 #include "costdsl/worklets/mlp_local.hpp"
 #include "costdsl/worklets/pre_attn_local.hpp"
+
+#include "../core/alloc_counter.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -118,4 +123,37 @@ TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and he
   // The Llama block (no q/k norm) has neither slot.
   const AttnBlockTp<Llama3Config> llama(llama3_8b.with_tp(2));
   CHECK(to_json(make_manifest(llama.build(t)))["slots"][2]["name"] == "attn.rope");
+}
+
+TEST_CASE("InputScratch hands out the same buffers each iteration; another type replaces a buffer") {
+  InputScratch scratch;
+  const std::span<std::uint64_t> a = scratch.take<std::uint64_t>(3);
+  const std::span<ops::AttentionWork> b = scratch.take<ops::AttentionWork>(8);
+  CHECK(a.size() == 3);
+  CHECK(b.size() == 8);
+  a[0] = 7;
+  const long before = costdsl::testing::allocation_count();
+  scratch.reset();
+  const std::span<std::uint64_t> a2 = scratch.take<std::uint64_t>(3);
+  const std::span<ops::AttentionWork> b2 = scratch.take<ops::AttentionWork>(8);
+  CHECK(costdsl::testing::allocation_count() == before);  // warm: nothing allocated
+  CHECK(a2.data() == a.data());
+  CHECK(b2.data() == b.data());
+  CHECK(a2[0] == 7);  // stale values stay: the caller assigns every element
+  scratch.reset();
+  const std::span<double> c = scratch.take<double>(5);  // slot 0 held uint64_t: replaced
+  CHECK(c.size() == 5);
+  CHECK(scratch.take<ops::AttentionWork>(2).size() == 2);  // slot 1 kept its type, shrunk
+}
+
+TEST_CASE("EpLoadRef: owning and borrowing handles read the same load; moving keeps the address") {
+  auto owned = std::make_unique<ops::moe::EpLoad>(ops::moe::route(4160, 128, 8, 8, {1.0}));
+  const ops::moe::EpLoad* raw = owned.get();
+  ops::moe::EpLoadRef first(std::move(owned));
+  const ops::moe::EpLoadRef borrowed(*first);
+  const ops::moe::EpLoadRef moved(std::move(first));
+  CHECK(&*moved == raw);
+  CHECK(&*borrowed == raw);
+  CHECK(moved->total_rows() == 4160u * 8);
+  CHECK(borrowed->used().size() == 8);
 }
