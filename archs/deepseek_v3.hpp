@@ -195,25 +195,10 @@ class DeepseekV3 {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
-  struct GroupWork {
-    ops::MlaWork attention;
-    std::uint64_t requests = 0;  // logits rows
-    std::uint64_t slice = 0;     // rows each of the group's tp ranks routes
-  };
-
   template <class Groups>
   auto inputs_with(const MoeIteration& it, Groups groups) const {
-    if (it.groups.size() != r_.dp)
-      throw InputError("DeepseekV3: the iteration has " + std::to_string(it.groups.size()) +
-                       " DP group batches, dp is " + std::to_string(r_.dp));
-    const std::span<GroupWork> w = groups.template work<GroupWork>(r_.dp);
-    std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < r_.dp; ++g) {
-      const ops::MlaWork a = ops::collapse_mla(it.groups[g]);
-      w[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + r_.tp - 1) / r_.tp};
-      tokens += a.append_tokens;
-      max_slice = std::max(max_slice, w[g].slice);
-    }
+    const auto work = dp_work("DeepseekV3", it, r_.dp, r_.tp, groups, ops::collapse_mla);
+    const auto& w = work.groups;
     const auto tokens_of = [&](std::size_t g) { return w[g].attention.append_tokens; };
     const auto mla = [&](std::size_t g) { return attn_.inputs({tokens_of(g), w[g].attention}); };
     return nest<"model">(costdsl::inputs(
@@ -222,7 +207,7 @@ class DeepseekV3 {
             groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({tokens_of(g)})); }))),
         nest<"moe_layer">(costdsl::inputs(
             groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({w[g].slice})); }),
-            groups.stored(experts_, {tokens, max_slice, it.routing}), shared_.inputs({max_slice}))),
+            groups.stored(experts_, {work.tokens, work.max_slice, it.routing}), shared_.inputs({work.max_slice}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }
 

@@ -1,10 +1,15 @@
 #pragma once
 // One scheduler iteration of a DP-attention MoE arch: a batch per DP group and how the
-// gate spreads tokens over experts; and DpDeal, which makes one from a whole-model
-// batch the way a DP scheduler balancing request counts would.
+// gate spreads tokens over experts; DpDeal, which makes one from a whole-model batch the
+// way a DP scheduler balancing request counts would; and dp_work, the per-group figures
+// every DP arch's inputs() starts from.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "costdsl/error.hpp"
@@ -17,6 +22,43 @@ struct MoeIteration {
   std::span<const ops::AttentionBatch> groups;
   ops::moe::Routing routing{};
 };
+
+// One DP group's figures: its collapsed attention work (Work: ops::AttentionWork,
+// ops::MlaWork), its logits rows, and the rows each of its tp ranks routes (after the
+// group's all-reduce the ranks split the rows).
+template <class Work>
+struct DpGroupWork {
+  Work attention;
+  std::uint64_t requests = 0;
+  std::uint64_t slice = 0;
+};
+
+template <class Work>
+struct DpWork {
+  std::span<DpGroupWork<Work>> groups;
+  std::uint64_t tokens = 0;     // all groups' rows: every token is routed once
+  std::uint64_t max_slice = 0;  // the busiest rank's rows: what one rank dispatches
+};
+
+// Checks the iteration has one batch per group (arch names the arch in the message) and
+// collapses each; the per-group array comes from `groups` (archs::OwnedGroups or
+// ScratchGroups, dp_groups.hpp), so a warm scratch allocates nothing.
+template <class Groups, class Collapse>
+auto dp_work(std::string_view arch, const MoeIteration& it, std::uint64_t dp, std::uint64_t tp, Groups& groups,
+             Collapse collapse) {
+  using Work = std::invoke_result_t<Collapse, const ops::AttentionBatch&>;
+  if (it.groups.size() != dp)
+    throw InputError(std::string(arch) + ": the iteration has " + std::to_string(it.groups.size()) +
+                     " DP group batches, dp is " + std::to_string(dp));
+  DpWork<Work> out{groups.template work<DpGroupWork<Work>>(dp)};
+  for (std::size_t g = 0; g < dp; ++g) {
+    const Work a = collapse(it.groups[g]);
+    out.groups[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + tp - 1) / tp};
+    out.tokens += a.append_tokens;
+    out.max_slice = std::max(out.max_slice, out.groups[g].slice);
+  }
+  return out;
+}
 
 // Deals requests over dp groups round-robin: prefill chunks first, the decodes
 // continuing the deal. The returned iteration points into this object's buffers,

@@ -138,25 +138,10 @@ class Qwen3Moe {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
-  struct GroupWork {
-    ops::AttentionWork attention;
-    std::uint64_t requests = 0;  // logits rows
-    std::uint64_t slice = 0;     // rows each of the group's tp ranks routes
-  };
-
   template <class Groups>
   auto inputs_with(const MoeIteration& it, Groups groups) const {
-    if (it.groups.size() != r_.dp)
-      throw InputError("Qwen3Moe: the iteration has " + std::to_string(it.groups.size()) + " DP group batches, dp is " +
-                       std::to_string(r_.dp));
-    const std::span<GroupWork> w = groups.template work<GroupWork>(r_.dp);
-    std::uint64_t tokens = 0, max_slice = 0;
-    for (std::size_t g = 0; g < r_.dp; ++g) {
-      const ops::AttentionWork a = ops::collapse(it.groups[g]);
-      w[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + r_.tp - 1) / r_.tp};
-      tokens += a.append_tokens;
-      max_slice = std::max(max_slice, w[g].slice);
-    }
+    const auto work = dp_work("Qwen3Moe", it, r_.dp, r_.tp, groups, ops::collapse);
+    const auto& w = work.groups;
     return nest<"model">(costdsl::inputs(
         groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
         nest<"layer">(costdsl::inputs(groups.fan(r_.dp,
@@ -165,7 +150,7 @@ class Qwen3Moe {
                                                        attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
                                                        router_.inputs({w[g].slice}));
                                                  }),
-                                      groups.stored(experts_, {tokens, max_slice, it.routing}))),
+                                      groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }
 

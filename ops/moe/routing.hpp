@@ -14,8 +14,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 

@@ -2,10 +2,9 @@
 
 #include <vector>
 
-#include "costdsl/archs/batch_feed.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
-#include "../core/alloc_counter.hpp"
+#include "../archs/feed_law.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -209,32 +208,12 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
 }
 
 TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing (issue 7)") {
-  const Timing& t = roofline_h200();
   const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>> s;
   const DeepseekV3<DeepseekV3Config> r(deepseek_v3.with_parallel(4, 8));
-  const auto st = s.build(t);
-  const auto rt = r.build(t);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {512, 1024}};
   const std::vector<std::uint32_t> decode(64, 2048);
-  const ops::AttentionBatch batch{prefill, decode};
-  DpDeal deal;
-  const ops::moe::Routing skewed{1.2};
-  const Metrics owned = evaluate(st, s.inputs(deal.deal(batch, 2, skewed)));
-  InputScratch scratch;
-  CHECK(evaluate(st, s.inputs(deal.deal(batch, 2, skewed), scratch)) == owned);
-  CHECK(evaluate(rt, r.inputs(deal.deal(batch, 2, skewed), scratch)) == owned);  // the scratch changes arch: fine
-  BatchFeed fs, fr;  // one per arch: each keeps its own buffers warm
-  std::array<Metrics, n_slots<decltype(rt)>> row{};
-  CHECK(evaluate(st, fs(s, batch, skewed)) == owned);
-  CHECK(evaluate(rt, fr(r, batch, skewed), row) == owned);
-  Metrics total{};
-  const long before = costdsl::testing::allocation_count();
-  for (int i = 0; i < 100; ++i) {
-    total = evaluate(st, fs(s, batch, skewed));
-    total = evaluate(rt, fr(r, batch, skewed), row);
-  }
-  CHECK(costdsl::testing::allocation_count() == before);
-  CHECK(total == owned);
+  const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, {1.2});
+  CHECK(totals[0] == totals[1]);  // same shapes: the two forms agree
 }
 
 TEST_CASE("shipped config.json agrees with the static preset") {

@@ -5,13 +5,12 @@
 #include <numeric>
 #include <vector>
 
-#include "costdsl/archs/batch_feed.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
-#include "../core/alloc_counter.hpp"
+#include "../archs/feed_law.hpp"
 #include "batches.hpp"
 
 using namespace costdsl;
@@ -76,34 +75,11 @@ TEST_CASE("Qwen3-MoE: static and run-time forms agree (235B at tp 4 / ep 8, 30B 
 }
 
 TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing (issue 7)") {
-  const Timing& t = roofline_h200();
   const Qwen3Moe<Fixed<qwen3_30b_a3b.with_parallel(1, 8)>> s;
   const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
-  const auto st = s.build(t);
-  const auto rt = r.build(t);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {100, 300}};
   const std::vector<std::uint32_t> decode(61, 2048);
-  const ops::AttentionBatch batch{prefill, decode};
-  const moe::Routing skewed{1.2};
-  DpDeal deal;
-  const Metrics owned_s = evaluate(st, s.inputs(deal.deal(batch, 8, skewed)));
-  const Metrics owned_r = evaluate(rt, r.inputs(deal.deal(batch, 8, skewed)));
-  InputScratch scratch;
-  CHECK(evaluate(st, s.inputs(deal.deal(batch, 8, skewed), scratch)) == owned_s);
-  CHECK(evaluate(rt, r.inputs(deal.deal(batch, 8, skewed), scratch)) == owned_r);  // the scratch changes arch: fine
-  BatchFeed fs, fr;  // one per arch: each keeps its own buffers warm
-  std::array<Metrics, n_slots<decltype(rt)>> row{};
-  CHECK(evaluate(st, fs(s, batch, skewed)) == owned_s);
-  CHECK(evaluate(rt, fr(r, batch, skewed), row) == owned_r);
-  Metrics total_s{}, total_r{};
-  const long before = costdsl::testing::allocation_count();
-  for (int i = 0; i < 100; ++i) {
-    total_s = evaluate(st, fs(s, batch, skewed));
-    total_r = evaluate(rt, fr(r, batch, skewed), row);
-  }
-  CHECK(costdsl::testing::allocation_count() == before);
-  CHECK(total_s == owned_s);
-  CHECK(total_r == owned_r);
+  arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, moe::Routing{1.2});
 }
 
 TEST_CASE("slot count is independent of the batch and the routing") {

@@ -1,0 +1,47 @@
+#pragma once
+// A law every DP-attention arch keeps (issue 7), written once: inputs(it, scratch) and a
+// BatchFeed give bitwise what the self-contained inputs(it) gives, one scratch may serve
+// one arch after another, and once warm a dealt iteration allocates nothing.
+#include <doctest/doctest.h>
+
+#include <array>
+
+#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/costdsl.hpp"
+
+#include "../core/alloc_counter.hpp"
+
+namespace arch_test {
+
+// s and r: a static and a run-time form (any two DP archs). Returns their totals.
+template <class S, class R>
+std::array<costdsl::Metrics, 2> check_feed_law(const S& s, const R& r, const costdsl::Timing& t,
+                                               const costdsl::ops::AttentionBatch& batch,
+                                               costdsl::ops::moe::Routing routing) {
+  using namespace costdsl;
+  using namespace costdsl::archs;
+  const auto st = s.build(t);
+  const auto rt = r.build(t);
+  DpDeal deal;
+  const Metrics owned_s = evaluate(st, s.inputs(deal.deal(batch, s.resolved().dp, routing)));
+  const Metrics owned_r = evaluate(rt, r.inputs(deal.deal(batch, r.resolved().dp, routing)));
+  InputScratch scratch;
+  CHECK(evaluate(st, s.inputs(deal.deal(batch, s.resolved().dp, routing), scratch)) == owned_s);
+  CHECK(evaluate(rt, r.inputs(deal.deal(batch, r.resolved().dp, routing), scratch)) == owned_r);  // scratch changes arch
+  BatchFeed fs, fr;  // one per arch: each keeps its own buffers warm
+  std::array<Metrics, n_slots<decltype(rt)>> row{};
+  CHECK(evaluate(st, fs(s, batch, routing)) == owned_s);
+  CHECK(evaluate(rt, fr(r, batch, routing), row) == owned_r);
+  Metrics total_s{}, total_r{};
+  const long before = costdsl::testing::allocation_count();
+  for (int i = 0; i < 100; ++i) {
+    total_s = evaluate(st, fs(s, batch, routing));
+    total_r = evaluate(rt, fr(r, batch, routing), row);
+  }
+  CHECK(costdsl::testing::allocation_count() == before);
+  CHECK(total_s == owned_s);
+  CHECK(total_r == owned_r);
+  return {owned_s, owned_r};
+}
+
+}  // namespace arch_test
