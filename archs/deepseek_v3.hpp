@@ -22,11 +22,20 @@
 #include <boost/hana/define_struct.hpp>
 
 #include "costdsl/archs/qwen3_moe.hpp"  // MoeIteration
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/parallel.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/mla_block_tp.hpp"

@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "costdsl/archs/input_scratch.hpp"
-#include "costdsl/costdsl.hpp"
+#include "costdsl/concepts.hpp"
+#include "costdsl/fanout.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
 
 namespace costdsl::archs {
 

@@ -19,13 +19,20 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/dp_groups.hpp"
 #include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"

@@ -1,4 +1,5 @@
 // iteration/deepseek_v3/*: DeepSeek-V3 with EP 8 and DP attention (tp 1, dp 8) on H200.
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "iteration.hpp"
 

@@ -1,4 +1,5 @@
 // iteration/llama3_70b/*: Llama-3-70B at TP 8 on H200; and leaf/*, the floor of its hot path.
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "iteration.hpp"
 
@@ -11,7 +12,7 @@ const bool registered = (bench::register_iteration("llama3_70b", static_arch, ru
 
 // The floor: the distinct leaf lookups the iteration needs, and nothing else.
 void leaf_floor(benchmark::State& state) {
-  const Timing t = bench::interpolating_timing(static_arch.build(Timing::for_gpu("h200", TimingMode::roofline)),
+  const Timing t = bench::interpolating_timing(static_arch.build(load_timing("h200", TimingMode::roofline)),
                                                "llama3_70b");
   const Kernel<kernels::Gemm> gemm(t, {Dtype::bf16, 1280, 8192});
   const Kernel<kernels::AttnDecode> decode(t, {Dtype::bf16, 8, 1, 128});

@@ -1,4 +1,5 @@
 // iteration/qwen3_235b_a22b/*: Qwen3-235B-A22B with EP 8 and DP attention (tp 1, dp 8) on H200.
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "iteration.hpp"
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/token_axis.hpp"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/batch_feed.hpp"
 #include "synthetic_profiles.hpp"
 
@@ -42,15 +43,15 @@ class Feed {
 // A Timing whose profile DB covers every leaf of `tree`.
 template <class Tree>
 Timing interpolating_timing(const Tree& roofline_tree, const char* name) {
-  const Timing rf = Timing::for_gpu("h200", TimingMode::roofline);
+  const Timing rf = load_timing("h200", TimingMode::roofline);
   const auto dir = std::filesystem::temp_directory_path() / (std::string("costdsl-bench-") + name);
   write_synthetic_profiles(roofline_tree, rf, dir);
-  return Timing::for_gpu("h200", TimingMode::automatic, dir);
+  return load_timing("h200", TimingMode::automatic, dir);
 }
 
 template <class Arch>
 void static_form(benchmark::State& state, const Arch& arch, const char* name) {
-  const Timing t = interpolating_timing(arch.build(Timing::for_gpu("h200", TimingMode::roofline)), name);
+  const Timing t = interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
   const auto tree = arch.build(t);
   Batch b;
   Feed feed(arch);
@@ -64,7 +65,7 @@ void static_form(benchmark::State& state, const Arch& arch, const char* name) {
 
 template <class Arch>
 void runtime_form(benchmark::State& state, const Arch& arch, const char* name) {
-  const Timing t = interpolating_timing(arch.build(Timing::for_gpu("h200", TimingMode::roofline)), name);
+  const Timing t = interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
   const auto tree = arch.build(t);
   using Tree = decltype(tree);
   const FlatTree flat = lower(tree);
@@ -81,7 +82,7 @@ void runtime_form(benchmark::State& state, const Arch& arch, const char* name) {
 
 template <class Arch>
 void manifest_replay(benchmark::State& state, const Arch& arch, const char* name) {
-  const Timing t = interpolating_timing(arch.build(Timing::for_gpu("h200", TimingMode::roofline)), name);
+  const Timing t = interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
   const auto tree = arch.build(t);
   using Tree = decltype(tree);
   const FlatTree flat = flat_tree_from_manifest(nlohmann::json::parse(to_json(make_manifest(tree)).dump()));

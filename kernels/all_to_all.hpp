@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/kernel_def.hpp"
 #include "costdsl/reflect.hpp"
@@ -64,7 +63,7 @@ struct AllToAll {
   // One GPU is a valid degenerate group: a zero-time no-op (flops = bytes = 0).
   static void validate(const Config& c) {
     if (c.num_gpus == 0 || c.num_gpus > max_gpus)
-      throw ConfigError(fmt::format("all_to_all: num_gpus {} must be in 1..{}", c.num_gpus.value, max_gpus));
+      throw ConfigError(costdsl::detail::str("all_to_all: num_gpus ", c.num_gpus.value, " must be in 1..", max_gpus));
   }
   static constexpr std::uint64_t max_gpus = 65536;
 };

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -95,15 +94,14 @@ struct AttnPrefill {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("attn_prefill: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("attn_prefill: ", field, " ", v, " must be in 1..", max));
     };
     check("num_qo_heads", c.num_qo_heads, 1024);
     check("num_kv_heads", c.num_kv_heads, 1024);
     check("head_dim", c.head_dim, 1024);
     // GQA: each kv head serves a whole group of qo heads.
     if (c.num_qo_heads % c.num_kv_heads != 0)
-      throw ConfigError(fmt::format("attn_prefill: num_kv_heads {} must divide num_qo_heads {} (GQA groups)",
-                                    c.num_kv_heads.value, c.num_qo_heads.value));
+      throw ConfigError(costdsl::detail::str("attn_prefill: num_kv_heads ", c.num_kv_heads.value, " must divide num_qo_heads ", c.num_qo_heads.value, " (GQA groups)"));
   }
 };
 

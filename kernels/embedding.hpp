@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -53,7 +52,7 @@ struct Embedding {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("embedding: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("embedding: ", field, " ", v, " must be in 1..", max));
     };
     check("vocab", c.vocab, 1u << 24);
     check("hidden", c.hidden, 1u << 20);

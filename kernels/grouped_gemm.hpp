@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -37,8 +36,7 @@ struct GroupedGemm {
   static double active(const Config& c, const Input& in) {
     const std::uint64_t cap = std::min<std::uint64_t>(in.tokens, c.num_experts);
     if (in.active_experts > cap)
-      throw InputError(fmt::format("grouped_gemm: active_experts {} exceeds min(tokens {}, num_experts {}) = {}",
-                                   in.active_experts, in.tokens, c.num_experts.value, cap));
+      throw InputError(costdsl::detail::str("grouped_gemm: active_experts ", in.active_experts, " exceeds min(tokens ", in.tokens, ", num_experts ", c.num_experts.value, ") = ", cap));
     return double(in.active_experts == 0 ? cap : in.active_experts);
   }
 
@@ -71,7 +69,7 @@ struct GroupedGemm {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("grouped_gemm: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("grouped_gemm: ", field, " ", v, " must be in 1..", max));
     };
     check("num_experts", c.num_experts, 16384);  // the largest MoE ships 512 experts
     check("n", c.n, 1u << 20);

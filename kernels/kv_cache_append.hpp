@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -60,7 +59,7 @@ struct KvCacheAppend {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("kv_cache_append: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("kv_cache_append: ", field, " ", v, " must be in 1..", max));
     };
     check("num_kv_heads", c.num_kv_heads, 1024);
     check("head_dim", c.head_dim, 1024);

@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -78,7 +77,7 @@ struct MlaPrefill {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("mla_prefill: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("mla_prefill: ", field, " ", v, " must be in 1..", max));
     };
     check("num_heads", c.num_heads, 1024);
     check("kv_lora_rank", c.kv_lora_rank, 8192);

@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -75,13 +74,12 @@ struct MoeRouter {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("moe_router: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("moe_router: ", field, " ", v, " must be in 1..", max));
     };
     check("hidden", c.hidden, 1u << 20);
     check("num_experts", c.num_experts, 16384);  // the largest MoE ships 512 experts
     if (c.top_k == 0 || c.top_k > c.num_experts)
-      throw ConfigError(fmt::format("moe_router: top_k {} must be in 1..num_experts ({})", c.top_k.value,
-                                    c.num_experts.value));
+      throw ConfigError(costdsl::detail::str("moe_router: top_k ", c.top_k.value, " must be in 1..num_experts (", c.num_experts.value, ")"));
   }
 };
 

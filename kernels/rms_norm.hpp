@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -53,7 +52,7 @@ struct RmsNorm {
 
   static void validate(const Config& c) {
     if (c.hidden == 0 || c.hidden > (1u << 20))
-      throw ConfigError(fmt::format("rms_norm: hidden {} must be in 1..{}", c.hidden.value, 1u << 20));
+      throw ConfigError(costdsl::detail::str("rms_norm: hidden ", c.hidden.value, " must be in 1..", 1u << 20));
   }
 };
 

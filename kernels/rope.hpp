@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -58,13 +57,13 @@ struct Rope {
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {
-      if (v == 0 || v > max) throw ConfigError(fmt::format("rope: {} {} must be in 1..{}", field, v, max));
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str("rope: ", field, " ", v, " must be in 1..", max));
     };
     check("num_qo_heads", c.num_qo_heads, 1024);
     check("num_kv_heads", c.num_kv_heads, 1024);
     check("head_dim", c.head_dim, 1024);
     if (c.head_dim % 2 != 0)
-      throw ConfigError(fmt::format("rope: head_dim {} must be even (rope rotates pairs)", c.head_dim.value));
+      throw ConfigError(costdsl::detail::str("rope: head_dim ", c.head_dim.value, " must be even (rope rotates pairs)"));
   }
 };
 

@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -58,7 +57,7 @@ struct Sampler {
 
   static void validate(const Config& c) {
     if (c.vocab == 0 || c.vocab > (1u << 24))
-      throw ConfigError(fmt::format("sampler: vocab {} must be in 1..{}", c.vocab.value, 1u << 24));
+      throw ConfigError(costdsl::detail::str("sampler: vocab ", c.vocab.value, " must be in 1..", 1u << 24));
   }
 };
 

@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -54,7 +53,7 @@ struct SiluAndMul {
   static void validate(const Config& c) {
     if (c.intermediate == 0 || c.intermediate > (1u << 20))
       throw ConfigError(
-          fmt::format("silu_and_mul: intermediate {} must be in 1..{}", c.intermediate.value, 1u << 20));
+          costdsl::detail::str("silu_and_mul: intermediate ", c.intermediate.value, " must be in 1..", 1u << 20));
   }
 };
 

@@ -15,7 +15,7 @@
 
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
-#include "costdsl/gpu_spec.hpp"
+#include "costdsl/gpu_catalog.hpp"
 #include "costdsl/profile_csv.hpp"
 #include "device_api.h"
 #include "plan.hpp"

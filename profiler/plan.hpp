@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "costdsl/dtype.hpp"
-#include "costdsl/gpu_spec.hpp"
+#include "costdsl/gpu_catalog.hpp"
 #include "costdsl/profile_csv.hpp"
 #include "device_api.h"
 #include "shapes.hpp"

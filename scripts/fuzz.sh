@@ -21,14 +21,18 @@ cxx=${CXX_FUZZ:-$(command -v clang++ || command -v clang++-14 || true)}
 out="$root/build-fuzz"
 mkdir -p "$out/corpus-$name"
 bin="$out/fuzz_$name"
-src="$root/tests/fuzz/fuzz_$name.cpp"
+src=("$root/tests/fuzz/fuzz_$name.cpp")
+# The CLI harness runs the CLI's own translation units (all of tools/ but main.cpp).
+if [ "$name" = cli ]; then
+  src+=($(find "$root/tools" -name '*.cpp' ! -name main.cpp | sort))
+fi
 # Rebuild when any header or the harness is newer than the binary.
 if [ ! -x "$bin" ] || [ -n "$(find "$root/include" "$root/kernels" "$root/ops" "$root/worklets" "$root/archs" \
       "$root/tools" "$root/tests/fuzz" -newer "$bin" -name '*.[hc]pp' -print -quit)" ]; then
   echo "fuzz.sh: building $bin" >&2
   "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -I "$root/include" -I "$root/tools" -I "$root/tests/fuzz" \
-    -DCOSTDSL_DATA_DIR="\"$root/data\"" "$src" -o "$bin" -lfmt
+    -DCOSTDSL_DATA_DIR="\"$root/data\"" "${src[@]}" -o "$bin" -lfmt
 fi
 cd "$out"
 exec "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 \

@@ -2,38 +2,8 @@
 // The whole costdsl command line as one call, so that main() and the CLI fuzz harness
 // (tests/fuzz/fuzz_cli.cpp) run exactly the same code. Exit codes: 0 ok, 2 a bad flag,
 // value or input file (the message names it), 1 an internal error (a bug: report it).
-#include <exception>
-#include <iostream>
-
-#include "cli_common.hpp"
-#include "cmd_arch.hpp"
-#include "cmd_gpus.hpp"
-#include "cmd_kernel.hpp"
-#include "cmd_sweep.hpp"
-#include "costdsl/error.hpp"
-
 namespace costdsl::cli {
 
-inline int run(int argc, const char* const* argv) {
-  CLI::App app{"costdsl: compile-time cost trees for LLM-inference GPU time", "costdsl"};
-  app.require_subcommand(1);
-  add_gpus_command(app);
-  add_kernel_commands(app);
-  add_arch_commands(app);
-  add_sweep_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help or the parse error
-    return code == 0 ? 0 : 2;
-  } catch (const costdsl::Error& e) {
-    std::cerr << "costdsl: error: " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "costdsl: internal error: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
-}
+int run(int argc, const char* const* argv);
 
 }  // namespace costdsl::cli

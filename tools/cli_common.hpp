@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "costdsl/coverage.hpp"
+#include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
-#include "costdsl/timing.hpp"
+#include "model.hpp"
 
 namespace costdsl::cli {
 
@@ -74,9 +75,26 @@ struct TimingOptions {
   Timing make() const {
     std::optional<std::filesystem::path> dir;
     if (!profile_dir.empty()) dir = profile_dir;
-    return Timing::for_gpu(gpu, parse_timing_mode(timing), dir);
+    return load_timing(gpu, parse_timing_mode(timing), dir);
   }
 };
+
+inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
+  cmd.add_option("--arch", o.arch, "a shipped arch (see `costdsl archs`)");
+  cmd.add_option("--model-config", o.model_config, "a HuggingFace config.json to evaluate instead of --arch")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--family", o.family, "the family of --model-config")
+      ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
+  cmd.add_option("--tp", o.tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
+      ->check(positive)
+      ->capture_default_str();
+  cmd.add_option("--ep", o.ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
+  cmd.add_option("--dp", o.dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
+  cmd.add_option("--routing-skew", o.routing_skew,
+                 "MoE routing: power-law exponent of expert popularity (0 = uniform)")
+      ->check(non_negative_number)
+      ->capture_default_str();
+}
 
 inline nlohmann::json coverage_json(Coverage c) { return coverage_names(c); }
 

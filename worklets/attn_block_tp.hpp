@@ -8,11 +8,19 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
 
 namespace costdsl::worklets {
@@ -79,7 +87,7 @@ class AttnBlockTp {
                               ", qo/rank=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
                               ", kv/rank=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
     return labeled<Name>(
-        label, detail::sum_of(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_),
+        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

@@ -5,9 +5,13 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
 
 namespace costdsl::worklets {
@@ -51,7 +55,7 @@ class AttnLocal {
     const std::string label = std::string(Name.view()) +
                               " (AttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
                               ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
-    return labeled<Name>(label, detail::sum_of(detail::attn_slots(t, v.dtype, v.kv_dtype, r_)));
+    return labeled<Name>(label, sum(detail::attn_slots(t, v.dtype, v.kv_dtype, r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::attn_slot_inputs(in.batch_tokens, in.attention)); }

@@ -3,10 +3,15 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/embedding.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/timing.hpp"
 
 namespace costdsl::worklets {
 

@@ -10,14 +10,23 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/rope.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/mla.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
 
 namespace costdsl::worklets {
 

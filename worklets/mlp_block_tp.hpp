@@ -5,10 +5,18 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
 
 namespace costdsl::worklets {
@@ -60,7 +68,7 @@ class MlpBlockTp {
     const std::string label = std::string(Name.view()) + " (MlpBlockTp) [tp=" + std::to_string(r_.tp.value()) +
                               ", intermediate/rank=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
     return labeled<Name>(
-        label, detail::sum_of(detail::mlp_slots(t, dtype, r_),
+        label, sum(detail::mlp_slots(t, dtype, r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

@@ -5,8 +5,13 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
 
 namespace costdsl::worklets {
@@ -42,7 +47,7 @@ class MlpLocal {
   auto build(const Timing& t) const {
     const std::string label = std::string(Name.view()) +
                               " (MlpLocal) [intermediate=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
-    return labeled<Name>(label, detail::sum_of(detail::mlp_slots(t, values(form_).dtype, r_)));
+    return labeled<Name>(label, sum(detail::mlp_slots(t, values(form_).dtype, r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::mlp_slot_inputs(in.batch_tokens)); }

@@ -12,14 +12,26 @@
 #include <type_traits>
 #include <vector>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/concepts.hpp"
+#include "costdsl/dim.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_to_all.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/silu_and_mul.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/metrics.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/static_value.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
 
 namespace costdsl::worklets {
 

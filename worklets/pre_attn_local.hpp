@@ -6,8 +6,13 @@
 #include <cstdint>
 #include <string>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
 
 namespace costdsl::worklets {
@@ -50,7 +55,7 @@ class PreAttnLocal {
     const std::string label = std::string(Name.view()) +
                               " (PreAttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
                               ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
-    return labeled<Name>(label, detail::sum_of(detail::pre_attn_slots<Norm>(t, values(form_).dtype, r_)));
+    return labeled<Name>(label, sum(detail::pre_attn_slots<Norm>(t, values(form_).dtype, r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::pre_attn_slot_inputs<Norm>(in.batch_tokens, r_)); }

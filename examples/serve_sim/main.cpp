@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/timing.hpp"
 #include "sim.hpp"
@@ -119,7 +120,7 @@ void print_text(const Options& o, const std::string& arch_label, const serve_sim
 template <class Arch>
 int run(const Options& o, const std::string& label) {
   const Arch arch;
-  const Timing timing = Timing::for_gpu(o.gpu, parse_timing_mode(o.timing));
+  const Timing timing = load_timing(o.gpu, parse_timing_mode(o.timing));
   const serve_sim::KvBudget kv = serve_sim::kv_budget(arch, timing.gpu(), o.server);
   const auto reqs = o.trace.empty() ? serve_sim::generate(o.work) : serve_sim::load_trace(o.trace);
   const serve_sim::Result r = serve_sim::simulate(arch, timing, reqs, o.server, kv.tokens);

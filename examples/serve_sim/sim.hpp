@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/error.hpp"
 

@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -137,11 +136,11 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
   Metrics acc = algebra::empty();
   if constexpr (Node::node_kind == NodeKind::sum) {
     (algebra::accumulate_sum(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)),
      ...);
   } else if constexpr (P == Pass::balanced && Node::node_kind == NodeKind::max) {
     const std::array<Metrics, sizeof...(I)> each{
-        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)...};
+        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)...};
     double sum_time = 0;
     for (const Metrics& m : each) {
       algebra::accumulate_max(acc, m);
@@ -150,7 +149,7 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
     if constexpr (sizeof...(I) > 0) acc.time_s = sum_time / sizeof...(I);
   } else {
     (algebra::accumulate_max(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(std::get<I>(node.children), in, row)),
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)),
      ...);
     if constexpr (Node::node_kind == NodeKind::parallel) algebra::finish_parallel(acc, node.overlap_value());
   }
@@ -211,17 +210,17 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
       algebra::accumulate_max(acc, eval_node<Offset, 0, P>(node.child, in, row));
       return acc;
     } else if constexpr (P == Pass::balanced) {
-      const auto& ranks = std::get<InOffset>(in.items).value;
+      const auto& ranks = detail::get<InOffset>(in.items).value;
       return eval_fanout_balanced(node, std::span{std::data(ranks), std::size(ranks)});
     } else {
-      const auto& ranks = std::get<InOffset>(in.items).value;
+      const auto& ranks = detail::get<InOffset>(in.items).value;
       return eval_fanout<Offset, P>(node, std::span{std::data(ranks), std::size(ranks)}, row);
     }
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
     if constexpr (P == Pass::replay) {
       return row[Offset];
     } else {
-      Metrics m = node.kernel.eval(std::get<InOffset>(in.items).value);
+      Metrics m = node.kernel.eval(detail::get<InOffset>(in.items).value);
       if constexpr (P == Pass::row) row[Offset] = m;
       return m;
     }
@@ -231,7 +230,7 @@ template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class In
     return eval_node<Offset, InOffset, P>(node.child, in, row);
   } else {
     return eval_children<Offset, InOffset, P>(node, in, row,
-                                              std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
+                                              std::make_index_sequence<decltype(node.children)::size>{});
   }
 }
 
@@ -287,7 +286,7 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
     constexpr std::size_t n = n_slots<decltype(node.child)>;
     std::array<double, n> rank_bounds{};
     double best = -1;
-    for (const auto& rank_in : std::get<InOffset>(in.items).value) {
+    for (const auto& rank_in : detail::get<InOffset>(in.items).value) {
       bound_node<0, 0>(node.child, rank_in, rank_bounds.data());
       double total = 0;
       for (double b : rank_bounds) total += b;
@@ -297,8 +296,8 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
       }
     }
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
-    if constexpr (requires { node.kernel.lower_bound_s(std::get<InOffset>(in.items).value); }) {
-      bounds[Offset] = node.kernel.lower_bound_s(std::get<InOffset>(in.items).value);
+    if constexpr (requires { node.kernel.lower_bound_s(detail::get<InOffset>(in.items).value); }) {
+      bounds[Offset] = node.kernel.lower_bound_s(detail::get<InOffset>(in.items).value);
     } else {
       bounds[Offset] = 0;  // a kernel without a roofline bound contributes none
     }
@@ -306,10 +305,10 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
     bound_node<Offset, InOffset>(node.child, in, bounds);
   } else {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (bound_node<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I]>(std::get<I>(node.children),
+      (bound_node<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I]>(detail::get<I>(node.children),
                                                                                             in, bounds),
        ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(node.children)>>{});
+    }(std::make_index_sequence<decltype(node.children)::size>{});
   }
 }
 }  // namespace detail

@@ -1,16 +1,15 @@
 #pragma once
-// Strict reading of a HuggingFace config.json: every error names the file, the
-// key, the value and the rule.
+// A HuggingFace config.json as the archs read it: its top-level keys with their
+// values, checked on access. Every error names the file, the key, the value and the
+// rule. Reading a file: load_hf_config.hpp (the archs never parse JSON themselves).
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -19,32 +18,31 @@ namespace costdsl {
 
 class HfConfig {
  public:
-  HfConfig(nlohmann::json j, std::string file) : j_(std::move(j)), file_(std::move(file)) {
-    if (!j_.is_object())
-      throw DataError(file_ + ": a config.json must hold a JSON object, got " + std::string(j_.type_name()));
-  }
+  // One value as parsed. Integers keep their sign class: an integer above 2^63-1 is
+  // unsigned, so reading it as int64 would wrap to a negative and name the wrong value.
+  struct Value {
+    enum class Type : std::uint8_t { null, boolean, integer, unsigned_integer, number, string, array, object };
+    Type type = Type::null;
+    std::int64_t integer = 0;
+    std::uint64_t unsigned_integer = 0;
+    double number = 0;
+    std::string text;          // a string's value
+    std::vector<Value> items;  // an array's elements
+    std::string json;          // the value as JSON text, for messages
+  };
 
-  static HfConfig parse(std::string_view text, std::string file) {
-    // Parse before handing `file` on: moving it into the constructor's argument list
-    // first (argument order is unspecified) left the message without the file name.
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
-      throw DataError(file + ": not valid JSON (" + e.what() + ")");
-    }
-    return HfConfig(std::move(j), std::move(file));
-  }
-  static HfConfig load(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw DataError(path.string() + ": cannot open the model config");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return parse(buf.str(), path.string());
-  }
+  HfConfig(std::map<std::string, Value, std::less<>> entries, std::string file)
+      : entries_(std::move(entries)), file_(std::move(file)) {}
 
   const std::string& file() const noexcept { return file_; }
-  bool has(std::string_view key) const { return j_.contains(std::string(key)) && !j_.at(std::string(key)).is_null(); }
+  bool has(std::string_view key) const {
+    const Value* v = find(key);
+    return v != nullptr && v->type != Value::Type::null;
+  }
+  const Value* find(std::string_view key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
 
   // A positive integer that fits in 32 bits (dims, counts).
   std::uint32_t dim(std::string_view key, std::optional<std::uint32_t> fallback = std::nullopt) const {
@@ -53,32 +51,25 @@ class HfConfig {
       if (fallback) return *fallback;
       throw DataError(file_ + ": missing key '" + k + "'");
     }
-    const auto& v = j_.at(k);
-    if (!v.is_number_integer())
-      throw DataError(file_ + ": '" + k + "' must be an integer, got " + v.dump());
-    // An integer above 2^63-1 is stored unsigned: reading it as int64 would wrap it
-    // to a negative and name the wrong value.
-    if (v.is_number_unsigned()) {
-      const auto u = v.get<std::uint64_t>();
-      if (u == 0) throw DataError(file_ + ": '" + k + "' is 0; it must be at least 1");
-      if (u > std::numeric_limits<std::uint32_t>::max())
-        throw DataError(file_ + ": '" + k + "' is " + std::to_string(u) + "; it must fit in 32 bits");
-      return static_cast<std::uint32_t>(u);
+    const Value& v = *find(key);
+    if (v.type == Value::Type::unsigned_integer) {
+      if (v.unsigned_integer == 0) throw DataError(file_ + ": '" + k + "' is 0; it must be at least 1");
+      if (v.unsigned_integer > std::numeric_limits<std::uint32_t>::max())
+        throw DataError(file_ + ": '" + k + "' is " + std::to_string(v.unsigned_integer) + "; it must fit in 32 bits");
+      return static_cast<std::uint32_t>(v.unsigned_integer);
     }
-    const auto x = v.get<std::int64_t>();
-    if (x <= 0) throw DataError(file_ + ": '" + k + "' is " + std::to_string(x) + "; it must be at least 1");
-    if (x > std::numeric_limits<std::uint32_t>::max())
-      throw DataError(file_ + ": '" + k + "' is " + std::to_string(x) + "; it must fit in 32 bits");
-    return static_cast<std::uint32_t>(x);
+    if (v.type != Value::Type::integer) throw DataError(file_ + ": '" + k + "' must be an integer, got " + v.json);
+    if (v.integer <= 0) throw DataError(file_ + ": '" + k + "' is " + std::to_string(v.integer) + "; it must be at least 1");
+    if (v.integer > std::numeric_limits<std::uint32_t>::max())
+      throw DataError(file_ + ": '" + k + "' is " + std::to_string(v.integer) + "; it must fit in 32 bits");
+    return static_cast<std::uint32_t>(v.integer);
   }
 
   // The weights' dtype from torch_dtype (bf16 when absent).
   Dtype dtype(std::string_view key = "torch_dtype") const {
     if (!has(key)) return Dtype::bf16;
-    const auto& v = j_.at(std::string(key));
-    if (!v.is_string()) throw DataError(file_ + ": '" + std::string(key) + "' must be a string, got " + v.dump());
     try {
-      return parse_dtype(v.get<std::string>(), key);
+      return parse_dtype(text(key), key);
     } catch (const InputError& e) {
       throw DataError(file_ + ": " + e.what());
     }
@@ -86,13 +77,14 @@ class HfConfig {
 
   std::string text(std::string_view key) const {
     if (!has(key)) throw DataError(file_ + ": missing key '" + std::string(key) + "'");
-    const auto& v = j_.at(std::string(key));
-    if (!v.is_string()) throw DataError(file_ + ": '" + std::string(key) + "' must be a string, got " + v.dump());
-    return v.get<std::string>();
+    const Value& v = *find(key);
+    if (v.type != Value::Type::string)
+      throw DataError(file_ + ": '" + std::string(key) + "' must be a string, got " + v.json);
+    return v.text;
   }
 
  private:
-  nlohmann::json j_;
+  std::map<std::string, Value, std::less<>> entries_;
   std::string file_;
 };
 

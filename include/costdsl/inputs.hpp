@@ -7,12 +7,11 @@
 // evaluate() requires the list to match the tree's slot list element by element
 // (same paths, same order, each value of its kernel's Input type); anything else
 // is a compile error naming the first mismatching slot.
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "costdsl/concepts.hpp"
-#include "costdsl/detail/pack.hpp"
+#include "costdsl/detail/tuple.hpp"
 #include "costdsl/fixed_string.hpp"
 
 namespace costdsl {
@@ -26,7 +25,7 @@ struct In {
 
 template <class... I>
 struct Inputs {
-  std::tuple<I...> items;
+  detail::Tuple<I...> items;
 };
 
 template <FixedString Path, class T>
@@ -35,27 +34,25 @@ constexpr In<Path, std::remove_cvref_t<T>> input(T&& value) {
 }
 
 namespace detail {
+// A nested Inputs list is spliced in place: hand splice() its items.
 template <class T>
-constexpr auto as_tuple(T&& x) {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_same_v<U, Absent>) {
-    return std::tuple<>{};
-  } else if constexpr (requires { x.items; }) {
-    return std::forward<T>(x).items;  // a nested Inputs list is spliced in place
+constexpr decltype(auto) input_part(T&& x) {
+  if constexpr (requires { x.items; }) {
+    return (std::forward<T>(x).items);
   } else {
-    return std::tuple<U>{std::forward<T>(x)};
+    return std::forward<T>(x);
   }
 }
 template <class... I>
-constexpr Inputs<I...> from_tuple(std::tuple<I...>&& t) {
-  return {std::move(t)};
+constexpr Inputs<I...> inputs_from(Tuple<I...>&& items) {
+  return {std::move(items)};
 }
 }  // namespace detail
 
 // A flat list from inputs, nested lists (spliced) and Absent (dropped).
 template <class... X>
 constexpr auto inputs(X&&... x) {
-  return detail::from_tuple(std::tuple_cat(detail::as_tuple(std::forward<X>(x))...));
+  return detail::inputs_from(detail::splice(detail::input_part(std::forward<X>(x))...));
 }
 
 namespace detail {
@@ -67,13 +64,10 @@ using nested_t = In<join_path<Prefix, I::path>(), typename I::value_type>;
 // Values are moved, never copied (a slot input may be move-only).
 template <FixedString Prefix, class... I>
 constexpr auto nest(Inputs<I...> list) {
-  return std::apply(
-      [](auto&&... item) {
-        using Items = std::tuple<detail::nested_t<Prefix, std::remove_cvref_t<decltype(item)>>...>;
-        return detail::from_tuple(
-            Items(detail::nested_t<Prefix, std::remove_cvref_t<decltype(item)>>{std::move(item.value)}...));
-      },
-      std::move(list.items));
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return Inputs<detail::nested_t<Prefix, I>...>{
+        {{{detail::nested_t<Prefix, I>{std::move(detail::get<J>(list.items).value)}}...}}};
+  }(std::index_sequence_for<I...>{});
 }
 
 }  // namespace costdsl

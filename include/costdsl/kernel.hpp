@@ -94,7 +94,7 @@ class Kernel {
       for (std::size_t b = 0; b < backends_.size(); ++b) {
         const Cache* c = time_caches_[b].get();
         if (c == nullptr) continue;
-        const interp::Interpolated r = std::apply([&](auto... x) { return c->query(x...); }, coords);
+        const interp::Interpolated r = query(*c, coords);
         if (has(r.coverage, Coverage::no_coverage)) continue;
         if (r.value < best) {
           best = r.value;
@@ -106,7 +106,7 @@ class Kernel {
         const double n = detail::calls<K>(in);
         Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
         const Cache* e = energy_caches_[best_backend].get();
-        const auto er = e ? std::apply([&](auto... x) { return e->query(x...); }, coords) : interp::Interpolated{};
+        const auto er = e ? query(*e, coords) : interp::Interpolated{};
         m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
                          ? er.value * n
                          : roofline_->energy_j(m.time_s, K::lower_bound_s(*roofline_, config_, in));
@@ -138,41 +138,25 @@ class Kernel {
   std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
 
  private:
-  void bind_profiles(ProfileDb& db) {
-    const ProfileTable* table = db.table(gpu_, profile_schema<K>());
-    time_caches_.resize(backends_.size());
-    energy_caches_.resize(backends_.size());
-    if (table == nullptr) return;
-    const auto key = profile_key(config_);
-    for (std::size_t b = 0; b < backends_.size(); ++b) {
-      const ProfileGroup* g = table->find(key, backends_[b]);
-      if (g == nullptr) continue;
-      const std::string label = table->file() + " [" + backends_[b] + "]";
-      time_caches_[b] = db.cache<Cache>(*g, "time_ms", [&](auto* w) { return fit(*g, false, w, label); });
-      if (table->has_energy())
-        energy_caches_[b] = db.cache<Cache>(*g, "energy_j", [&](auto* w) { return fit(*g, true, w, label); });
-      measured_ = true;
-    }
+  static interp::Interpolated query(const Cache& c, const std::array<double, dims>& x) noexcept {
+    if constexpr (dims == 1) return c.query(x[0]);
+    if constexpr (dims == 2) return c.query(x[0], x[1]);
+    if constexpr (dims == 3) return c.query(x[0], x[1], x[2]);
   }
 
-  static Cache fit(const ProfileGroup& g, bool energy, std::vector<std::string>* warnings, const std::string& label) {
-    std::vector<typename Cache::Sample> samples;
-    for (const ProfilePoint& p : g.points) {
-      std::array<double, dims> raw{};
-      for (std::size_t d = 0; d < dims; ++d) raw[d] = p.inputs[d];
-      const auto c = detail::to_cache<K>(raw);
-      const double v = energy ? p.energy_j : p.time_ms;
-      if (energy && std::isnan(v)) continue;
-      samples.push_back(std::apply([&](auto... x) { return typename Cache::Sample{x..., v}; }, c));
-    }
-    std::array<interp::AxisSpec, dims> axes;
-    for (std::size_t d = 0; d < dims; ++d) axes[d] = {std::string(K::axes[d]), interp::AxisScale::detect};
-    if constexpr (dims == 1) {
-      return Cache::fit(samples, axes[0], warnings, label);
-    } else if constexpr (dims == 2) {
-      return Cache::fit(samples, axes[0], axes[1], detail::off_grid<K>(), warnings, label);
-    } else {
-      return Cache::fit(samples, axes[0], axes[1], axes[2], warnings, label);
+  // Build time, one non-template call for every kind: the profile source finds and fits
+  // each backend's tables; the kernel keeps typed pointers to them.
+  void bind_profiles(ProfileSource& source) {
+    const ProfileSchema schema = profile_schema<K>();
+    const std::vector<std::string> key = profile_key(config_);
+    const std::vector<BackendTables> tables =
+        source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>()});
+    time_caches_.resize(backends_.size());
+    energy_caches_.resize(backends_.size());
+    for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
+      time_caches_[b] = std::static_pointer_cast<const Cache>(tables[b].time);
+      energy_caches_[b] = std::static_pointer_cast<const Cache>(tables[b].energy);
+      measured_ = measured_ || time_caches_[b] != nullptr;
     }
   }
 

@@ -14,6 +14,7 @@
 // and optionally: to_cache(point) (a change of axes, e.g. attention's A·B),
 // calls(input) (identical calls summed into the slot), off_grid (2D tables),
 // validate(config) (throws a ConfigError naming the field).
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -21,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "costdsl/interp/interp2d.hpp"
+#include "costdsl/interp/off_grid.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/roofline.hpp"
 
@@ -62,6 +63,22 @@ std::array<double, D> to_cache(const std::array<double, D>& p) {
     return K::to_cache(p);
   } else {
     return p;
+  }
+}
+// The change of axes as a plain function pointer, so that binding is one non-template
+// call (see ProfileSource); null when the kind has none.
+template <class K>
+constexpr auto to_cache_fn() -> void (*)(double*) {
+  constexpr std::size_t dims = K::axes.size();
+  if constexpr (requires(const std::array<double, dims>& p) { K::to_cache(p); }) {
+    return +[](double* point) {
+      std::array<double, dims> p{};
+      std::copy(point, point + dims, p.begin());
+      p = K::to_cache(p);
+      std::copy(p.begin(), p.end(), point);
+    };
+  } else {
+    return nullptr;
   }
 }
 template <class K>

@@ -1,10 +1,10 @@
 #pragma once
 // Lowering a static tree to its runtime twin and manifest (build time only).
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "costdsl/detail/tuple.hpp"
 #include "costdsl/flat_tree.hpp"
 #include "costdsl/manifest.hpp"
 #include "costdsl/slots.hpp"
@@ -31,7 +31,7 @@ RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
   } else {
     RuntimeNode r{Node::node_kind, 0, {}, {}};
     if constexpr (Node::node_kind == NodeKind::parallel) r.param = node.overlap_value();
-    std::apply([&](const auto&... c) { (r.children.push_back(to_runtime<Prefix>(c, slots)), ...); }, node.children);
+    detail::apply([&](const auto&... c) { (r.children.push_back(to_runtime<Prefix>(c, slots)), ...); }, node.children);
     return r;
   }
 }

@@ -3,12 +3,11 @@
 // on a side stream). time = max / overlap with overlap in (0, 1] (1 = perfect
 // overlap); work sums. Unlike Max it is never rebalanced by the lower-bound view.
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/detail/diagnostics.hpp"
-#include "costdsl/detail/pack.hpp"
+#include "costdsl/detail/tuple.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/static_value.hpp"
 
@@ -38,7 +37,7 @@ template <OverlapValue O, CostNode... C>
 struct Parallel {
   static constexpr NodeKind node_kind = NodeKind::parallel;
   [[no_unique_address]] O overlap;
-  std::tuple<C...> children;
+  detail::Tuple<C...> children;
 
   constexpr double overlap_value() const noexcept {
     if constexpr (is_ratio<O>::value) {
@@ -68,11 +67,9 @@ constexpr auto checked_overlap(O o) {
 template <class O, class... C>
 constexpr auto parallel(O overlap, C&&... c) {
   auto checked = detail::checked_overlap(overlap);
-  return std::apply(
-      [&](auto&&... kept) {
-        return Parallel<decltype(checked), std::remove_cvref_t<decltype(kept)>...>{checked, {std::move(kept)...}};
-      },
-      detail::without_absent(std::forward<C>(c)...));
+  return [&]<class... K>(detail::Tuple<K...>&& kept) {
+    return Parallel<decltype(checked), K...>{checked, std::move(kept)};
+  }(detail::splice(std::forward<C>(c)...));
 }
 
 }  // namespace costdsl

@@ -7,47 +7,22 @@
 // column, the value and the rule. Only bad measurements (time_ms NaN, infinite,
 // negative or 0) are dropped with a warning, as reference §8 asks for samples.
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <compare>
 #include <cstddef>
-#include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <tuple>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/config.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/profile_schema.hpp"
 
 namespace costdsl {
-
-enum class ColumnType : std::uint8_t { text, integer };
-
-struct Column {
-  std::string name;
-  ColumnType type = ColumnType::text;
-};
-
-// What a kind's table holds: its config fields (the identity of a measured kernel
-// instance), its input fields (the per-call shape, numeric), plus the fixed columns
-// `backend`, `time_ms` and optional `energy_j`.
-struct ProfileSchema {
-  std::string kind;
-  std::vector<Column> config;
-  std::vector<std::string> inputs;
-};
 
 // One measured row.
 struct ProfilePoint {
@@ -127,328 +102,17 @@ inline std::filesystem::path profile_csv_path(const std::filesystem::path& data_
   return data_dir / "profiles" / std::string(gpu) / (std::string(kind) + ".csv");
 }
 
-namespace detail::profile_csv {
-
-inline constexpr std::string_view backend_col = "backend";
-inline constexpr std::string_view time_col = "time_ms";
-inline constexpr std::string_view energy_col = "energy_j";
-
-struct Cell {
-  std::string_view text;  // trimmed of spaces and tabs
-  std::size_t col = 1;    // 1-based byte column of the cell's first character
-};
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is invalid
-// (overlong forms, surrogates and code points above U+10FFFF included).
-inline std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  return n;
-}
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-inline std::optional<double> parse_double(std::string_view s) {
-  double v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || p != s.data() + s.size()) return std::nullopt;
-  // "1e999" is a number, just not a double: from_chars leaves v unset. Read it as the
-  // value it rounds to (±inf, or 0 on underflow) so the cell rules below name it as
-  // "not finite" or "0" instead of "not a number". strtod only runs on this rare path.
-  if (ec == std::errc::result_out_of_range) return std::strtod(std::string(s).c_str(), nullptr);
-  if (ec != std::errc()) return std::nullopt;
-  return v;
-}
-
-inline std::optional<std::int64_t> parse_int(std::string_view s) {
-  std::int64_t v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-// True for an integer too large for parse_int ("99999999999999999999"), so the
-// message can say "out of range" rather than "not an integer".
-inline bool is_decimal_integer(std::string_view s) {
-  if (s.starts_with('-') || s.starts_with('+')) s.remove_prefix(1);
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// How each header column is used.
-enum class Role : std::uint8_t { config, input, backend, time, energy };
-struct Slot {
-  Role role = Role::config;
-  std::size_t index = 0;  // into schema.config / schema.inputs
-};
-
-inline void check_schema(const ProfileSchema& schema) {
-  std::vector<std::string_view> names;
-  for (const auto& c : schema.config) names.push_back(c.name);
-  for (const auto& n : schema.inputs) names.push_back(n);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty()) throw InputError(fmt::format("profile schema '{}': a column name is empty", schema.kind));
-    if (names[i] == backend_col || names[i] == time_col || names[i] == energy_col)
-      throw InputError(
-          fmt::format("profile schema '{}': column '{}' is reserved for the loader", schema.kind, names[i]));
-    for (std::size_t j = 0; j < i; ++j)
-      if (names[j] == names[i])
-        throw InputError(fmt::format("profile schema '{}': column '{}' is declared twice", schema.kind, names[i]));
-  }
-}
-
-inline std::string expected_columns(const ProfileSchema& schema) {
-  std::string out;
-  for (const auto& c : schema.config) out += c.name + ", ";
-  for (const auto& n : schema.inputs) out += n + ", ";
-  return out + "backend, time_ms [, energy_j]";
-}
-
-}  // namespace detail::profile_csv
-
 // Parses one table from text; `file_label` prefixes every message. Warnings (dropped
 // rows, ignored energies, a table without rows) go to `warnings` (nullptr: ignore).
-inline ProfileTable load_profile_csv_text(std::string_view text, std::string_view file_label,
-                                          const ProfileSchema& schema, std::vector<std::string>* warnings = nullptr) {
-  namespace d = detail::profile_csv;
-  using d::Role;
-  d::check_schema(schema);
-  auto fail = [&](std::size_t line, std::size_t col, const std::string& msg) -> DataError {
-    return DataError(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
-  };
-  auto warn = [&](std::size_t line, std::size_t col, const std::string& msg) {
-    if (warnings != nullptr) warnings->push_back(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
-  };
-
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM
-
-  std::vector<d::Slot> slots;  // per header column
-  std::vector<std::string> header;
-  bool have_header = false, has_energy = false;
-  std::size_t header_line = 0;
-  ProfileTable table;
-  // (config, backend, inputs) -> first line, to name both lines of a duplicate.
-  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<double>>, std::size_t> seen;
-  std::vector<d::Cell> cells;
-
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t eol = text.find('\n', pos);
-    std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
-    pos = eol == std::string_view::npos ? text.size() : eol + 1;
-    ++line_no;
-    if (line.ends_with('\r')) line.remove_suffix(1);  // CRLF
-
-    const std::string_view content = d::trim(line);
-    if (content.empty() || content.front() == '#') continue;
-
-    for (std::size_t i = 0; i < line.size();) {
-      if (line[i] == '"')
-        throw fail(line_no, i + 1, "quoted cells are not supported (found '\"'); cells may not contain commas");
-      // A control character (NUL, a bare CR from classic-Mac line endings, ...) would end
-      // or garble the message that quotes the cell, so it is named by its code here.
-      const auto byte = static_cast<unsigned char>(line[i]);
-      if (byte < 0x20 && byte != '\t')
-        throw fail(line_no, i + 1,
-                   fmt::format("control character 0x{:02X}{} inside a line; cells are text, lines end in LF or CRLF",
-                               static_cast<unsigned>(byte), byte == '\r' ? " (a carriage return not before LF)" : ""));
-      const std::size_t n = d::utf8_length(line, i);
-      if (n == 0)
-        throw fail(line_no, i + 1,
-                   fmt::format("invalid UTF-8 byte 0x{:02X}; the file must be UTF-8",
-                               static_cast<unsigned>(static_cast<unsigned char>(line[i]))));
-      // A BOM past the start (files concatenated) is invisible: kept, it would become
-      // part of a text cell and the row's key would silently match nothing.
-      if (line.substr(i, n) == "\xEF\xBB\xBF")
-        throw fail(line_no, i + 1, "byte-order mark (U+FEFF) after the start of the file; only a leading one is skipped");
-      i += n;
-    }
-
-    cells.clear();
-    for (std::size_t start = 0;;) {
-      const std::size_t comma = line.find(',', start);
-      const std::string_view raw = line.substr(start, comma == std::string_view::npos ? line.size() - start
-                                                                                         : comma - start);
-      const std::string_view t = d::trim(raw);
-      const std::size_t lead = t.empty() ? 0 : static_cast<std::size_t>(t.data() - raw.data());
-      cells.push_back(d::Cell{t, start + lead + 1});
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-
-    if (!have_header) {
-      have_header = true;
-      header_line = line_no;
-      std::vector<bool> config_seen(schema.config.size()), input_seen(schema.inputs.size());
-      bool backend_seen = false, time_seen = false;
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        const std::string_view name = cells[c].text;
-        if (name.empty()) throw fail(line_no, cells[c].col, fmt::format("header column {} has no name", c + 1));
-        for (std::size_t k = 0; k < c; ++k)
-          if (header[k] == name)
-            throw fail(line_no, cells[c].col,
-                       fmt::format("duplicate column '{}' (also header column {})", name, k + 1));
-        d::Slot slot;
-        bool known = false;
-        for (std::size_t k = 0; k < schema.config.size() && !known; ++k)
-          if (schema.config[k].name == name) slot = {Role::config, k}, config_seen[k] = true, known = true;
-        for (std::size_t k = 0; k < schema.inputs.size() && !known; ++k)
-          if (schema.inputs[k] == name) slot = {Role::input, k}, input_seen[k] = true, known = true;
-        if (!known && name == d::backend_col) slot = {Role::backend, 0}, backend_seen = known = true;
-        if (!known && name == d::time_col) slot = {Role::time, 0}, time_seen = known = true;
-        if (!known && name == d::energy_col) slot = {Role::energy, 0}, has_energy = known = true;
-        if (!known)
-          throw fail(line_no, cells[c].col,
-                     fmt::format("unknown column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
-                                 d::expected_columns(schema)));
-        header.emplace_back(name);
-        slots.push_back(slot);
-      }
-      auto missing = [&](std::string_view name) {
-        return fail(line_no, 1,
-                    fmt::format("missing column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
-                                d::expected_columns(schema)));
-      };
-      for (std::size_t k = 0; k < schema.config.size(); ++k)
-        if (!config_seen[k]) throw missing(schema.config[k].name);
-      for (std::size_t k = 0; k < schema.inputs.size(); ++k)
-        if (!input_seen[k]) throw missing(schema.inputs[k]);
-      if (!backend_seen) throw missing(d::backend_col);
-      if (!time_seen) throw missing(d::time_col);
-      table = ProfileTable(std::string(file_label), schema, has_energy);
-      continue;
-    }
-
-    if (cells.size() != header.size()) {
-      const std::size_t col = cells.size() > header.size() ? cells[header.size()].col : line.size() + 1;
-      throw fail(line_no, col,
-                 fmt::format("row has {} cells but the header (line {}) has {} columns", cells.size(), header_line,
-                             header.size()));
-    }
-
-    ProfileKey key;
-    key.config.resize(schema.config.size());
-    ProfilePoint point;
-    point.inputs.resize(schema.inputs.size());
-    point.line = line_no;
-    std::optional<double> time;
-    std::size_t time_col_no = 1;
-    std::string_view time_text;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const d::Cell& cell = cells[c];
-      const d::Slot slot = slots[c];
-      auto bad = [&](std::string_view rule) {
-        return fail(line_no, cell.col, fmt::format("column '{}': '{}' {}", header[c], cell.text, rule));
-      };
-      switch (slot.role) {
-        case Role::config:
-          if (cell.text.empty()) throw bad("is empty; config cells need a value");
-          if (schema.config[slot.index].type == ColumnType::integer) {
-            const auto v = d::parse_int(cell.text);
-            if (!v && d::is_decimal_integer(cell.text)) throw bad("is out of range for a 64-bit integer");
-            if (!v) throw bad("is not an integer");
-            key.config[slot.index] = std::to_string(*v);
-          } else {
-            key.config[slot.index] = std::string(cell.text);
-          }
-          break;
-        case Role::input: {
-          const auto v = d::parse_double(cell.text);
-          if (!v) throw bad("is not a number");
-          if (!std::isfinite(*v)) throw bad("is not a finite number; input cells locate the sample");
-          point.inputs[slot.index] = *v;
-          break;
-        }
-        case Role::backend:
-          if (cell.text.empty()) throw bad("is empty; every row names its backend");
-          key.backend = std::string(cell.text);
-          break;
-        case Role::time:
-          time = d::parse_double(cell.text);
-          if (!time) throw bad("is not a number");
-          time_col_no = cell.col;
-          time_text = cell.text;
-          break;
-        case Role::energy: {
-          if (cell.text.empty()) break;  // not measured
-          const auto v = d::parse_double(cell.text);
-          if (!v) throw bad("is not a number");
-          if (std::isinf(*v) || *v < 0)
-            warn(line_no, cell.col,
-                 fmt::format("column 'energy_j': '{}' is not a finite value >= 0; energy ignored for this row",
-                             cell.text));
-          else
-            point.energy_j = *v;  // NaN stays NaN: not measured
-          break;
-        }
-      }
-    }
-
-    auto [it, inserted] = seen.try_emplace(std::make_tuple(key.config, key.backend, point.inputs), line_no);
-    if (!inserted) {
-      std::string where;
-      for (std::size_t k = 0; k < schema.config.size(); ++k)
-        where += fmt::format("{}={}, ", schema.config[k].name, key.config[k]);
-      for (std::size_t k = 0; k < schema.inputs.size(); ++k)
-        where += fmt::format("{}={}, ", schema.inputs[k], point.inputs[k]);
-      throw fail(line_no, 1,
-                 fmt::format("duplicate row: ({}backend={}) was already measured on line {}", where, key.backend,
-                             it->second));
-    }
-
-    point.time_ms = *time;
-    if (!std::isfinite(point.time_ms) || point.time_ms <= 0) {
-      const char* why = !std::isfinite(point.time_ms) ? "is not finite" : point.time_ms < 0 ? "is negative" : "is 0";
-      warn(line_no, time_col_no,
-           fmt::format("dropped row: column 'time_ms': '{}' {}; a measured time must be finite and > 0", time_text,
-                       why));
-      continue;
-    }
-    table.add(key, std::move(point));
-  }
-
-  if (!have_header) throw fail(1, 1, "empty file: no header line (only blank lines and comments)");
-  if (table.empty()) warn(header_line, 1, "the table has no usable rows; every lookup will find nothing");
-  return table;
-}
+COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::string_view file_label,
+                                               const ProfileSchema& schema, std::vector<std::string>* warnings = nullptr);
 
 // Reads and parses one table file; the path names the file in every message.
-inline ProfileTable load_profile_csv(const std::filesystem::path& path, const ProfileSchema& schema,
-                                     std::vector<std::string>* warnings = nullptr) {
-  // A directory opens and reads as nothing, which would be reported as an empty file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw DataError(fmt::format("{}: is a directory, not a profile table (<kind>.csv must be a file)", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open the profile table", path.string()));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
-  return load_profile_csv_text(buf.str(), path.string(), schema, warnings);
-}
+COSTDSL_DECL ProfileTable load_profile_csv(const std::filesystem::path& path, const ProfileSchema& schema,
+                                          std::vector<std::string>* warnings = nullptr);
 
 }  // namespace costdsl
+
+#if !defined(COSTDSL_SEPARATE_COMPILATION)
+#include "costdsl/impl/profile_csv.ipp"
+#endif

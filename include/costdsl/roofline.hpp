@@ -17,40 +17,19 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <limits>
-#include <filesystem>
-#include <fstream>
 #include <span>
-#include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "costdsl/coverage.hpp"
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/gpu_spec.hpp"
 #include "costdsl/metrics.hpp"
+#include "costdsl/roofline_params.hpp"
 
 namespace costdsl {
-
-// Memory-bound op classes with their own fitted curve (their kernels reach very
-// different fractions of HBM bandwidth: a 2024 RMSNorm ~38%, a residual add ~100%).
-enum class ElementwiseKind : std::uint8_t {
-  generic,       // aiconfigurator's constants (0.8 of HBM bw + 3 µs); not measured here
-  norm,          // RMSNorm / LayerNorm
-  activation,    // SiLU·mul and friends
-  rope,          // rotary embedding on q and k
-  residual_add,  // residual add
-  embedding,     // token-embedding gather
-  kv_append,     // KV-cache append (not measured: generic values)
-  quantize,      // per-token activation quantization before an fp8 GEMM
-};
-inline constexpr std::size_t elementwise_kind_count = 8;
-inline constexpr std::array<std::string_view, elementwise_kind_count> elementwise_kind_names{
-    "generic", "norm", "activation", "rope", "residual_add", "embedding", "kv_append", "quantize"};
 
 enum class CollectiveKind : std::uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, p2p };
 
@@ -68,66 +47,6 @@ constexpr double bus_factor(CollectiveKind k, int n) noexcept {
   return 0;
 }
 
-// A saturating bandwidth curve plus a constant floor: time = floor + sat_time(B, bw, eff_max, sat).
-struct SaturatingCurve {
-  double eff_max = 0.8;     // efficiency reached by large transfers, in (0, 1]
-  double sat_bytes = 4e6;   // size scale over which efficiency builds up
-  double floor_s = 3e-6;    // launch / fixed latency
-};
-
-struct LinkCurve {
-  double alpha_s = 10e-6;   // latency (α of the alpha-beta model)
-  double eff_max = 0.8;     // fraction of link bandwidth reached by large messages
-  double sat_bytes = 1e6;
-};
-
-// All fitted parameters. Defaults = the committed fit of data/roofline.json.
-struct RooflineParams {
-  struct Gemm {
-    // Achieved fraction of the dtype's peak on the best tile, indexed by Dtype
-    // (fp32, bf16, fp16, fp8, fp4). Only bf16 and fp8 are measured; the rest are copies.
-    std::array<double, 5> eff_compute{0.8806935874635817, 0.8806935874635817, 0.8806935874635817,
-                                      0.5564977502175218, 0.5564977502175218};
-    double eff_tile_m64 = 0.9591363860366908;  // relative efficiency of 64-row tiles
-    double k_overhead = 121.56838334369507;    // prologue/epilogue cost per tile, in k units
-    double overlap_p = 2.366349202097113;      // smooth max exponent (inf = pure max)
-    SaturatingCurve memory{0.8234510393558755, 62721.12500975629, 2.8632275480610075e-06};
-  } gemm;
-  std::array<SaturatingCurve, elementwise_kind_count> elementwise{{
-      {0.8, 5734479.168324655, 3e-06},                                         // generic
-      {0.3788001102935249, 5734479.168324655, 8.139186091105536e-12},          // norm
-      {0.5809085105570871, 4060858.8411998926, 1.6858357568780713e-06},        // activation
-      {0.513654569225411, 889489.8552681303, 1.942335559107139e-06},           // rope
-      {0.9999999992793891, 5491725.854151264, 4.7112987014833295e-12},         // residual_add
-      {0.18214491524699178, 1840149.623038572, 8.275406478941681e-07},         // embedding
-      {0.8, 5734479.168324655, 3e-06},                                         // kv_append
-      {0.8, 16008321.036399364, 0.0},                                          // quantize
-  }};
-  struct Attention {  // NOT calibrated: no measured attention data here
-    double eff_compute_prefill = 0.6;  // FlashAttention-class prefill, fraction of peak
-    double eff_mem_decode = 0.75;      // decode, fraction of HBM bw on KV bytes
-    double floor_s = 5e-6;
-  } attention;
-  struct Collective {  // ring collectives inside one fabric
-    double alpha_s = 2.2465365701200668e-05;            // α(n) = alpha_s + alpha_per_log2_s·log2 n
-    double alpha_per_log2_s = 1.5790053874289614e-06;
-    double eff_max = 0.7466474507286618;
-    double sat_bytes = 2193147.5174896964;  // on the bus bytes
-  } collective;
-  LinkCurve p2p_intra_node{7.672257835902387e-06, 0.7947024744000051, 293.0244375900252};
-  LinkCurve p2p_inter_node{1.9870949912761014e-05, 0.7175862363280084, 808.1487771028997};
-  struct Energy {  // NOT calibrated
-    // power = board_power · (idle + (1 − idle) · activity), activity = the larger of the
-    // compute and bandwidth utilisations of the interval (0..1).
-    double idle_power_fraction = 0.3;
-  } energy;
-
-  // Strict loader: every field present and numeric, efficiencies in (0, 1].
-  static RooflineParams parse(std::string_view text, std::string_view origin = "roofline.json");
-  static RooflineParams load(const std::filesystem::path& file);
-  static RooflineParams load_default() { return load(default_data_dir() / "roofline.json"); }
-};
-
 namespace detail {
 
 // B / (bw · e · (1 − exp(−B/S))); 0 for no bytes.
@@ -143,93 +62,7 @@ inline double smooth_max(double a, double b, double p) noexcept {
   return hi * std::pow(std::pow(a / hi, p) + std::pow(b / hi, p), 1.0 / p);
 }
 
-class ParamReader {
- public:
-  explicit ParamReader(std::string_view origin) : origin_(origin) {}
-  const nlohmann::json& object(const nlohmann::json& parent, std::string_view key, const std::string& path) const {
-    auto it = parent.find(key);
-    if (it == parent.end()) fail(path, "is missing");
-    if (!it->is_object()) fail(path, "must be an object");
-    return *it;
-  }
-  double number(const nlohmann::json& parent, std::string_view key, const std::string& path,
-                bool efficiency = false, bool allow_zero = false) const {
-    auto it = parent.find(key);
-    if (it == parent.end()) fail(path, "is missing");
-    if (!it->is_number()) fail(path, fmt::format("must be a number, got {}", it->type_name()));
-    const double v = it->get<double>();
-    if (!std::isfinite(v) || v < 0 || (v == 0 && !allow_zero))
-      fail(path, fmt::format("must be {}, got {}", allow_zero ? ">= 0" : "> 0", v));
-    if (efficiency && v > 1) fail(path, fmt::format("is an efficiency and must be <= 1, got {}", v));
-    return v;
-  }
-  SaturatingCurve curve(const nlohmann::json& o, const std::string& path) const {
-    return {number(o, "eff_max", path + ".eff_max", true), number(o, "sat_bytes", path + ".sat_bytes"),
-            number(o, "floor_s", path + ".floor_s", false, true)};
-  }
-  LinkCurve link(const nlohmann::json& o, const std::string& path) const {
-    return {number(o, "alpha_s", path + ".alpha_s", false, true),
-            number(o, "eff_max", path + ".eff_max", true), number(o, "sat_bytes", path + ".sat_bytes")};
-  }
-  [[noreturn]] void fail(const std::string& path, std::string_view what) const {
-    throw DataError(fmt::format("{}: field '{}' {}", origin_, path, what));
-  }
-
- private:
-  std::string_view origin_;
-};
-
 }  // namespace detail
-
-inline RooflineParams RooflineParams::parse(std::string_view text, std::string_view origin) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
-    throw DataError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
-  }
-  const detail::ParamReader r(origin);
-  if (!root.is_object()) r.fail("(root)", "must be an object");
-  RooflineParams p;
-  const auto& g = r.object(root, "gemm", "gemm");
-  const auto& ec = r.object(g, "eff_compute", "gemm.eff_compute");
-  for (Dtype d : all_dtypes)
-    p.gemm.eff_compute[static_cast<std::size_t>(d)] =
-        r.number(ec, name(d), fmt::format("gemm.eff_compute.{}", name(d)), true);
-  p.gemm.eff_tile_m64 = r.number(g, "eff_tile_m64", "gemm.eff_tile_m64", true);
-  p.gemm.k_overhead = r.number(g, "k_overhead", "gemm.k_overhead", false, true);
-  p.gemm.overlap_p = r.number(g, "overlap_p", "gemm.overlap_p");
-  if (p.gemm.overlap_p < 1) r.fail("gemm.overlap_p", "must be >= 1");
-  p.gemm.memory = r.curve(r.object(g, "memory", "gemm.memory"), "gemm.memory");
-  const auto& ew = r.object(root, "elementwise", "elementwise");
-  for (std::size_t i = 0; i < elementwise_kind_count; ++i) {
-    const std::string path = fmt::format("elementwise.{}", elementwise_kind_names[i]);
-    p.elementwise[i] = r.curve(r.object(ew, elementwise_kind_names[i], path), path);
-  }
-  const auto& at = r.object(root, "attention", "attention");
-  p.attention.eff_compute_prefill = r.number(at, "eff_compute_prefill", "attention.eff_compute_prefill", true);
-  p.attention.eff_mem_decode = r.number(at, "eff_mem_decode", "attention.eff_mem_decode", true);
-  p.attention.floor_s = r.number(at, "floor_s", "attention.floor_s", false, true);
-  const auto& co = r.object(root, "collective", "collective");
-  p.collective.alpha_s = r.number(co, "alpha_s", "collective.alpha_s", false, true);
-  p.collective.alpha_per_log2_s = r.number(co, "alpha_per_log2_s", "collective.alpha_per_log2_s", false, true);
-  p.collective.eff_max = r.number(co, "eff_max", "collective.eff_max", true);
-  p.collective.sat_bytes = r.number(co, "sat_bytes", "collective.sat_bytes");
-  const auto& pp = r.object(root, "p2p", "p2p");
-  p.p2p_intra_node = r.link(r.object(pp, "intra_node", "p2p.intra_node"), "p2p.intra_node");
-  p.p2p_inter_node = r.link(r.object(pp, "inter_node", "p2p.inter_node"), "p2p.inter_node");
-  const auto& en = r.object(root, "energy", "energy");
-  p.energy.idle_power_fraction =
-      r.number(en, "idle_power_fraction", "energy.idle_power_fraction", true, true);
-  return p;
-}
-
-inline RooflineParams RooflineParams::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(fmt::format("cannot open roofline parameters '{}'", file.string()));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse(text, file.string());
-}
 
 // Which fabric a point-to-point transfer crosses.
 enum class Link : std::uint8_t { intra_node, inter_node };
@@ -267,7 +100,7 @@ class Roofline {
   // its own tiles (a group's last tile is padded) and its own weight read.
   Metrics grouped_gemm(double total_m, double n, double k, int groups, Dtype a, Dtype w, Dtype out) const {
     check_dims(total_m, n, k, "grouped_gemm");
-    if (groups <= 0) throw InputError(fmt::format("grouped_gemm: groups must be > 0, got {}", groups));
+    if (groups <= 0) throw InputError(detail::str("grouped_gemm: groups must be > 0, got ", groups));
     if (total_m == 0 || n == 0 || k == 0) return Metrics{};
     const Dtype cd = compute_dtype(a, w);
     const double g = groups;
@@ -326,8 +159,8 @@ class Roofline {
   // see also p2p(bytes, Link). Only all_reduce (one node) and p2p are calibrated.
   Metrics collective(CollectiveKind kind, double message_bytes, int num_gpus) const {
     if (!(message_bytes >= 0) || !std::isfinite(message_bytes))
-      throw InputError(fmt::format("collective: message_bytes must be finite and >= 0, got {}", message_bytes));
-    if (num_gpus < 1) throw InputError(fmt::format("collective: num_gpus must be >= 1, got {}", num_gpus));
+      throw InputError(detail::str("collective: message_bytes must be finite and >= 0, got ", message_bytes));
+    if (num_gpus < 1) throw InputError(detail::str("collective: num_gpus must be >= 1, got ", num_gpus));
     if (kind == CollectiveKind::p2p)
       return p2p(message_bytes, num_gpus <= gpu_.gpus_per_node ? Link::intra_node : Link::inter_node);
     if (num_gpus == 1 || message_bytes == 0) return Metrics{};
@@ -342,7 +175,7 @@ class Roofline {
   // One send/recv pair: t = α_link + sat_time(bytes, link bw, p2p curve).
   Metrics p2p(double bytes, Link link) const {
     if (!(bytes >= 0) || !std::isfinite(bytes))
-      throw InputError(fmt::format("p2p: bytes must be finite and >= 0, got {}", bytes));
+      throw InputError(detail::str("p2p: bytes must be finite and >= 0, got ", bytes));
     if (bytes == 0) return Metrics{};
     const bool intra = link == Link::intra_node;
     const auto& c = intra ? p_.p2p_intra_node : p_.p2p_inter_node;
@@ -385,11 +218,11 @@ class Roofline {
  private:
   static void check_dims(double m, double n, double k, std::string_view what) {
     if (!(m >= 0 && n >= 0 && k >= 0) || !std::isfinite(m + n + k))
-      throw InputError(fmt::format("{}: dims must be finite and >= 0, got m={} n={} k={}", what, m, n, k));
+      throw InputError(detail::str(what, ": dims must be finite and >= 0, got m=", m, " n=", n, " k=", k));
   }
   static void check_work(double flops, double bytes, std::string_view what) {
     if (!(flops >= 0 && bytes >= 0) || !std::isfinite(flops + bytes))
-      throw InputError(fmt::format("{}: flops and bytes must be finite and >= 0, got {} and {}", what, flops, bytes));
+      throw InputError(detail::str(what, ": flops and bytes must be finite and >= 0, got ", flops, " and ", bytes));
   }
 
   double link_bandwidth(int num_gpus) const noexcept {

@@ -10,7 +10,6 @@
 #include <span>
 #include <cstddef>
 #include <string_view>
-#include <tuple>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>

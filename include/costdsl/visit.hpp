@@ -2,8 +2,8 @@
 // for_each_leaf(tree, f): calls f(path, kernel) for every slot in slot order
 // (build time: tools, profilers and benchmarks that need each leaf's config).
 #include <string_view>
-#include <tuple>
 
+#include "costdsl/detail/tuple.hpp"
 #include "costdsl/slots.hpp"
 
 namespace costdsl {
@@ -18,7 +18,7 @@ void visit_leaves(const Node& node, F& f) {
   } else if constexpr (Node::node_kind == NodeKind::scale || RankFanout<Node>) {
     visit_leaves<Prefix>(node.child, f);
   } else {
-    std::apply([&](const auto&... c) { (visit_leaves<Prefix>(c, f), ...); }, node.children);
+    detail::apply([&](const auto&... c) { (visit_leaves<Prefix>(c, f), ...); }, node.children);
   }
 }
 }  // namespace detail

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/kernel_def.hpp"
@@ -57,7 +56,7 @@ struct BusCollective {
   static constexpr std::uint64_t max_gpus = 65536;
   static void validate(const Config& c) {
     if (c.num_gpus == 0 || c.num_gpus > max_gpus)
-      throw ConfigError(fmt::format("{}: num_gpus {} must be in 1..{}", kind, c.num_gpus.value, max_gpus));
+      throw ConfigError(costdsl::detail::str(kind, ": num_gpus ", c.num_gpus.value, " must be in 1..", max_gpus));
   }
 };
 

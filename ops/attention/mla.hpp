@@ -27,14 +27,20 @@
 #include <string>
 #include <vector>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/dim.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
+#include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
 
 namespace costdsl::ops {
 

@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "../core/alloc_counter.hpp"
 
@@ -12,7 +13,7 @@ using namespace costdsl::archs;
 
 namespace {
 const Timing& roofline_h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 struct Batch {
@@ -132,7 +133,7 @@ TEST_CASE("KV bytes per token and weights per GPU") {
 
 TEST_CASE("shipped config.json files agree with the static presets") {
   auto load = [](const char* name, std::uint32_t tp) {
-    return Llama3Config::from_hf(HfConfig::load(default_data_dir() / "models" / name), tp);
+    return Llama3Config::from_hf(load_hf_config(default_data_dir() / "models" / name), tp);
   };
   auto same = [](const Llama3Config& a, const Llama3Config& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
@@ -145,15 +146,15 @@ TEST_CASE("shipped config.json files agree with the static presets") {
 }
 
 TEST_CASE("a bad config.json names the file, key, value and rule") {
-  CHECK_THROWS_WITH_AS(Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": 4096})", "x.json"), 1),
+  CHECK_THROWS_WITH_AS(Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": 4096})", "x.json"), 1),
                        "x.json: missing key 'num_attention_heads'", DataError);
   CHECK_THROWS_WITH_AS(
-      Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": "4096", "num_attention_heads": 32})", "x.json"), 1),
+      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": "4096", "num_attention_heads": 32})", "x.json"), 1),
       "x.json: 'hidden_size' must be an integer, got \"4096\"", DataError);
   CHECK_THROWS_WITH_AS(
-      Llama3Config::from_hf(HfConfig::parse(R"({"hidden_size": -1, "num_attention_heads": 32})", "x.json"), 1),
+      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": -1, "num_attention_heads": 32})", "x.json"), 1),
       "x.json: 'hidden_size' is -1; it must be at least 1", DataError);
-  CHECK_THROWS_AS(HfConfig::parse("{not json", "x.json"), DataError);
+  CHECK_THROWS_AS(parse_hf_config("{not json", "x.json"), DataError);
 }
 
 TEST_CASE("Llama-3-70B at tp 8 on H200: 64 decodes at 2048 KV take a few ms to a few tens of ms") {

@@ -4,6 +4,7 @@
 #include <span>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/input_scratch.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
@@ -19,7 +20,7 @@ using namespace costdsl::worklets;
 
 namespace {
 const Timing& roofline_h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 const std::vector<ops::PrefillChunk> chunks{{0, 512}, {1024, 128}};

@@ -17,6 +17,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
@@ -93,7 +94,7 @@ struct ProfileDir {
     out << text;
     return p;
   }
-  Timing timing(TimingMode mode) const { return Timing::for_gpu("h200", mode, root); }
+  Timing timing(TimingMode mode) const { return load_timing("h200", mode, root); }
 };
 
 // One bf16 gemm leaf (n = k = 4096) bound to `t`, evaluated at m.
@@ -113,10 +114,10 @@ nlohmann::json llama_json() { return shipped("llama3_8b.json"); }
 nlohmann::json qwen_json() { return shipped("qwen3_30b_a3b.json"); }
 nlohmann::json deepseek_json() { return shipped("deepseek_v3.json"); }
 
-HfConfig hf(const nlohmann::json& j) { return HfConfig::parse(j.dump(), "cfg.json"); }
+HfConfig hf(const nlohmann::json& j) { return parse_hf_config(j.dump(), "cfg.json"); }
 
 const Timing& roofline_h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 
@@ -423,33 +424,33 @@ TEST_CASE("bad_input: csv file with only a BOM and blank CRLF lines") {
 
 TEST_CASE("bad_input: config not JSON") {
   // Truncated: the file name and nlohmann's line/column both appear.
-  check_error<DataError>([] { HfConfig::parse("{\"hidden_size\": 4096,", "cfg.json"); },
+  check_error<DataError>([] { parse_hf_config("{\"hidden_size\": 4096,", "cfg.json"); },
                          {"cfg.json: not valid JSON", "line 1, column 22"});
-  check_error<DataError>([] { HfConfig::parse("", "empty.json"); }, {"empty.json: not valid JSON"});
+  check_error<DataError>([] { parse_hf_config("", "empty.json"); }, {"empty.json: not valid JSON"});
   // Through load(): the path names the file.
   const fs::path p = fs::temp_directory_path() / "costdsl_bad_input_cfg.json";
   {
     std::ofstream out(p);
     out << "hidden_size = 4096\n";
   }
-  check_error<DataError>([&] { HfConfig::load(p); }, {p.string() + ": not valid JSON"});
+  check_error<DataError>([&] { load_hf_config(p); }, {p.string() + ": not valid JSON"});
   fs::remove(p);
-  check_error<DataError>([] { HfConfig::load("/nonexistent/config.json"); },
+  check_error<DataError>([] { load_hf_config("/nonexistent/config.json"); },
                          {"/nonexistent/config.json: cannot open the model config"});
 }
 
 TEST_CASE("bad_input: config number too large for a double (found by fuzz_hf_config)") {
   // nlohmann reports it as out_of_range, not parse_error: it must still be a DataError.
-  check_error<DataError>([] { HfConfig::parse("{\"hidden_size\": 1E400}", "cfg.json"); },
+  check_error<DataError>([] { parse_hf_config("{\"hidden_size\": 1E400}", "cfg.json"); },
                          {"cfg.json: not valid JSON", "number overflow"});
-  check_error<DataError>([] { HfConfig::parse("7777777777E77777000000000", "cfg.json"); }, {"cfg.json"});
+  check_error<DataError>([] { parse_hf_config("7777777777E77777000000000", "cfg.json"); }, {"cfg.json"});
 }
 
 TEST_CASE("bad_input: config not an object") {
-  check_error<DataError>([] { HfConfig::parse("[4096, 32]", "cfg.json"); },
+  check_error<DataError>([] { parse_hf_config("[4096, 32]", "cfg.json"); },
                          {"cfg.json: a config.json must hold a JSON object, got array"});
-  check_error<DataError>([] { HfConfig::parse("\"llama\"", "cfg.json"); }, {"got string"});
-  check_error<DataError>([] { HfConfig::parse("null", "cfg.json"); }, {"got null"});
+  check_error<DataError>([] { parse_hf_config("\"llama\"", "cfg.json"); }, {"got string"});
+  check_error<DataError>([] { parse_hf_config("null", "cfg.json"); }, {"got null"});
 }
 
 TEST_CASE("bad_input: config missing keys, each family") {
@@ -503,11 +504,11 @@ TEST_CASE("bad_input: config integers beyond 32 and 64 bits") {
                          {"'vocab_size' is 4294967296; it must fit in 32 bits"});
   // Above 2^63-1 nlohmann keeps it unsigned: the message names the value, not a wrapped -1.
   const std::string text = "{\"hidden_size\": 18446744073709551615, \"num_attention_heads\": 32}";
-  const std::string e = error_of<DataError>([&] { (void)HfConfig::parse(text, "cfg.json").dim("hidden_size"); });
+  const std::string e = error_of<DataError>([&] { (void)parse_hf_config(text, "cfg.json").dim("hidden_size"); });
   CHECK(has(e, "'hidden_size' is 18446744073709551615; it must fit in 32 bits"));
   // Above 2^64 it is a float in JSON: not an integer.
   check_error<DataError>(
-      [] { (void)HfConfig::parse("{\"hidden_size\": 184467440737095516150}", "cfg.json").dim("hidden_size"); },
+      [] { (void)parse_hf_config("{\"hidden_size\": 184467440737095516150}", "cfg.json").dim("hidden_size"); },
       {"'hidden_size' must be an integer, got 1.844674407370955e+20"});
 }
 
@@ -589,11 +590,11 @@ TEST_CASE("bad_input: tp 0 and ep 0") {
 // =============================================================================
 
 TEST_CASE("bad_input: unknown gpu") {
-  check_error<InputError>([] { Timing::for_gpu("h300"); },
+  check_error<InputError>([] { load_timing("h300"); },
                           {"unknown gpu 'h300' (known: a100_sxm, b200_sxm, h100_sxm, h200_sxm"});
-  check_error<InputError>([] { Timing::for_gpu(""); }, {"unknown gpu ''"});
+  check_error<InputError>([] { load_timing(""); }, {"unknown gpu ''"});
   // Aliases are case- and separator-insensitive, so these are the same GPU.
-  CHECK(Timing::for_gpu("H200-SXM", TimingMode::roofline).gpu().name == "h200_sxm");
+  CHECK(load_timing("H200-SXM", TimingMode::roofline).gpu().name == "h200_sxm");
 }
 
 TEST_CASE("bad_input: unknown arch") {
@@ -609,7 +610,7 @@ TEST_CASE("bad_input: unknown timing mode") {
 TEST_CASE("bad_input: unknown dtype and a dtype the gpu lacks") {
   check_error<InputError>([] { parse_dtype("int3"); },
                           {"dtype 'int3' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4)"});
-  const Timing a100 = Timing::for_gpu("a100", TimingMode::roofline);
+  const Timing a100 = load_timing("a100", TimingMode::roofline);
   check_error<InputError>(
       [&] {
         const Kernel<kernels::Gemm> k(a100, {Dtype::fp8, 4096, 4096});

@@ -1,10 +1,10 @@
-// A small tree built by a consumer of the installed / subproject headers.
-#include <costdsl/costdsl.hpp>
+// A small tree of user-defined kernels built on the core alone.
+#include <costdsl/core.hpp>
 
 #include <cstdio>
 
 namespace {
-struct Fixed {
+struct FixedCost {
   static constexpr std::string_view kind = "fixed";
   struct Input {
     unsigned tokens;
@@ -18,10 +18,10 @@ struct Fixed {
 
 int main() {
   using namespace costdsl;
-  auto tree = sum(leaf<"a">(Fixed{1e-6}), scale(Static<3>{}, sum(leaf<"b">(Fixed{2e-6}), leaf<"c">(Fixed{3e-6}))));
+  auto tree = sum(leaf<"a">(FixedCost{1e-6}), scale(Static<3>{}, sum(leaf<"b">(FixedCost{2e-6}), leaf<"c">(FixedCost{3e-6}))));
   static_assert(n_slots<decltype(tree)> == 3);
-  const Metrics m = evaluate(tree, inputs(input<"a">(Fixed::Input{10}), input<"b">(Fixed::Input{10}),
-                                          input<"c">(Fixed::Input{10})));
+  const Metrics m = evaluate(tree, inputs(input<"a">(FixedCost::Input{10}), input<"b">(FixedCost::Input{10}),
+                                          input<"c">(FixedCost::Input{10})));
   std::printf("total %.1f us over %zu slots\n", m.time_s * 1e6, n_slots<decltype(tree)>);
   return m.time_s == (10 + 3 * 50) * 1e-6 ? 0 : 1;
 }

@@ -102,7 +102,7 @@ N make(std::mt19937_64& rng) {
     return N{{}, make<decltype(N{}.child)>(rng)};
   } else {
     N n{};
-    std::apply([&](auto&... c) { ((c = make<std::remove_cvref_t<decltype(c)>>(rng)), ...); }, n.children);
+    detail::apply([&](auto&... c) { ((c = make<std::remove_cvref_t<decltype(c)>>(rng)), ...); }, n.children);
     return n;
   }
 }
@@ -120,8 +120,9 @@ V random_value(std::mt19937_64& rng, Keep& keep) {
     keep.push_back(ranks);
     return V(*ranks);
   } else {  // an Inputs list
-    return [&]<class... I>(std::tuple<I...>*) { return V{{I{random_value<typename I::value_type>(rng, keep)}...}}; }(
-        static_cast<decltype(V{}.items)*>(nullptr));
+    return [&]<class... I>(detail::Tuple<I...>*) {
+      return V{{{{I{random_value<typename I::value_type>(rng, keep)}}...}}};
+    }(static_cast<decltype(V{}.items)*>(nullptr));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
 #include "../archs/feed_law.hpp"
@@ -11,7 +12,7 @@ using namespace costdsl::archs;
 
 namespace {
 const Timing& roofline_h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 struct Batch {
@@ -218,7 +219,7 @@ TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration alloca
 
 TEST_CASE("shipped config.json agrees with the static preset") {
   const DeepseekV3Config c =
-      DeepseekV3Config::from_hf(HfConfig::load(default_data_dir() / "models" / "deepseek_v3.json"), 8, 8);
+      DeepseekV3Config::from_hf(load_hf_config(default_data_dir() / "models" / "deepseek_v3.json"), 8, 8);
   CHECK(to_json(make_manifest(DeepseekV3<DeepseekV3Config>(c).build(roofline_h200()))) ==
         to_json(make_manifest(DeepseekV3<Fixed<tp8>>().build(roofline_h200()))));
   CHECK(c.num_layers == 61);

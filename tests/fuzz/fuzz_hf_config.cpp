@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/batch_feed.hpp"
@@ -16,7 +17,7 @@ namespace {
 using namespace costdsl;
 
 const Timing& roofline() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 
@@ -36,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::uint32_t tp = 1u << ((data[0] >> 2) & 3), ep = tp << ((data[0] >> 4) & 3);
   try {
-    const HfConfig hf = HfConfig::parse(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "fuzz.json");
+    const HfConfig hf = parse_hf_config(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "fuzz.json");
     switch (data[0] & 3) {
       case 0: evaluate_one(archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, tp))); break;
       case 1: evaluate_one(archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, tp, ep))); break;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernel.hpp"
@@ -21,7 +22,7 @@ namespace {
 using namespace costdsl;
 
 const std::string& gpu_name() {
-  static const std::string name = Timing::for_gpu("h200", TimingMode::roofline).gpu().name;
+  static const std::string name = load_timing("h200", TimingMode::roofline).gpu().name;
   return name;
 }
 
@@ -45,7 +46,7 @@ void run(std::string_view text, std::initializer_list<typename K::Input> shapes,
       << text;
   for (TimingMode mode : {TimingMode::profile, TimingMode::automatic}) {
     try {
-      const Timing t = Timing::for_gpu("h200", mode, profile_root());
+      const Timing t = load_timing("h200", mode, profile_root());
       const Kernel<K> kernel(t, config);
       for (const auto& in : shapes) fuzz::require_finite(kernel.eval(in));
     } catch (const Error&) {

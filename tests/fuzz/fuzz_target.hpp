@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/metrics.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);

@@ -16,6 +16,7 @@
 
 #include <doctest/doctest.h>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/coverage.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"

@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/profile_csv.hpp"
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_gather.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
@@ -41,7 +42,7 @@ COSTDSL_CHECK_KERNEL(P2p);
 namespace {
 
 const Timing& h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 

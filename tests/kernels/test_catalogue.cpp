@@ -4,6 +4,7 @@
 #include <boost/mp11/algorithm.hpp>
 #include <set>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all.hpp"
 

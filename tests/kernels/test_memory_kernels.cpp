@@ -3,6 +3,7 @@
 // zero-work leaf, the analytic roofline, validation messages and the sweep grids.
 #include <doctest/doctest.h>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/concepts.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/embedding.hpp"
@@ -41,7 +42,7 @@ static_assert(SlotKernel<Kernel<MoeRouter>>);
 namespace {
 
 const Timing& h200() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 

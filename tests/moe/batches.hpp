@@ -4,12 +4,13 @@
 #include <span>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 
 namespace moe_test {
 
 inline const costdsl::Timing& roofline_h200() {
-  static const costdsl::Timing t = costdsl::Timing::for_gpu("h200", costdsl::TimingMode::roofline);
+  static const costdsl::Timing t = costdsl::load_timing("h200", costdsl::TimingMode::roofline);
   return t;
 }
 

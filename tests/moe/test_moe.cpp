@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"
@@ -140,7 +141,7 @@ TEST_CASE("a shared expert composes as a Parallel side stream next to the routed
 
 TEST_CASE("shipped config.json files agree with the presets; KV and weights per GPU") {
   auto load = [](const char* name, std::uint32_t tp, std::uint32_t ep) {
-    return Qwen3MoeConfig::from_hf(HfConfig::load(default_data_dir() / "models" / name), tp, ep);
+    return Qwen3MoeConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
   };
   auto same = [](const Qwen3MoeConfig& a, const Qwen3MoeConfig& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
@@ -150,7 +151,7 @@ TEST_CASE("shipped config.json files agree with the presets; KV and weights per 
   };
   CHECK(same(load("qwen3_30b_a3b.json", 1, 1), qwen3_30b_a3b));
   CHECK(same(load("qwen3_235b_a22b.json", 4, 8), qwen3_235b_a22b.with_parallel(4, 8)));
-  CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(HfConfig::parse(R"({"decoder_sparse_step": 2})", "x.json"), 1, 1),
+  CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(parse_hf_config(R"({"decoder_sparse_step": 2})", "x.json"), 1, 1),
                        "x.json: decoder_sparse_step 2 is not 1; Qwen3Moe models every layer as MoE", DataError);
   const Qwen3Moe<Fixed<qwen3_235b_a22b>> one;
   CHECK(one.kv_bytes_per_token() == 2.0 * 4 * 128 * 2 * 94);

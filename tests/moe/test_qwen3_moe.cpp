@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "costdsl/gpu_spec.hpp"
+#include "costdsl/gpu_catalog.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "costdsl/profile_csv.hpp"

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/gpu_spec.hpp"
 
 using namespace costdsl;

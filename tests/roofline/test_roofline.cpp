@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/gpu_spec.hpp"
 #include "costdsl/roofline.hpp"
 
@@ -17,13 +18,13 @@ const GpuCatalog& catalog() {
   static const GpuCatalog cat = GpuCatalog::load_default();
   return cat;
 }
-Roofline roofline(const char* gpu) { return Roofline(catalog().find(gpu), RooflineParams::load_default()); }
+Roofline roofline(const char* gpu) { return Roofline(catalog().find(gpu), load_default_roofline_params()); }
 constexpr double MiB = 1024.0 * 1024.0;
 
 }  // namespace
 
 TEST_CASE("committed roofline.json equals the built-in defaults") {
-  const auto loaded = RooflineParams::load_default();
+  const auto loaded = load_default_roofline_params();
   const RooflineParams def;
   for (std::size_t i = 0; i < 5; ++i) CHECK(loaded.gemm.eff_compute[i] == def.gemm.eff_compute[i]);
   CHECK(loaded.gemm.k_overhead == def.gemm.k_overhead);
@@ -198,10 +199,10 @@ TEST_CASE("energy = time x board power x (idle + (1 - idle) x activity)") {
 TEST_CASE("strict roofline.json loading") {
   std::ifstream in(default_data_dir() / "roofline.json");
   const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK_NOTHROW(RooflineParams::parse(good));
+  CHECK_NOTHROW(parse_roofline_params(good));
   const auto err = [](const std::string& text) {
     try {
-      RooflineParams::parse(text, "bad.json");
+      parse_roofline_params(text, "bad.json");
     } catch (const DataError& e) {
       return std::string(e.what());
     }
@@ -219,5 +220,5 @@ TEST_CASE("strict roofline.json loading") {
   over.replace(e, std::string("\"eff_max\": 0.8").size(), "\"eff_max\": 1.8");
   CHECK(err(over).find("eff_max") != std::string::npos);
   CHECK(err("[1]").find("bad.json") != std::string::npos);
-  CHECK_THROWS_AS(RooflineParams::load("/nonexistent/roofline.json"), DataError);
+  CHECK_THROWS_AS(load_roofline_params("/nonexistent/roofline.json"), DataError);
 }

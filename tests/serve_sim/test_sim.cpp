@@ -14,7 +14,7 @@ using namespace costdsl::archs;
 namespace {
 using Arch = Llama3<Fixed<llama3_8b>>;
 const Timing& timing() {
-  static const Timing t = Timing::for_gpu("h200", TimingMode::roofline);
+  static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
 std::vector<serve_sim::Request> parse(const std::string& text) {

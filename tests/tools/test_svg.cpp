@@ -14,6 +14,7 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include "costdsl/costdsl.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "svg.hpp"
 

@@ -7,16 +7,20 @@
 // R (a worklet's Resolved) provides hidden, head_dim, num_qo_heads_per_rank,
 // num_kv_heads_per_rank, qkv_n and o_proj_k.
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/detail/tuple.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/rope.hpp"
+#include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
-#include "costdsl/worklets/detail/sum_of.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
 
 namespace costdsl::worklets {
 
@@ -30,13 +34,13 @@ template <QkNorm Norm, class R>
 auto pre_attn_slots(const Timing& t, Dtype dtype, const R& r) {
   using namespace kernels;
   constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
-  return std::tuple_cat(
-      std::tuple{leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
-                 leaf<"qkv_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.qkv_n), to_dim(r.hidden)}))},
-      costdsl::detail::without_absent(when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
-                                      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)})))),
-      std::tuple{leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
-                                                to_dim(r.head_dim)}))});
+  return costdsl::detail::splice(
+      leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
+      leaf<"qkv_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
+      when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
+      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
+      leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
+                                    to_dim(r.head_dim)})));
 }
 
 // m = rows through the projections; the per-head norms see one row per token and head.
@@ -52,9 +56,10 @@ auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
 
 template <class R>
 auto attn_slots(const Timing& t, Dtype dtype, Dtype kv_dtype, const R& r) {
-  return std::tuple{ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank),
-                                              to_dim(r.num_kv_heads_per_rank), to_dim(r.head_dim)}),
-                    leaf<"o_proj">(Kernel<kernels::Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.o_proj_k)}))};
+  return costdsl::detail::make_tuple(
+      ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
+                                to_dim(r.head_dim)}),
+      leaf<"o_proj">(Kernel<kernels::Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.o_proj_k)})));
 }
 
 inline auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {

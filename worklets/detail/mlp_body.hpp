@@ -5,25 +5,28 @@
 // where I is the intermediate size on this rank. R (a worklet's Resolved) provides
 // hidden, intermediate_per_rank and up_gate_n.
 #include <cstdint>
-#include <tuple>
 
-#include "costdsl/costdsl.hpp"
+#include "costdsl/detail/tuple.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/silu_and_mul.hpp"
-#include "costdsl/worklets/detail/sum_of.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/timing.hpp"
 
 namespace costdsl::worklets::detail {
 
 template <class R>
 auto mlp_slots(const Timing& t, Dtype dtype, const R& r) {
   using namespace kernels;
-  return std::tuple{
+  return costdsl::detail::make_tuple(
       leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
       leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.up_gate_n), to_dim(r.hidden)})),
       leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r.intermediate_per_rank)})),
-      leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.intermediate_per_rank)}))};
+      leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.intermediate_per_rank)})));
 }
 
 // m = rows through the MLP.

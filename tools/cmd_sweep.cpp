@@ -1,4 +1,3 @@
-#pragma once
 // costdsl sweep: iteration time and throughput against decode batch size, for one
 // arch on one or more GPUs and TP degrees; CSV, SVG (svg.hpp) and JSON out.
 #include <unistd.h>
@@ -11,10 +10,13 @@
 #include <vector>
 
 #include "cli_common.hpp"
-#include "cmd_arch.hpp"
+#include "commands.hpp"
+#include "costdsl/lower.hpp"
 #include "svg.hpp"
 
 namespace costdsl::cli {
+
+namespace {
 
 struct SweepRow {
   std::string gpu;  // canonical name
@@ -50,7 +52,7 @@ class ProgressBar {
   bool enabled_;
 };
 
-inline std::string sweep_csv(const std::string& arch, std::uint32_t kv, std::uint32_t prefill_len,
+std::string sweep_csv(const std::string& arch, std::uint32_t kv, std::uint32_t prefill_len,
                              const std::vector<SweepRow>& rows) {
   std::string out = "arch,gpu,tp,batch,kv,prefill_len,time_ms,tokens_per_s";
   for (const Family f : all_families) out += fmt::format(",{}_ms", name(f));
@@ -70,7 +72,9 @@ inline std::string sweep_csv(const std::string& arch, std::uint32_t kv, std::uin
   return out;
 }
 
-inline void add_sweep_command(CLI::App& app) {
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
   struct State {
     ModelOptions model;
     std::vector<std::string> gpus;
@@ -133,37 +137,34 @@ inline void add_sweep_command(CLI::App& app) {
     std::vector<ops::PrefillChunk> chunks;
     if (st->prefill_len > 0) chunks.push_back({0, st->prefill_len});
     for (const std::string& gpu : st->gpus) {
-      const Timing timing = Timing::for_gpu(gpu, mode, dir);
+      const Timing timing = load_timing(gpu, mode, dir);
       for (const std::uint32_t tp : st->tps) {
         ModelOptions opts = st->model;
         opts.tp = tp;
         SweepSeries s;
         s.name = fmt::format("{} tp={}", timing.gpu().name, tp);
         try {
-          with_model(opts, [&](const auto& arch, const auto& inputs_of) {
-            const auto tree = arch.build(timing);
-            using Tree = std::remove_cvref_t<decltype(tree)>;
-            const Manifest m = make_manifest(tree);
-            std::array<Metrics, n_slots<Tree>> row{};
-            std::vector<Metrics> nodes(m.tree.size());
-            std::vector<std::uint32_t> decode_kv;
-            for (const std::uint32_t b : st->batches) {
-              decode_kv.assign(b, st->kv);
-              const Metrics total = evaluate(tree, inputs_of(archs::Iteration{chunks, decode_kv}), row);
-              m.tree.aggregate(row, nodes);
-              SweepRow r;
-              r.gpu = timing.gpu().name;
-              r.tp = tp;
-              r.batch = b;
-              r.time_s = total.time_s;
-              r.tokens_per_s = total.time_s > 0 ? (b + st->prefill_len) / total.time_s : 0.0;
-              r.family_s = family_times(m, nodes);
-              r.coverage = total.coverage;
-              rows.push_back(r);
-              s.points.push_back({static_cast<double>(b), r.time_s, r.tokens_per_s, r.family_s});
-              progress.step(fmt::format("{} batch {}", s.name, b));
-            }
-          });
+          const std::unique_ptr<Model> model = open_model(opts, timing);
+          const Manifest& m = model->manifest();
+          std::vector<Metrics> row(m.slots.size());
+          std::vector<Metrics> nodes(m.tree.size());
+          std::vector<std::uint32_t> decode_kv;
+          for (const std::uint32_t b : st->batches) {
+            decode_kv.assign(b, st->kv);
+            const Metrics total = model->evaluate(ops::AttentionBatch{chunks, decode_kv}, row);
+            m.tree.aggregate(row, nodes);
+            SweepRow r;
+            r.gpu = timing.gpu().name;
+            r.tp = tp;
+            r.batch = b;
+            r.time_s = total.time_s;
+            r.tokens_per_s = total.time_s > 0 ? (b + st->prefill_len) / total.time_s : 0.0;
+            r.family_s = family_times(m, nodes);
+            r.coverage = total.coverage;
+            rows.push_back(r);
+            s.points.push_back({static_cast<double>(b), r.time_s, r.tokens_per_s, r.family_s});
+            progress.step(fmt::format("{} batch {}", s.name, b));
+          }
         } catch (const ConfigError& e) {
           throw ConfigError(fmt::format("--tp {} on {}: {}", tp, arch_name, e.what()));
         }

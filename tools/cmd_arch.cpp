@@ -1,98 +1,22 @@
-#pragma once
 // costdsl archs / describe / manifest / eval: whole models.
-#include <array>
 #include <charconv>
 #include <iostream>
 #include <memory>
-#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cli_common.hpp"
-#include "svg.hpp"
-#include "costdsl/archs/deepseek_v3.hpp"
-#include "costdsl/archs/llama3.hpp"
-#include "costdsl/archs/qwen3_moe.hpp"
+#include "commands.hpp"
 #include "costdsl/archs/registry.hpp"
+#include "costdsl/describe.hpp"
 #include "costdsl/kernels/all.hpp"
+#include "costdsl/manifest_json.hpp"
+#include "svg.hpp"
 
 namespace costdsl::cli {
 
-// What the user asked for, before it is bound to an arch's form.
-struct ModelOptions {
-  std::string arch;
-  std::string model_config;
-  std::string family;
-  std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
-  double routing_skew = 0;
-
-  void add(CLI::App& cmd) {
-    cmd.add_option("--arch", arch, "a shipped arch (see `costdsl archs`)");
-    cmd.add_option("--model-config", model_config, "a HuggingFace config.json to evaluate instead of --arch")
-        ->check(CLI::ExistingFile);
-    cmd.add_option("--family", family, "the family of --model-config")
-        ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
-    cmd.add_option("--tp", tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
-        ->check(positive)
-        ->capture_default_str();
-    cmd.add_option("--ep", ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
-    cmd.add_option("--dp", dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
-    cmd.add_option("--routing-skew", routing_skew,
-                   "MoE routing: power-law exponent of expert popularity (0 = uniform)")
-        ->check(non_negative_number)
-        ->capture_default_str();
-  }
-
-  // The config.json and family to build.
-  std::pair<HfConfig, std::string> resolve() const {
-    if (!model_config.empty()) {
-      if (family.empty()) throw InputError("--model-config needs --family (llama, qwen3_moe or deepseek_v3)");
-      return {HfConfig::load(model_config), family};
-    }
-    if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE --family F");
-    const archs::ArchInfo& info = archs::find_arch(arch);
-    return {HfConfig::load(default_data_dir() / "models" / info.config), info.family};
-  }
-
-  // MoE archs: ep from --ep, or tp × --dp, or tp; --dp, when given, must be ep / tp.
-  std::uint32_t expert_parallel() const {
-    const std::uint64_t e = ep != 0 ? ep : std::uint64_t{tp} * (dp != 0 ? dp : 1);
-    if (e > 0xffffffffull) throw InputError(fmt::format("--tp {} × --dp {} overflows", tp, dp));
-    if (dp != 0 && e != std::uint64_t{tp} * dp)
-      throw InputError(fmt::format("--dp {} must equal ep / tp = {} / {} (DP groups of tp GPUs fill the ep GPUs)", dp,
-                                   e, tp));
-    return static_cast<std::uint32_t>(e);
-  }
-};
-
-// Calls f(arch, inputs_of) with the run-time form of the chosen model, where
-// inputs_of(const archs::Iteration&) gives the arch's slot inputs for one iteration
-// (MoE archs deal its requests over their DP groups).
-template <class F>
-void with_model(const ModelOptions& opts, F&& f) {
-  auto [hf, family] = opts.resolve();
-  if (family == "llama") {
-    if (opts.ep > 1 || opts.dp > 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
-    const archs::Llama3<archs::Llama3Config> arch(archs::Llama3Config::from_hf(hf, opts.tp));
-    f(arch, [&](const archs::Iteration& it) { return arch.inputs(it); });
-    return;
-  }
-  const ops::moe::Routing routing{opts.routing_skew};
-  archs::DpDeal deal;
-  if (family == "qwen3_moe") {
-    const archs::Qwen3Moe<archs::Qwen3MoeConfig> arch(
-        archs::Qwen3MoeConfig::from_hf(hf, opts.tp, opts.expert_parallel()));
-    f(arch, [&](const archs::Iteration& it) { return arch.inputs(deal.deal(it, arch.resolved().dp, routing)); });
-    return;
-  }
-  if (family == "deepseek_v3") {
-    const archs::DeepseekV3<archs::DeepseekV3Config> arch(
-        archs::DeepseekV3Config::from_hf(hf, opts.tp, opts.expert_parallel()));
-    f(arch, [&](const archs::Iteration& it) { return arch.inputs(deal.deal(it, arch.resolved().dp, routing)); });
-    return;
-  }
-  throw InputError("unknown family '" + family + "' (llama, qwen3_moe, deepseek_v3)");
-}
+namespace {
 
 // --prefill PREFIX:APPEND and --decode COUNTxKV, parsed and checked.
 struct BatchOptions {
@@ -136,12 +60,12 @@ struct BatchOptions {
       decode_kv.insert(decode_kv.end(), count, kv);
     }
   }
-  archs::Iteration iteration() const { return {chunks, decode_kv}; }
+  ops::AttentionBatch iteration() const { return {chunks, decode_kv}; }
 };
 
 // The per-node tree: each node's contribution to the total (inside a Scale,
 // times its copies) and share; scaled nodes also show their per-copy time.
-inline void print_tree(const Manifest& m, std::span<const Metrics> node_metrics, std::span<const Metrics> row,
+void print_tree(const Manifest& m, std::span<const Metrics> node_metrics, std::span<const Metrics> row,
                        const std::vector<std::string>& backends_won) {
   const double total = node_metrics[0].time_s;
   auto line = [&](const std::string& name, double per_copy_s, double copies, const std::string& tail) {
@@ -186,7 +110,7 @@ inline void print_tree(const Manifest& m, std::span<const Metrics> node_metrics,
   walk(0, 0, 1.0, walk);
 }
 
-inline nlohmann::json metrics_json(const Metrics& m) {
+nlohmann::json metrics_json(const Metrics& m) {
   return {{"time_ms", m.time_ms()}, {"flops", m.flops}, {"bytes", m.bytes}, {"energy_j", m.energy_j},
           {"coverage", coverage_json(m.coverage)}};
 }
@@ -202,7 +126,7 @@ struct BoundsView {
 
 // balanced_s comes from evaluate_balanced: a Fanout's row holds only its slowest rank,
 // so re-aggregating the row with the mean fold could not see imbalance between ranks.
-inline BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, std::vector<double> slot_bounds,
+BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, std::vector<double> slot_bounds,
                               double balanced_s) {
   BoundsView v;
   v.slot_bound_s = std::move(slot_bounds);
@@ -218,7 +142,7 @@ inline BoundsView bounds_view(const Manifest& m, std::span<const Metrics> row, s
   return v;
 }
 
-inline nlohmann::json bounds_json(const BoundsView& v) {
+nlohmann::json bounds_json(const BoundsView& v) {
   return {{"total_ms", v.total_s * 1e3},
           {"balanced_total_ms", v.balanced_s * 1e3},
           {"load_imbalance_share", v.total_s > 0 ? (v.total_s - v.balanced_s) / v.total_s : 0.0},
@@ -227,7 +151,7 @@ inline nlohmann::json bounds_json(const BoundsView& v) {
           {"efficiency", v.total_s > 0 ? v.hardware_s / v.total_s : 0.0}};
 }
 
-inline void print_bounds(const Manifest& m, std::span<const Metrics> row, const BoundsView& v) {
+void print_bounds(const Manifest& m, std::span<const Metrics> row, const BoundsView& v) {
   std::cout << fmt::format("\n{:<44} {:>11} {:>11} {:>6}\n", "leaf (one copy)", "time", "bound", "eff.");
   for (std::size_t i = 0; i < row.size(); ++i) {
     const double t = row[i].time_s, b = v.slot_bound_s[i];
@@ -244,7 +168,9 @@ inline void print_bounds(const Manifest& m, std::span<const Metrics> row, const 
       pct(v.total_s - v.without_comm_s), v.hardware_s * 1e3, pct(v.hardware_s));
 }
 
-inline void add_arch_commands(CLI::App& app) {
+}  // namespace
+
+void add_arch_commands(CLI::App& app) {
   // archs
   auto* list = app.add_subcommand("archs", "List the shipped archs and the parallel degrees each accepts");
   auto list_json = std::make_shared<bool>(false);
@@ -258,7 +184,7 @@ inline void add_arch_commands(CLI::App& app) {
           ModelOptions o;
           o.arch = a.name;
           (vary_ep ? o.ep : o.tp) = d;
-          with_model(o, [](const auto&, const auto&) {});
+          check_model(o);
           ok.push_back(d);
         } catch (const ConfigError&) {
         }
@@ -292,15 +218,14 @@ inline void add_arch_commands(CLI::App& app) {
     auto st = std::make_shared<State>();
     auto* cmd = as_manifest ? app.add_subcommand("manifest", "Print the manifest JSON of an arch (slots, nodes, labels)")
                             : app.add_subcommand("describe", "Print the labeled tree: every leaf with its per-rank config");
-    st->model.add(*cmd);
+    add_model_options(*cmd, st->model);
     cmd->add_option("--gpu", st->gpu, "GPU the leaves are bound to")->capture_default_str();
     if (!as_manifest) cmd->add_flag("--json", st->json, "print the same tree as the manifest JSON");
     cmd->callback([st, as_manifest] {
-      const Timing timing = Timing::for_gpu(st->gpu, TimingMode::roofline);
-      with_model(st->model, [&](const auto& arch, const auto&) {
-        const Manifest m = make_manifest(arch.build(timing));
-        std::cout << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
-      });
+      const Timing timing = load_timing(st->gpu, TimingMode::roofline);
+      const std::unique_ptr<Model> model = open_model(st->model, timing);
+      const Manifest& m = model->manifest();
+      std::cout << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
     });
   }
 
@@ -315,7 +240,7 @@ inline void add_arch_commands(CLI::App& app) {
   };
   auto st = std::make_shared<EvalState>();
   auto* eval = app.add_subcommand("eval", "Evaluate one iteration: time per node and share of the total");
-  st->model.add(*eval);
+  add_model_options(*eval, st->model);
   st->timing.add(*eval);
   st->batch.add(*eval);
   eval->add_flag("--json", st->json, "print {total, slots, manifest} as JSON");
@@ -326,57 +251,52 @@ inline void add_arch_commands(CLI::App& app) {
   eval->callback([st] {
     st->batch.parse();
     const Timing timing = st->timing.make();
-    with_model(st->model, [&](const auto& arch, const auto& inputs_of) {
-      const auto tree = arch.build(timing);
-      using Tree = std::remove_cvref_t<decltype(tree)>;
-      std::array<Metrics, n_slots<Tree>> row{};
-      const auto in = inputs_of(st->batch.iteration());
-      const Metrics total = evaluate(tree, in, row);
-      std::array<double, n_slots<Tree>> slot_bounds{};
-      evaluate_bounds(tree, in, std::span<double, n_slots<Tree>>(slot_bounds));
-      const double balanced_s = st->bounds ? evaluate_balanced(tree, in).time_s : 0.0;
-      const Manifest m = make_manifest(tree);
-      std::vector<Metrics> nodes(m.tree.size());
-      m.tree.aggregate(row, nodes);
-      std::vector<std::string> won(row.size());
-      for (std::size_t i = 0; i < row.size(); ++i)
-        if (row[i].backend != no_backend) won[i] = m.slots[i].backends.at(row[i].backend);
-      if (!st->svg.empty()) {
-        IcicleOptions o;
-        const auto it = st->batch.iteration();
-        o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
-                                 it.prefill.size(), it.decode_kv.size());
-        if (st->bounds) o.slot_bounds_s = slot_bounds;
-        write_text_file(st->svg, icicle_svg(m, nodes, row, o));
+    const std::unique_ptr<Model> model = open_model(st->model, timing);
+    const Manifest& m = model->manifest();
+    const ops::AttentionBatch it = st->batch.iteration();
+    std::vector<Metrics> row(m.slots.size());
+    const Metrics total = model->evaluate(it, row);
+    std::vector<double> slot_bounds(m.slots.size());
+    model->evaluate_bounds(it, slot_bounds);
+    const double balanced_s = st->bounds ? model->evaluate_balanced(it).time_s : 0.0;
+    std::vector<Metrics> nodes(m.tree.size());
+    m.tree.aggregate(row, nodes);
+    std::vector<std::string> won(row.size());
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (row[i].backend != no_backend) won[i] = m.slots[i].backends.at(row[i].backend);
+    if (!st->svg.empty()) {
+      IcicleOptions o;
+      o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
+                               it.prefill.size(), it.decode_kv.size());
+      if (st->bounds) o.slot_bounds_s = slot_bounds;
+      write_text_file(st->svg, icicle_svg(m, nodes, row, o));
+    }
+    if (st->json) {
+      nlohmann::json slots = nlohmann::json::array();
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        nlohmann::json s = metrics_json(row[i]);
+        s["name"] = m.slots[i].name;
+        s["kind"] = m.slots[i].kind;
+        s["backend"] = won[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(won[i]);
+        slots.push_back(std::move(s));
       }
-      if (st->json) {
-        nlohmann::json slots = nlohmann::json::array();
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          nlohmann::json s = metrics_json(row[i]);
-          s["name"] = m.slots[i].name;
-          s["kind"] = m.slots[i].kind;
-          s["backend"] = won[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(won[i]);
-          slots.push_back(std::move(s));
-        }
-        nlohmann::json out{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}};
-        if (st->bounds) {
-          const BoundsView v = bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}, balanced_s);
-          out["bounds"] = bounds_json(v);
-          for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
-        }
-        std::cout << out.dump(2) << '\n';
-        return;
+      nlohmann::json out{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}};
+      if (st->bounds) {
+        const BoundsView v = bounds_view(m, row, slot_bounds, balanced_s);
+        out["bounds"] = bounds_json(v);
+        for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
       }
-      print_tree(m, nodes, row, won);
-      const auto it = st->batch.iteration();
-      std::cout << fmt::format(
-          "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
-          "work  {}, {}, {:.3g} J\n",
-          total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
-          ops::collapse(it).append_tokens, coverage_text(total), si(total.flops, "FLOP"),
-          si(total.bytes, "B"), total.energy_j);
-      if (st->bounds) print_bounds(m, row, bounds_view(m, row, {slot_bounds.begin(), slot_bounds.end()}, balanced_s));
-    });
+      std::cout << out.dump(2) << '\n';
+      return;
+    }
+    print_tree(m, nodes, row, won);
+    std::cout << fmt::format(
+        "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
+        "work  {}, {}, {:.3g} J\n",
+        total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
+        ops::collapse(it).append_tokens, coverage_text(total), si(total.flops, "FLOP"),
+        si(total.bytes, "B"), total.energy_j);
+    if (st->bounds) print_bounds(m, row, bounds_view(m, row, slot_bounds, balanced_s));
   });
 }
 

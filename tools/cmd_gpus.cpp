@@ -1,13 +1,13 @@
-#pragma once
 // costdsl gpus: the GPU catalogue.
 #include <iostream>
 
 #include "cli_common.hpp"
-#include "costdsl/gpu_spec.hpp"
+#include "commands.hpp"
+#include "costdsl/gpu_catalog.hpp"
 
 namespace costdsl::cli {
 
-inline void add_gpus_command(CLI::App& app) {
+void add_gpus_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("gpus", "List the GPUs costdsl knows (data/gpus.json) with their peak figures");
   auto json_out = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json_out, "print JSON");

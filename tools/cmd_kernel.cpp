@@ -1,4 +1,3 @@
-#pragma once
 // costdsl kernels / costdsl kernel <kind>: list the catalogue, evaluate one leaf.
 // Flags come from each kind's reflected Config and Input (`--num-kv-heads` for
 // num_kv_heads), so a new kernel file needs no CLI code.
@@ -9,6 +8,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "cli_common.hpp"
+#include "commands.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all.hpp"
 
@@ -126,7 +126,7 @@ void add_kernel_kind(CLI::App& parent) {
   });
 }
 
-inline void add_kernel_commands(CLI::App& app) {
+void add_kernel_commands(CLI::App& app) {
   auto* list = app.add_subcommand("kernels", "List the kernel kinds (L1) with their config and input fields");
   auto json_out = std::make_shared<bool>(false);
   list->add_flag("--json", *json_out, "print JSON");

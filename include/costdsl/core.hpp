@@ -1,0 +1,25 @@
+#pragma once
+// The core of costdsl: cost-tree nodes, slots, inputs, evaluation (every pass),
+// metrics, dims and their compile-time diagnostics. Needs only the standard library
+// and Boost.Mp11; no kernel, loader or reporting code (those are costdsl.hpp).
+#include "costdsl/concepts.hpp"
+#include "costdsl/coverage.hpp"
+#include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/dim.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/evaluate.hpp"
+#include "costdsl/fanout.hpp"
+#include "costdsl/fixed_string.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/max.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/parallel.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/slots.hpp"
+#include "costdsl/static_value.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/visit.hpp"
+#include "costdsl/when.hpp"

@@ -1,0 +1,74 @@
+// Definitions of costdsl/load_hf_config.hpp (see costdsl/detail/config.hpp).
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "costdsl/error.hpp"
+#include "costdsl/load_hf_config.hpp"
+
+namespace costdsl {
+
+namespace detail {
+COSTDSL_DECL HfConfig::Value hf_value(const nlohmann::json& j) {
+  using Type = HfConfig::Value::Type;
+  HfConfig::Value v;
+  v.json = j.dump();
+  if (j.is_null()) {
+    v.type = Type::null;
+  } else if (j.is_boolean()) {
+    v.type = Type::boolean;
+    v.integer = j.get<bool>() ? 1 : 0;
+  } else if (j.is_number_unsigned()) {
+    v.type = Type::unsigned_integer;
+    v.unsigned_integer = j.get<std::uint64_t>();
+    v.number = static_cast<double>(v.unsigned_integer);
+    // Small non-negative integers read through either accessor.
+    if (v.unsigned_integer <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      v.type = Type::integer;
+      v.integer = static_cast<std::int64_t>(v.unsigned_integer);
+    }
+  } else if (j.is_number_integer()) {
+    v.type = Type::integer;
+    v.integer = j.get<std::int64_t>();
+    v.number = static_cast<double>(v.integer);
+  } else if (j.is_number()) {
+    v.type = Type::number;
+    v.number = j.get<double>();
+  } else if (j.is_string()) {
+    v.type = Type::string;
+    v.text = j.get<std::string>();
+  } else if (j.is_array()) {
+    v.type = Type::array;
+    for (const auto& e : j) v.items.push_back(hf_value(e));
+  } else {
+    v.type = Type::object;
+  }
+  return v;
+}
+}  // namespace detail
+
+COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
+    throw DataError(file + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object())
+    throw DataError(file + ": a config.json must hold a JSON object, got " + std::string(j.type_name()));
+  std::map<std::string, HfConfig::Value, std::less<>> entries;
+  for (const auto& [key, value] : j.items()) entries.emplace(key, detail::hf_value(value));
+  return HfConfig(std::move(entries), std::move(file));
+}
+
+COSTDSL_DECL HfConfig load_hf_config(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path.string() + ": cannot open the model config");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_hf_config(buf.str(), path.string());
+}
+
+}  // namespace costdsl

@@ -1,0 +1,13 @@
+#pragma once
+// The command groups of the costdsl CLI, each defined in its own translation unit
+// (tools/cmd_*.cpp) and wired into one CLI::App by run() (app.cpp).
+#include <CLI/CLI.hpp>
+
+namespace costdsl::cli {
+
+void add_gpus_command(CLI::App& app);      // cmd_gpus.cpp
+void add_kernel_commands(CLI::App& app);   // cmd_kernel.cpp: kernels, kernel <kind>
+void add_arch_commands(CLI::App& app);     // cmd_arch.cpp: archs, describe, manifest, eval
+void add_sweep_command(CLI::App& app);     // cmd_sweep.cpp
+
+}  // namespace costdsl::cli

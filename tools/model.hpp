@@ -1,0 +1,62 @@
+#pragma once
+// A shipped arch or a config.json in its run-time form, built for one Timing: what the
+// arch commands (eval, describe, manifest, sweep, archs) need, behind one interface.
+// Each family's templates are instantiated once, in its own translation unit
+// (tools/models/*.cpp), so the CLI compiles in parallel and no command re-instantiates
+// a family.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "costdsl/hf_config.hpp"
+#include "costdsl/manifest.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/timing.hpp"
+
+namespace costdsl::cli {
+
+// What the user asked for, before it is bound to an arch's form.
+struct ModelOptions {
+  std::string arch;
+  std::string model_config;
+  std::string family;
+  std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
+  double routing_skew = 0;
+
+  // The config.json to build and its family (from --arch or --model-config --family).
+  std::pair<HfConfig, std::string> resolve() const;
+  // MoE archs: ep from --ep, or tp × --dp, or tp; --dp, when given, must be ep / tp.
+  std::uint32_t expert_parallel() const;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  // Slots (dotted names, kinds, configs, backends), flat nodes and labels.
+  virtual const Manifest& manifest() const noexcept = 0;
+  // One iteration: the total, and each slot's metrics into row (manifest().slots.size()).
+  // MoE archs deal the requests round-robin over their DP groups.
+  virtual Metrics evaluate(const ops::AttentionBatch& batch, std::span<Metrics> row) = 0;
+  // The iteration under perfect load balance (every Max and rank fan-out at the mean).
+  virtual Metrics evaluate_balanced(const ops::AttentionBatch& batch) = 0;
+  // Each slot's hardware lower bound for this iteration.
+  virtual void evaluate_bounds(const ops::AttentionBatch& batch, std::span<double> bounds) = 0;
+};
+
+// The model the options name, built for `timing`. Throws ConfigError for a degree the
+// arch rejects, InputError / DataError for bad options or files.
+std::unique_ptr<Model> open_model(const ModelOptions& options, const Timing& timing);
+// The same checks without building a tree (which degrees does an arch accept?).
+void check_model(const ModelOptions& options);
+
+namespace models {
+// One per family (tools/models/<family>.cpp); a null timing checks and returns null.
+std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+}  // namespace models
+
+}  // namespace costdsl::cli

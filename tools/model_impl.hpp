@@ -1,0 +1,62 @@
+#pragma once
+// Model over one arch type: the built tree, its manifest and a BatchFeed (dense archs
+// take a batch whole, DP-attention MoE archs get it dealt over their groups). Included
+// only by tools/models/*.cpp, one family each.
+#include <memory>
+#include <span>
+#include <utility>
+
+#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/core.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/lower.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+#include "model.hpp"
+
+namespace costdsl::cli::models {
+
+template <class Arch>
+class ModelImpl final : public Model {
+ public:
+  ModelImpl(Arch arch, const Timing& timing, ops::moe::Routing routing)
+      : arch_(std::move(arch)), tree_(arch_.build(timing)), manifest_(make_manifest(tree_)), routing_(routing) {}
+
+  const Manifest& manifest() const noexcept override { return manifest_; }
+
+  Metrics evaluate(const ops::AttentionBatch& batch, std::span<Metrics> row) override {
+    return costdsl::evaluate(tree_, feed_(arch_, batch, routing_), fixed(row));
+  }
+  Metrics evaluate_balanced(const ops::AttentionBatch& batch) override {
+    return costdsl::evaluate_balanced(tree_, feed_(arch_, batch, routing_));
+  }
+  void evaluate_bounds(const ops::AttentionBatch& batch, std::span<double> bounds) override {
+    costdsl::evaluate_bounds(tree_, feed_(arch_, batch, routing_), fixed(bounds));
+  }
+
+ private:
+  using Tree = decltype(std::declval<const Arch&>().build(std::declval<const Timing&>()));
+  static constexpr std::size_t slots = n_slots<Tree>;
+
+  template <class T>
+  static std::span<T, slots> fixed(std::span<T> s) {
+    if (s.size() != slots)
+      throw InputError("a row of " + std::to_string(s.size()) + " entries for " + std::to_string(slots) + " slots");
+    return std::span<T, slots>(s.data(), slots);
+  }
+
+  Arch arch_;
+  Tree tree_;
+  Manifest manifest_;
+  ops::moe::Routing routing_;
+  archs::BatchFeed feed_;
+};
+
+// The model, or (timing null) only the arch's checks.
+template <class Arch, class Config>
+std::unique_ptr<Model> open(Config config, const Timing* timing, ops::moe::Routing routing = {}) {
+  Arch arch(std::move(config));
+  if (timing == nullptr) return nullptr;
+  return std::make_unique<ModelImpl<Arch>>(std::move(arch), *timing, routing);
+}
+
+}  // namespace costdsl::cli::models
