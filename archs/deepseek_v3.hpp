@@ -231,4 +231,11 @@ class DeepseekV3 {
   worklets::LmHeadLocal<Form> head_;
 };
 
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+// The run-time form (dims from a config.json) is instantiated once, in
+// libcostdsl-compiled (src/archs/deepseek_v3.cpp): a translation unit that evaluates it does not
+// generate its code again.
+extern template class DeepseekV3<DeepseekV3Config>;
+#endif
+
 }  // namespace costdsl::archs

@@ -121,4 +121,11 @@ class Llama3 {
   worklets::LmHeadLocal<Form> head_;
 };
 
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+// The run-time form (dims from a config.json) is instantiated once, in
+// libcostdsl-compiled (src/archs/llama3.cpp): a translation unit that evaluates it does not
+// generate its code again.
+extern template class Llama3<Llama3Config>;
+#endif
+
 }  // namespace costdsl::archs

@@ -170,4 +170,11 @@ class Qwen3Moe {
   worklets::LmHeadLocal<Form> head_;
 };
 
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+// The run-time form (dims from a config.json) is instantiated once, in
+// libcostdsl-compiled (src/archs/qwen3_moe.cpp): a translation unit that evaluates it does not
+// generate its code again.
+extern template class Qwen3Moe<Qwen3MoeConfig>;
+#endif
+
 }  // namespace costdsl::archs

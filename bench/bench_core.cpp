@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "costdsl/config_field.hpp"
 #include "costdsl/costdsl.hpp"
 
 namespace {

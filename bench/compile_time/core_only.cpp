@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/config_field.hpp"
 #include "costdsl/core.hpp"
 using namespace costdsl;
 

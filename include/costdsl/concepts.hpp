@@ -6,10 +6,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <variant>
 #include <vector>
 
-#include "costdsl/dim.hpp"
 #include "costdsl/metrics.hpp"
 
 namespace costdsl {
@@ -28,12 +26,7 @@ constexpr std::string_view name(NodeKind k) noexcept {
   return "?";
 }
 
-// One field of a kernel's config as the manifest and describe() show it: a dim
-// (with provenance), a text (dtype, gpu), a number, or a list (backends).
-struct ConfigField {
-  std::string name;
-  std::variant<Dim, std::string, double, std::vector<std::string>> value;
-};
+struct ConfigField;  // config_field.hpp
 
 // What a leaf wraps: an L1 kernel bound to its timing source. `eval` is the hot
 // path (one lookup, no allocation); the rest is build-time only (INV-5).

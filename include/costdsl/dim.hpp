@@ -8,7 +8,6 @@
 // keeps is the erased `Dim` below: value + formula + bindings, compared and
 // hashed by value only.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,10 +29,3 @@ struct Dim {
 };
 
 }  // namespace costdsl
-
-template <>
-struct std::hash<costdsl::Dim> {
-  std::size_t operator()(const costdsl::Dim& d) const noexcept {
-    return std::hash<std::uint64_t>{}(d.value);
-  }
-};

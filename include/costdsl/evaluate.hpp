@@ -5,7 +5,6 @@
 //   Metrics total = evaluate(tree, in);               // the one total (INV-6)
 //   std::array<Metrics, n_slots<Tree>> row;
 //   Metrics total = evaluate(tree, in, row);          // and each slot's metrics
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
@@ -16,6 +15,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/fanout.hpp"
 #include "costdsl/inputs.hpp"
@@ -126,10 +126,10 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
 enum class Pass { total, row, replay, balanced };
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
-[[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
+COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins, std::size_t... I>
-[[gnu::always_inline]] inline Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
+COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
                                                     std::index_sequence<I...>) {
   constexpr auto& offsets = child_offsets<Node>;
   constexpr auto& in_offsets = child_input_offsets<Node>;
@@ -198,12 +198,13 @@ Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
     merged[i].time_s = slowest[i].time_s;
     merged[i].backend = slowest[i].backend;
   }
-  if constexpr (P == Pass::row) std::copy(merged.begin(), merged.end(), row + Offset);
+  if constexpr (P == Pass::row)
+    for (std::size_t i = 0; i < n; ++i) row[Offset + i] = merged[i];
   return eval_node<0, 0, Pass::replay>(node, Inputs<>{}, merged.data());
 }
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
-[[gnu::always_inline]] inline Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
+COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
   if constexpr (RankFanout<Node>) {
     if constexpr (P == Pass::replay) {
       Metrics acc = algebra::empty();
@@ -292,7 +293,7 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
       for (double b : rank_bounds) total += b;
       if (total > best) {
         best = total;
-        std::copy(rank_bounds.begin(), rank_bounds.end(), bounds + Offset);
+        for (std::size_t i = 0; i < n; ++i) bounds[Offset + i] = rank_bounds[i];
       }
     }
   } else if constexpr (Node::node_kind == NodeKind::leaf) {

@@ -1,7 +1,6 @@
 #pragma once
 // A string usable as a template argument: slot names, labels, dim symbols and
 // diagnostic texts travel in types so that mismatches are compile errors.
-#include <algorithm>
 #include <cstddef>
 #include <string_view>
 
@@ -12,7 +11,9 @@ struct FixedString {
   char data[N + 1]{};
 
   constexpr FixedString() = default;
-  constexpr FixedString(const char (&s)[N + 1]) noexcept { std::copy_n(s, N + 1, data); }
+  constexpr FixedString(const char (&s)[N + 1]) noexcept {
+    for (std::size_t i = 0; i <= N; ++i) data[i] = s[i];
+  }
 
   static constexpr std::size_t size() noexcept { return N; }
   constexpr std::string_view view() const noexcept { return {data, N}; }
@@ -36,9 +37,9 @@ constexpr auto join_path() noexcept {
     return A;
   } else {
     FixedString<A.size() + 1 + B.size()> out;
-    std::copy_n(A.data, A.size(), out.data);
+    for (std::size_t i = 0; i < A.size(); ++i) out.data[i] = A.data[i];
     out.data[A.size()] = '.';
-    std::copy_n(B.data, B.size(), out.data + A.size() + 1);
+    for (std::size_t i = 0; i < B.size(); ++i) out.data[A.size() + 1 + i] = B.data[i];
     return out;
   }
 }

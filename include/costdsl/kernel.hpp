@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/config_field.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/interp/interp3d.hpp"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/config_field.hpp"
 #include "costdsl/flat_tree.hpp"
 
 namespace costdsl {

@@ -6,10 +6,10 @@
 // thousands of FLOP-scale values (1e15+). float's 24-bit mantissa would lose
 // whole leaves in such sums; the cost on a CPU is nil (the fold is a handful of
 // adds per leaf, and four doubles still fill one AVX2 register).
-#include <algorithm>
 #include <cstdint>
 
 #include "costdsl/coverage.hpp"
+#include "costdsl/detail/inline.hpp"
 
 namespace costdsl {
 
@@ -33,7 +33,7 @@ struct Metrics {
 namespace algebra {
 
 // Sum: serial work on one stream.
-[[gnu::always_inline]] constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
+COSTDSL_INLINE constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
   acc.time_s += c.time_s;
   acc.flops += c.flops;
   acc.bytes += c.bytes;
@@ -42,8 +42,8 @@ namespace algebra {
 }
 
 // Max and Parallel: time is the max, work still sums (it never overlaps away).
-[[gnu::always_inline]] constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
-  acc.time_s = std::max(acc.time_s, c.time_s);
+COSTDSL_INLINE constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
+  acc.time_s = acc.time_s < c.time_s ? c.time_s : acc.time_s;
   acc.flops += c.flops;
   acc.bytes += c.bytes;
   acc.energy_j += c.energy_j;
@@ -51,10 +51,10 @@ namespace algebra {
 }
 
 // Parallel: concurrent streams on one device reach only `overlap` of perfect overlap.
-[[gnu::always_inline]] constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
+COSTDSL_INLINE constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
 
 // Scale: n identical copies; coverage unchanged.
-[[gnu::always_inline]] constexpr Metrics scale(Metrics m, double n) noexcept {
+COSTDSL_INLINE constexpr Metrics scale(Metrics m, double n) noexcept {
   m.time_s *= n;
   m.flops *= n;
   m.bytes *= n;

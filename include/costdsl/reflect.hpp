@@ -17,6 +17,7 @@
 #include <boost/hana/string.hpp>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/config_field.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 

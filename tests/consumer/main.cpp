@@ -1,4 +1,5 @@
 // A small tree of user-defined kernels built on the core alone.
+#include <costdsl/config_field.hpp>
 #include <costdsl/core.hpp>
 
 #include <cstdio>

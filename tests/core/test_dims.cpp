@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "costdsl/dim_expr.hpp"
+#include "costdsl/dim_hash.hpp"
 
 using namespace costdsl;
 using namespace costdsl::literals;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/config_field.hpp"
 
 namespace costdsl::testing {
 

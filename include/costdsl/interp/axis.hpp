@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "costdsl/coverage.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 
 namespace costdsl::interp {
@@ -133,7 +134,7 @@ class Axis {
   // log2(size) (seven on the 79-point GEMM axis, half the cost of a query). The bit
   // pattern of a positive double orders like its value and its top bits are the exponent
   // and leading mantissa bits, so the buckets are near log-spaced, like the token axes.
-  [[gnu::always_inline]] std::size_t segment(double x) const noexcept {
+  COSTDSL_INLINE std::size_t segment(double x) const noexcept {
     if (guide_.empty()) return search(x);
     const double* p = points_.data();
     const std::size_t last = points_.size() - 2;
@@ -166,7 +167,7 @@ class Axis {
   // segment(), locate() and Interp1D::query() are forced inline: as calls they spilled the
   // caller's live values and cost a quarter of a Llama-3 iteration (396 -> ~300 ns). The 2D
   // query stays a call: inlined, the larger bodies ran slower.
-  [[gnu::always_inline]] AxisHit locate(double x) const noexcept {
+  COSTDSL_INLINE AxisHit locate(double x) const noexcept {
     if (points_.size() < 2) return AxisHit{0, 0, 0.0, x != points_.front()};
     const std::size_t i = segment(x);
     const bool off = x < points_.front() || x > points_.back();
@@ -234,7 +235,7 @@ namespace detail {
 
 // Clamp at >= 0 and turn a non-finite result (only absurd queries overflow) into
 // NO_COVERAGE, so NaN never leaves an interpolator.
-[[gnu::always_inline]] inline Interpolated finish(double v, Coverage cov) noexcept {
+COSTDSL_INLINE Interpolated finish(double v, Coverage cov) noexcept {
   if (!std::isfinite(v)) return Interpolated{0.0, cov | Coverage::no_coverage};
   return Interpolated{v < 0 ? 0.0 : v, cov};
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costdsl/coverage.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
 
@@ -51,7 +52,7 @@ class Interp1D {
     return out;
   }
 
-  [[gnu::always_inline]] Interpolated query(double x) const noexcept {
+  COSTDSL_INLINE Interpolated query(double x) const noexcept {
     if (values_.empty() || !std::isfinite(x)) return Interpolated{0.0, Coverage::no_coverage};
     const AxisHit h = axis_.locate(x);
     const double v = (1 - h.weight) * values_[h.lo] + h.weight * values_[h.hi];

@@ -1,0 +1,5 @@
+// The run-time form of archs/qwen3_moe.hpp, instantiated once for every translation unit
+// compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
+#include "costdsl/archs/qwen3_moe.hpp"
+
+template class costdsl::archs::Qwen3Moe<costdsl::archs::Qwen3MoeConfig>;
