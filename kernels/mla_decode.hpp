@@ -58,8 +58,14 @@ struct MlaDecode {
            bytes_per_element(act_dtype(c)) * double(in.batch) * h * (latent_dim(c) + double(c.kv_lora_rank));
   }
 
+  // Absorbed MLA is MQA-like: one shared latent "KV head" for all heads, QK over the
+  // latent + rope dims, PV over the latent.
+  static AttentionShape shape(const Config& c, const Input& in) {
+    const double avg_kv = in.batch == 0 ? 0 : double(in.total_kv) / double(in.batch);
+    return {double(in.batch), avg_kv, 1, double(c.num_heads), 1, latent_dim(c), double(c.kv_lora_rank), act_dtype(c)};
+  }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.attention_decode(flops(c, in), bytes(c, in), act_dtype(c));
+    return rf.attention_decode(shape(c, in), flops(c, in), bytes(c, in));
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), act_dtype(c));
@@ -72,7 +78,7 @@ struct MlaDecode {
       grid.push_back({cell.batch, cell.total_kv});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashmla"}; }
+  static std::vector<std::string> default_backends() { return {"flashmla", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

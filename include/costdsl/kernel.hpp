@@ -3,11 +3,15 @@
 // Leaf holds. Binding (build time) looks the config up in the profile DB and
 // keeps the fitted caches of each candidate backend; eval (the hot path) is a
 // few cache lookups, the best-of-N pick and the work formulas.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -92,20 +96,33 @@ class Kernel {
       Coverage best_cov = Coverage::none;
       std::uint8_t best_backend = no_backend;
       for (std::size_t b = 0; b < backends_.size(); ++b) {
-        const Cache* c = time_caches_[b].get();
-        if (c == nullptr) continue;
-        const interp::Interpolated r = std::apply([&](auto... x) { return c->query(x...); }, coords);
-        if (has(r.coverage, Coverage::no_coverage)) continue;
-        if (r.value < best) {
-          best = r.value;
-          best_cov = r.coverage;
+        const Bound& bound = bound_[b];
+        if (bound.corners.empty()) continue;
+        double value = 0;
+        Coverage cov = bound.coverage;
+        bool answered = true;
+        for (const Corner& corner : bound.corners) {  // one corner unless the config interpolates
+          const Cache* c = corner.cache.get();
+          const interp::Interpolated r = std::apply([&](auto... x) { return c->query(x...); }, coords);
+          answered = answered && !has(r.coverage, Coverage::no_coverage);
+          value += corner.weight * r.value;
+          cov |= r.coverage;
+        }
+        // A blend that extrapolates to nothing is no answer; a bounded backend exists only
+        // where it was measured: off its grid it has no answer either.
+        if (!answered || (bound.corners.size() > 1 && !(value > 0)) ||
+            (bound.bounded && has(cov, Coverage::extrapolated)))
+          continue;
+        if (value < best) {
+          best = value;
+          best_cov = cov;
           best_backend = static_cast<std::uint8_t>(b);
         }
       }
       if (best_backend != no_backend) {
         const double n = detail::calls<K>(in);
         Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
-        const Cache* e = energy_caches_[best_backend].get();
+        const Cache* e = best_backend < energy_caches_.size() ? energy_caches_[best_backend].get() : nullptr;
         const auto er = e ? std::apply([&](auto... x) { return e->query(x...); }, coords) : interp::Interpolated{};
         m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
                          ? er.value * n
@@ -140,19 +157,96 @@ class Kernel {
  private:
   void bind_profiles(ProfileDb& db) {
     const ProfileTable* table = db.table(gpu_, profile_schema<K>());
-    time_caches_.resize(backends_.size());
+    bound_.resize(backends_.size());
     energy_caches_.resize(backends_.size());
+    for (std::size_t b = 0; b < backends_.size(); ++b) {
+      if constexpr (requires { K::bounded_backend(std::string_view{}); })
+        bound_[b].bounded = K::bounded_backend(backends_[b]);
+    }
     if (table == nullptr) return;
     const auto key = profile_key(config_);
     for (std::size_t b = 0; b < backends_.size(); ++b) {
       const ProfileGroup* g = table->find(key, backends_[b]);
-      if (g == nullptr) continue;
-      const std::string label = table->file() + " [" + backends_[b] + "]";
-      time_caches_[b] = db.cache<Cache>(*g, "time_ms", [&](auto* w) { return fit(*g, false, w, label); });
+      if (g == nullptr) {
+        if constexpr (requires { K::interpolated_config; }) bind_between_configs(db, *table, key, b);
+        continue;
+      }
+      bound_[b].corners = {Corner{1.0, group_cache(db, *table, *g, b)}};
       if (table->has_energy())
-        energy_caches_[b] = db.cache<Cache>(*g, "energy_j", [&](auto* w) { return fit(*g, true, w, label); });
+        energy_caches_[b] = db.cache<Cache>(*g, "energy_j", [&](auto* w) { return fit(*g, true, w, label(*table, b)); });
       measured_ = true;
     }
+  }
+
+  std::string label(const ProfileTable& table, std::size_t b) const { return table.file() + " [" + backends_[b] + "]"; }
+  std::shared_ptr<const Cache> group_cache(ProfileDb& db, const ProfileTable& table, const ProfileGroup& g,
+                                           std::size_t b) const {
+    return db.cache<Cache>(g, "time_ms", [&](auto* w) { return fit(g, false, w, label(table, b)); });
+  }
+
+  // A config the table lacks, whose K::interpolated_config fields (e.g. a GEMM's n, k) lie
+  // between measured configs with the same other fields: the value is the multilinear blend
+  // of the 2^F neighbouring configs' tables (each queried at the same point). Past the
+  // measured range along a field the two outermost configs extrapolate linearly, flagged
+  // EXTRAPOLATED. Without all corners the backend stays unmeasured (the roofline answers).
+  void bind_between_configs(ProfileDb& db, const ProfileTable& table, const std::vector<std::string>& key,
+                            std::size_t b) {
+    constexpr std::size_t F = std::tuple_size_v<std::remove_cvref_t<decltype(K::interpolated_config)>>;
+    const std::vector<std::string> names = field_names<Config>();
+    std::array<std::size_t, F> field{};
+    for (std::size_t f = 0; f < F; ++f)
+      field[f] = static_cast<std::size_t>(std::find(names.begin(), names.end(), K::interpolated_config[f]) -
+                                          names.begin());
+    auto is_interpolated = [&](std::size_t i) { return std::find(field.begin(), field.end(), i) != field.end(); };
+    // The candidate configs: same backend, same fixed fields; their interpolated values.
+    std::vector<std::pair<std::array<double, F>, const ProfileGroup*>> near;
+    std::array<std::vector<double>, F> values;
+    for (const ProfileGroup& g : table.groups()) {
+      if (g.key.backend != backends_[b]) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < key.size() && same; ++i) same = is_interpolated(i) || g.key.config[i] == key[i];
+      if (!same) continue;
+      std::array<double, F> at{};
+      for (std::size_t f = 0; f < F; ++f) {
+        at[f] = std::stod(g.key.config[field[f]]);  // integer columns: canonical decimal text
+        values[f].push_back(at[f]);
+      }
+      near.emplace_back(at, &g);
+    }
+    if (near.empty()) return;
+    // Per field: the two grid values around ours (or the outermost two) and our weight.
+    std::array<std::array<double, 2>, F> edge{};
+    std::array<double, F> t{};
+    bool outside = false;
+    for (std::size_t f = 0; f < F; ++f) {
+      auto& v = values[f];
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      const double x = std::stod(key[field[f]]);
+      if (v.size() == 1) return;  // one value: no direction to move in
+      std::size_t hi = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), x) - v.begin());
+      hi = std::clamp<std::size_t>(hi, 1, v.size() - 1);
+      edge[f] = {v[hi - 1], v[hi]};
+      t[f] = (x - v[hi - 1]) / (v[hi] - v[hi - 1]);
+      outside = outside || t[f] < 0 || t[f] > 1;
+    }
+    std::vector<Corner> corners;
+    for (std::size_t c = 0; c < (std::size_t{1} << F); ++c) {
+      std::array<double, F> at{};
+      double w = 1;
+      for (std::size_t f = 0; f < F; ++f) {
+        const bool up = ((c >> f) & 1U) != 0;
+        at[f] = edge[f][up ? 1 : 0];
+        w *= up ? t[f] : 1 - t[f];
+      }
+      if (w == 0) continue;
+      const auto it = std::find_if(near.begin(), near.end(), [&](const auto& e) { return e.first == at; });
+      if (it == near.end()) return;  // a missing neighbour: no blend
+      corners.push_back(Corner{w, group_cache(db, table, *it->second, b)});
+    }
+    bound_[b].corners = std::move(corners);
+    if (outside) bound_[b].coverage |= Coverage::extrapolated;
+    measured_ = true;
   }
 
   static Cache fit(const ProfileGroup& g, bool energy, std::vector<std::string>* warnings, const std::string& label) {
@@ -182,8 +276,20 @@ class Kernel {
   std::shared_ptr<const Roofline> roofline_;
   TimingMode mode_;
   bool measured_ = false;
-  std::vector<std::shared_ptr<const Cache>> time_caches_;
-  std::vector<std::shared_ptr<const Cache>> energy_caches_;
+  // What one backend answers from: its config's table, or the weighted tables of the
+  // neighbouring configs (bind_between_configs); a bounded backend (K::bounded_backend)
+  // answers only on its measured grid.
+  struct Corner {
+    double weight = 1;
+    std::shared_ptr<const Cache> cache;
+  };
+  struct Bound {
+    std::vector<Corner> corners;  // empty: not measured
+    Coverage coverage = Coverage::none;
+    bool bounded = false;
+  };
+  std::vector<Bound> bound_;
+  std::vector<std::shared_ptr<const Cache>> energy_caches_;  // exact configs only
 };
 
 }  // namespace costdsl

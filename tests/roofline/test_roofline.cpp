@@ -34,7 +34,26 @@ TEST_CASE("committed roofline.json equals the built-in defaults") {
     CHECK(loaded.elementwise[i].sat_bytes == def.elementwise[i].sat_bytes);
     CHECK(loaded.elementwise[i].floor_s == def.elementwise[i].floor_s);
   }
+  CHECK(loaded.attention.eff_compute_prefill == def.attention.eff_compute_prefill);
+  CHECK(loaded.attention.eff_compute_prefill_fp8 == def.attention.eff_compute_prefill_fp8);
+  CHECK(loaded.attention.prefill_tile_s == def.attention.prefill_tile_s);
+  CHECK(loaded.attention.eff_mem == def.attention.eff_mem);
+  CHECK(loaded.attention.mem_sat_bytes == def.attention.mem_sat_bytes);
+  CHECK(loaded.attention.decode_tile_s == def.attention.decode_tile_s);
+  CHECK(loaded.attention.overlap_p == def.attention.overlap_p);
+  CHECK(loaded.attention.floor_s == def.attention.floor_s);
   CHECK(loaded.collective.alpha_s == def.collective.alpha_s);
+  CHECK(loaded.collective.alpha_per_log2_s == def.collective.alpha_per_log2_s);
+  CHECK(loaded.collective.eff_max == def.collective.eff_max);
+  CHECK(loaded.custom_all_reduce.alpha_s == def.custom_all_reduce.alpha_s);
+  CHECK(loaded.custom_all_reduce.alpha_per_gpu_s == def.custom_all_reduce.alpha_per_gpu_s);
+  CHECK(loaded.custom_all_reduce.eff_max == def.custom_all_reduce.eff_max);
+  CHECK(loaded.custom_all_reduce.sat_bytes == def.custom_all_reduce.sat_bytes);
+  CHECK(loaded.custom_all_reduce.max_bytes == def.custom_all_reduce.max_bytes);
+  CHECK(loaded.custom_all_reduce.max_gpus == def.custom_all_reduce.max_gpus);
+  CHECK(loaded.gemm.eff_tile_m64 == def.gemm.eff_tile_m64);
+  CHECK(loaded.gemm.memory.sat_bytes == def.gemm.memory.sat_bytes);
+  CHECK(loaded.gemm.memory.floor_s == def.gemm.memory.floor_s);
   CHECK(loaded.collective.sat_bytes == def.collective.sat_bytes);
   CHECK(loaded.p2p_inter_node.alpha_s == def.p2p_inter_node.alpha_s);
   CHECK(loaded.p2p_intra_node.eff_max == def.p2p_intra_node.eff_max);
@@ -142,17 +161,62 @@ TEST_CASE("elementwise: efficiency falls for small transfers; per-kind curves") 
   CHECK_THROWS_AS(rf.memory_bound(0, -1), InputError);
 }
 
-TEST_CASE("attention: prefill compute-bound, decode memory-bound") {
+TEST_CASE("attention: tiled prefill, decode bound by KV bytes or by its work tiles") {
   const auto rf = roofline("h200_sxm");
   const auto& p = rf.params().attention;
-  const double pf_flops = 4.0 * 4096 * 4096 * 128 * 32;  // big causal-ish prefill
-  const auto pf = rf.attention_prefill(pf_flops, 64 * MiB, Dtype::bf16);
-  CHECK(pf.time_s == doctest::Approx(pf_flops / (989e12 * p.eff_compute_prefill) + p.floor_s));
-  const double kv = 2.0 * 8 * 128 * 2 * 32 * 8192 * 64;  // 64 requests x 8k tokens of Llama-3-8B KV
-  const auto dec = rf.attention_decode(kv / 2, kv, Dtype::bf16);
-  CHECK(dec.time_s > kv / rf.gpu().hbm_bandwidth);
-  CHECK(dec.time_s == doctest::Approx(kv / (rf.gpu().hbm_bandwidth * p.eff_mem_decode) + p.floor_s).epsilon(1e-3));
-  CHECK(rf.attention_decode(0, 0, Dtype::bf16) == Metrics{});
+  const double sms = rf.gpu().sm_count, peak = 989e12, bw = rf.gpu().hbm_bandwidth;
+  // A long prefill: 1 request × 4096 tokens, 32 qo / 8 kv heads (g = 4), hd 128.
+  // T = 4096·4/128 = 128 query tiles per KV head; average keys k̄ = min(4096, 32·129/2) = 2064
+  // → 17 key blocks per tile; 8 heads × 128 × 17 blocks × 128·128·2·256 flops.
+  const AttentionShape big{1, 0, 4096, 32, 8, 128, 128, Dtype::bf16};
+  const double tiled = 8.0 * 128 * 17 * 128 * 128 * 2 * 256;
+  const double tc = tiled / (peak * p.eff_compute_prefill) + 8.0 * 128 * p.prefill_tile_s / sms;
+  const double pf_bytes = 64 * MiB;
+  const double tm = bw > 0 ? pf_bytes / (bw * p.eff_mem * -std::expm1(-pf_bytes / p.mem_sat_bytes)) : 0;
+  const double hi = std::max(tc, tm);
+  const double want = p.floor_s + hi * std::pow(std::pow(tc / hi, p.overlap_p) + std::pow(tm / hi, p.overlap_p),
+                                                1 / p.overlap_p);
+  CHECK(rf.attention_prefill(big, 1e12, pf_bytes).time_s == doctest::Approx(want));
+  // Short prefills: one request of 64 tokens fills one query tile (64·4 rows ≤ 128? no: 256
+  // rows = 2 tiles) per KV head; 128 of them are 128× the tiles, not a 8192-token sequence.
+  const AttentionShape shorts{128, 0, 64, 32, 8, 128, 128, Dtype::bf16};
+  const AttentionShape longone{1, 0, 8192, 32, 8, 128, 128, Dtype::bf16};
+  CHECK(rf.attention_prefill(shorts, 1, 1).time_s < rf.attention_prefill(longone, 1, 1).time_s / 4);
+  CHECK(rf.attention_prefill({0, 0, 64, 32, 8, 128, 128, Dtype::bf16}, 0, 0) == Metrics{});
+
+  // Decode: 64 requests × 8k tokens of Llama-3-8B-sized KV is bound by its bytes...
+  const double kv = 2.0 * 8 * 128 * 2 * 8192 * 64;
+  const AttentionShape dec{64, 8192, 1, 32, 8, 128, 128, Dtype::bf16};
+  const auto d = rf.attention_decode(dec, kv / 2, kv);
+  CHECK(d.time_s > kv / bw);
+  CHECK(d.time_s < 2 * kv / (bw * p.eff_mem) + p.floor_s);
+  // ...1024 requests with 4 tokens each by their work tiles: 1024 · 8 tiles.
+  const AttentionShape tiny{1024, 4, 1, 32, 8, 128, 128, Dtype::bf16};
+  const double tiny_bytes = 2.0 * 8 * 128 * 2 * 4 * 1024;
+  const auto t = rf.attention_decode(tiny, 0, tiny_bytes);
+  CHECK(t.time_s > 1024 * 8 * p.decode_tile_s / sms);
+  CHECK(t.time_s > 4 * (tiny_bytes / bw + p.floor_s) - 3 * p.floor_s);
+  CHECK(rf.attention_decode(dec, 0, 0) == Metrics{});
+  CHECK_THROWS_AS(rf.attention_decode({1, 1, 1, 0, 8, 128, 128, Dtype::bf16}, 1, 1), InputError);
+}
+
+TEST_CASE("all-reduce: the faster of NCCL and the custom all-reduce inside its range") {
+  const auto rf = roofline("h100_sxm");
+  const auto& c = rf.params().custom_all_reduce;
+  for (double bytes : {4096.0, 1.0 * MiB, c.max_bytes}) {
+    const double nccl = rf.nccl_all_reduce_s(bytes, 8), custom = rf.custom_all_reduce_s(bytes, 8);
+    CHECK(rf.collective(CollectiveKind::all_reduce, bytes, 8).time_s == std::min(nccl, custom));
+  }
+  // Past its buffer or its GPU count the custom path does not exist.
+  CHECK(std::isinf(rf.custom_all_reduce_s(2 * c.max_bytes, 8)));
+  CHECK(std::isinf(rf.custom_all_reduce_s(MiB, 16)));
+  CHECK(rf.collective(CollectiveKind::all_reduce, 2 * c.max_bytes, 8).time_s ==
+        rf.nccl_all_reduce_s(2 * c.max_bytes, 8));
+  // all_gather never takes it.
+  CHECK(rf.collective(CollectiveKind::all_gather, MiB, 8).time_s ==
+        doctest::Approx(rf.params().collective.alpha_s + rf.params().collective.alpha_per_log2_s * 3 +
+                        0.875 * MiB / (450e9 * rf.params().collective.eff_max *
+                                       -std::expm1(-0.875 * MiB / rf.params().collective.sat_bytes))));
 }
 
 TEST_CASE("collectives: bus factors, fabric choice, latency floor") {
