@@ -8,8 +8,10 @@
 #include "cli_common.hpp"
 #include "cmd_arch.hpp"
 #include "cmd_gpus.hpp"
+#include "cmd_import.hpp"
 #include "cmd_kernel.hpp"
 #include "cmd_sweep.hpp"
+#include "cmd_validate.hpp"
 #include "costdsl/error.hpp"
 
 namespace costdsl::cli {
@@ -21,6 +23,8 @@ inline int run(int argc, const char* const* argv) {
   add_kernel_commands(app);
   add_arch_commands(app);
   add_sweep_command(app);
+  add_import_command(app);
+  add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
