@@ -30,6 +30,8 @@ struct AttnDecode {
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
   // Requests and KV tokens are additive loads: extend off-grid with per-axis slopes.
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   // q and o stay 16-bit activations when the cache is quantized (fp8/fp4 KV).
   static Dtype act_dtype(const Config& c) { return bytes_per_element(c.kv_dtype) < 2 ? Dtype::bf16 : c.kv_dtype; }

@@ -45,6 +45,8 @@ struct AttnPrefill {
   // the grid both scale it (a 32k fresh prefill extends the 16k one by 4x, not 2x).
   static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0], p[1] * p[1] / 2}; }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   // Query-key pairs of one request (its causal triangle counted as append²/2).
   static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }

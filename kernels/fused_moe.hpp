@@ -37,6 +37,8 @@ struct FusedMoe {
   static constexpr std::array<std::string_view, 1> axes{"rows"};
 
   static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.rows)}; }
+  // Rows add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 1> axis_scales{interp::AxisScale::linear};
 
   static double active(const Config& c, const Input& in) {
     const std::uint64_t cap = std::min<std::uint64_t>(in.rows, c.num_experts);

@@ -37,6 +37,8 @@ struct MlaDecode {
 
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   // q and o stay 16-bit activations when the latent cache is quantized.
   static Dtype act_dtype(const Config& c) { return bytes_per_element(c.dtype) < 2 ? Dtype::bf16 : c.dtype; }

@@ -44,6 +44,8 @@ struct MlaPrefill {
   // (requests, causal pairs per request): work = product (see attn_prefill).
   static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return AttnPrefill::to_cache(p); }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }
   static double qk_dim(const Config& c) { return double(c.qk_nope_head_dim) + double(c.qk_rope_head_dim); }

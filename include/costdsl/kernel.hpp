@@ -223,7 +223,12 @@ class Kernel {
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
       const double x = std::stod(key[field[f]]);
-      if (v.size() == 1) return;  // one value: no direction to move in
+      if (std::binary_search(v.begin(), v.end(), x)) {  // measured along this field
+        edge[f] = {x, x};
+        t[f] = 0;
+        continue;
+      }
+      if (v.size() == 1) return;  // one other value: no direction to move in
       std::size_t hi = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), x) - v.begin());
       hi = std::clamp<std::size_t>(hi, 1, v.size() - 1);
       edge[f] = {v[hi - 1], v[hi]};
@@ -261,6 +266,10 @@ class Kernel {
     }
     std::array<interp::AxisSpec, dims> axes;
     for (std::size_t d = 0; d < dims; ++d) axes[d] = {std::string(K::axes[d]), interp::AxisScale::detect};
+    // A kind whose time grows linearly along an axis (an additive load: requests, KV tokens,
+    // rows, bytes) says so: on a doubling grid, log weights would put a midpoint 25% high.
+    if constexpr (requires { K::axis_scales; })
+      for (std::size_t d = 0; d < dims; ++d) axes[d].scale = K::axis_scales[d];
     if constexpr (dims == 1) {
       return Cache::fit(samples, axes[0], warnings, label);
     } else if constexpr (dims == 2) {
