@@ -12,12 +12,14 @@
 #include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/fused_add_rms_norm.hpp"
+#include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
 #include "costdsl/kernels/moe_router.hpp"
+#include "costdsl/kernels/moe_sum.hpp"
 #include "costdsl/kernels/p2p.hpp"
 #include "costdsl/kernels/reduce_scatter.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
@@ -27,9 +29,9 @@
 
 namespace costdsl::kernels {
 
-using All = boost::mp11::mp_list<Gemm, GroupedGemm, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
-                                 KvCacheAppend, AttnPrefill, AttnDecode, MlaPrefill, MlaDecode, MoeRouter, AllReduce,
-                                 AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
+using All = boost::mp11::mp_list<Gemm, GroupedGemm, FusedMoe, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
+                                 KvCacheAppend, AttnPrefill, AttnDecode, MlaPrefill, MlaDecode, MoeRouter, MoeSum,
+                                 AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
 
 // The family of a kernel kind (for the lower-bound view and the pictures);
 // kinds outside the catalogue are Family::other.

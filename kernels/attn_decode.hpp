@@ -29,6 +29,8 @@ struct AttnDecode {
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
   // Requests and KV tokens are additive loads: extend off-grid with per-axis slopes.
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   // q and o stay 16-bit activations when the cache is quantized (fp8/fp4 KV).
   static Dtype act_dtype(const Config& c) { return bytes_per_element(c.kv_dtype) < 2 ? Dtype::bf16 : c.kv_dtype; }
@@ -48,9 +50,16 @@ struct AttnDecode {
            bytes_per_element(act_dtype(c)) * 2.0 * double(in.batch) * double(c.num_qo_heads) * hd;
   }
 
-  // Quantized KV is dequantized on load: the math runs at the activation dtype.
+  // Quantized KV is dequantized on load: the math runs at the activation dtype. The
+  // roofline sees the requests (one work tile per request and KV head), not just bytes.
+  static AttentionShape shape(const Config& c, const Input& in) {
+    const double avg_kv = in.batch == 0 ? 0 : double(in.total_kv) / double(in.batch);
+    return {double(in.batch),       avg_kv,           1,
+            double(c.num_qo_heads), double(c.num_kv_heads), double(c.head_dim),
+            double(c.head_dim),     act_dtype(c)};
+  }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.attention_decode(flops(c, in), bytes(c, in), act_dtype(c));
+    return rf.attention_decode(shape(c, in), flops(c, in), bytes(c, in));
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), act_dtype(c));
@@ -72,7 +81,7 @@ struct AttnDecode {
   static std::vector<Input> sweep(const Config& c) {
     return sweep_cells(bytes_per_element(c.kv_dtype) * 2.0 * double(c.num_kv_heads) * double(c.head_dim));
   }
-  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

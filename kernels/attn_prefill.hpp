@@ -1,9 +1,12 @@
 #pragma once
-// L1 attn_prefill: causal GQA attention of one prefill chunk over its cached prefix
-// (per rank). `append` new query rows attend to `prefix` cached keys plus the causal
-// half of their own keys; `batch` identical chunks sum into the one prefill slot.
+// L1 attn_prefill: causal GQA prefill attention of one batched launch (per rank):
+// `batch` requests, each appending `append` new query rows to `prefix` cached keys. The
+// launch's work is the sum of each request's causal work, append·(prefix + append/2)
+// query-key pairs, never one long sequence's: many short prefills pay for their padded
+// tiles (see Roofline::attention_prefill), not for a quadratic term they do not have.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -26,24 +29,32 @@ struct AttnPrefill {
   struct Input {
     BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
   };
-  // The table is measured per chunk (batch = 1) over (prefix, append).
-  static constexpr std::array<std::string_view, 2> axes{"prefix", "append"};
+  // The table holds fresh prefills (no cached prefix) of `batch` requests × `append`
+  // tokens, as serving frameworks launch them and aiconfigurator measures them.
+  static constexpr std::array<std::string_view, 2> axes{"batch", "append"};
 
-  static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.prefix), double(in.append)}; }
-  // Causal work of a chunk is append·(prefix + append/2) query-key pairs, so the cache
-  // axes A = prefix + append/2, B = append make work = A·B (product off-grid).
-  static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0] + p[1] / 2, p[1]}; }
-  static double calls(const Input& in) { return double(in.batch); }
+  // A request with a cached prefix is looked up as the fresh prefill of equal causal
+  // work: append_eq²/2 = append·(prefix + append/2). Its extra prefix KV reads are not in
+  // the table (the roofline has them); a documented approximation for chunked prefill.
+  static double equivalent_append(double prefix, double append) { return std::sqrt(append * (append + 2 * prefix)); }
+  static std::array<double, 2> point(const Config&, const Input& in) {
+    return {double(in.batch), equivalent_append(double(in.prefix), double(in.append))};
+  }
+  // Cache axes (requests, causal pairs per request): the work is their product, so off
+  // the grid both scale it (a 32k fresh prefill extends the 16k one by 4x, not 2x).
+  static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0], p[1] * p[1] / 2}; }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
-  // Query-key pairs of one chunk (the causal triangle counted as append²/2).
+  // Query-key pairs of one request (its causal triangle counted as append²/2).
   static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }
   // QK^T and PV: 2 flops per multiply-add, head_dim each, per qo head: 4·qo·hd per pair.
   static double flops(const Config& c, const Input& in) {
     return double(in.batch) * 4.0 * double(c.num_qo_heads) * double(c.head_dim) * pairs(in);
   }
-  // Per chunk: read Q and write O (append rows × qo heads) + read K and V of all
-  // prefix + append keys (kv heads); a chunk with no query rows launches nothing.
+  // Per request: read Q and write O (append rows × qo heads) + read K and V of all
+  // prefix + append keys (kv heads); a launch with no query rows reads nothing.
   static double bytes(const Config& c, const Input& in) {
     if (in.append == 0) return 0;
     const double hd = double(c.head_dim);
@@ -52,45 +63,32 @@ struct AttnPrefill {
     return double(in.batch) * bytes_per_element(c.dtype) * (q_o + k_v);
   }
 
-  // One chunk's roofline, times the identical chunks (as the measured path does).
+  static AttentionShape shape(const Config& c, const Input& in) {
+    return {double(in.batch), double(in.prefix),      double(in.append),   double(c.num_qo_heads),
+            double(c.num_kv_heads), double(c.head_dim), double(c.head_dim), c.dtype};
+  }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    if (in.batch == 0 || in.append == 0) return Metrics{};
-    const Input one{1, in.prefix, in.append};
-    return algebra::scale(rf.attention_prefill(flops(c, one), bytes(c, one), c.dtype), double(in.batch));
+    return rf.attention_prefill(shape(c, in), flops(c, in), bytes(c, in));
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), c.dtype);
   }
 
-  // The measured (prefix, append) chunks: a product grid on the cache axes, so every
-  // query between measured points has its four interpolation corners. (A grid on
-  // (prefix, append) would give each cell its own A = prefix + append/2 and leave the
-  // (A, B) table one cell per row: queries between the prefixes found no corners.)
-  //   B = append: powers of two 32..32768 and 3·2^k 384..24576 (18 token-axis points);
-  //   A: powers of two 16..131072 and 3·2^k 192..98304 (24 points, ⊇ every B/2);
-  // keeping A ≥ B/2 (prefix ≥ 0): 279 chunks, prefix = 0 for every append included,
-  // prefixes up to 128k tokens (longer ones extrapolate as A·B).
-  static std::vector<std::array<std::uint64_t, 2>> sweep_chunks() {
-    auto half_octaves = [](std::uint64_t lo, std::uint64_t half_lo, std::uint64_t hi) {
-      std::vector<std::uint64_t> v;
-      for (std::uint64_t x = lo; x <= hi; x *= 2) v.push_back(x);
-      for (std::uint64_t x = half_lo; x <= hi; x *= 2) v.push_back(x);
-      std::sort(v.begin(), v.end());
-      return v;
-    };
-    std::vector<std::array<std::uint64_t, 2>> chunks;
-    for (std::uint64_t b : half_octaves(32, 384, 32768))
-      for (std::uint64_t a : half_octaves(16, 192, 131072))
-        if (2 * a >= b) chunks.push_back({a - b / 2, b});
-    std::sort(chunks.begin(), chunks.end());
-    return chunks;
+  // What a profiler measures: one request (batch 1, no prefix) per point, append over
+  // powers of two 32..32768 and 3·2^k 384..24576 (18 token-axis points).
+  static std::vector<std::uint64_t> sweep_appends() {
+    std::vector<std::uint64_t> v;
+    for (std::uint64_t x = 32; x <= 32768; x *= 2) v.push_back(x);
+    for (std::uint64_t x = 384; x <= 32768; x *= 2) v.push_back(x);
+    std::sort(v.begin(), v.end());
+    return v;
   }
   static std::vector<Input> sweep(const Config&) {
     std::vector<Input> grid;
-    for (const auto& [prefix, append] : sweep_chunks()) grid.push_back({1, prefix, append});
+    for (std::uint64_t a : sweep_appends()) grid.push_back({1, 0, a});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

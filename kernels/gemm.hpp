@@ -1,5 +1,8 @@
 #pragma once
-// L1 gemm: Y[m, n] = X[m, k] · W[n, k]^T, one dense linear layer (per rank).
+// L1 gemm: Y[m, n] = X[m, k] · W[n, k]^T, one dense linear layer (per rank), as the
+// frameworks run it: an fp8 (or fp4) linear first quantizes its bf16 activations per
+// token (one elementwise kernel), then runs the low-precision GEMM into bf16. Measured
+// fp8 tables time both, so the kind's work and roofline count both.
 #include <array>
 #include <string>
 #include <vector>
@@ -23,20 +26,33 @@ struct Gemm {
     BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, m));
   };
   static constexpr std::array<std::string_view, 1> axes{"m"};
+  // Measured tables cover a grid of (n, k): a config between grid points interpolates
+  // between the neighbouring configs' tables (Kernel binds them), off it extrapolates.
+  static constexpr std::array<std::string_view, 2> interpolated_config{"n", "k"};
 
   static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.m)}; }
 
   static double flops(const Config& c, const Input& in) { return 2.0 * double(in.m) * double(c.n) * double(c.k); }
-  // fp8 GEMMs read fp8 operands and write bf16; others write their own dtype.
-  static Dtype out_dtype(const Config& c) { return c.dtype == Dtype::fp8 ? Dtype::bf16 : c.dtype; }
+  // Sub-16-bit GEMMs read narrow operands and write bf16; others write their own dtype.
+  static bool quantizes(const Config& c) { return bytes_per_element(c.dtype) < 2; }
+  static Dtype out_dtype(const Config& c) { return quantizes(c) ? Dtype::bf16 : c.dtype; }
+  // The activation quantize before a narrow GEMM: read the bf16 X, write it narrow.
+  static double quantize_bytes(const Config& c, const Input& in) {
+    return quantizes(c) ? double(in.m) * double(c.k) * (bytes_per_element(Dtype::bf16) + bytes_per_element(c.dtype))
+                        : 0.0;
+  }
   static double bytes(const Config& c, const Input& in) {
     if (in.m == 0) return 0;  // no launch: the weights are not read either
     const double m = double(in.m), n = double(c.n), k = double(c.k);
-    return bytes_per_element(c.dtype) * (m * k + n * k) + bytes_per_element(out_dtype(c)) * m * n;
+    return bytes_per_element(c.dtype) * (m * k + n * k) + bytes_per_element(out_dtype(c)) * m * n +
+           quantize_bytes(c, in);
   }
 
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.gemm(double(in.m), double(c.n), double(c.k), c.dtype, c.dtype, out_dtype(c));
+    Metrics m = rf.gemm(double(in.m), double(c.n), double(c.k), c.dtype, c.dtype, out_dtype(c));
+    if (quantizes(c) && in.m > 0)
+      algebra::accumulate_sum(m, rf.memory_bound(0, quantize_bytes(c, in), ElementwiseKind::quantize));
+    return m;
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), c.dtype);
@@ -47,7 +63,7 @@ struct Gemm {
     for (std::uint32_t m : gemm_m_axis()) grid.push_back({m});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"cublaslt"}; }
+  static std::vector<std::string> default_backends() { return {"cublaslt", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     if (c.n == 0 || c.k == 0)

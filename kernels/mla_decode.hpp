@@ -36,6 +36,8 @@ struct MlaDecode {
 
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   // q and o stay 16-bit activations when the latent cache is quantized.
   static Dtype act_dtype(const Config& c) { return bytes_per_element(c.dtype) < 2 ? Dtype::bf16 : c.dtype; }
@@ -57,8 +59,14 @@ struct MlaDecode {
            bytes_per_element(act_dtype(c)) * double(in.batch) * h * (latent_dim(c) + double(c.kv_lora_rank));
   }
 
+  // Absorbed MLA is MQA-like: one shared latent "KV head" for all heads, QK over the
+  // latent + rope dims, PV over the latent.
+  static AttentionShape shape(const Config& c, const Input& in) {
+    const double avg_kv = in.batch == 0 ? 0 : double(in.total_kv) / double(in.batch);
+    return {double(in.batch), avg_kv, 1, double(c.num_heads), 1, latent_dim(c), double(c.kv_lora_rank), act_dtype(c)};
+  }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.attention_decode(flops(c, in), bytes(c, in), act_dtype(c));
+    return rf.attention_decode(shape(c, in), flops(c, in), bytes(c, in));
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), act_dtype(c));
@@ -71,7 +79,7 @@ struct MlaDecode {
       grid.push_back({cell.batch, cell.total_kv});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashmla"}; }
+  static std::vector<std::string> default_backends() { return {"flashmla", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

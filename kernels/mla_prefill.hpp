@@ -5,7 +5,8 @@
 //   K = [k_nope (qk_nope_head_dim) | k_rope (qk_rope_head_dim)],  V (v_head_dim),
 // then a causal flash-attention with QK over nope + rope dims and PV over v_head_dim.
 // kv_lora_rank is part of the identity (it sizes the cache) but not of this kernel's work.
-// Chunks, axes and off-grid policy as attn_prefill.
+// One batched launch of `batch` requests; axes, lookup and off-grid policy as attn_prefill
+// (aiconfigurator's context_mla table is batch × isl, like its context attention).
 #include <array>
 #include <string>
 #include <vector>
@@ -34,13 +35,16 @@ struct MlaPrefill {
   struct Input {
     BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
   };
-  static constexpr std::array<std::string_view, 2> axes{"prefix", "append"};
+  static constexpr std::array<std::string_view, 2> axes{"batch", "append"};
 
-  static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.prefix), double(in.append)}; }
-  // Work = append·(prefix + append/2) pairs = A·B on the cache axes (see attn_prefill).
-  static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0] + p[1] / 2, p[1]}; }
-  static double calls(const Input& in) { return double(in.batch); }
+  static std::array<double, 2> point(const Config&, const Input& in) {
+    return {double(in.batch), AttnPrefill::equivalent_append(double(in.prefix), double(in.append))};
+  }
+  // (requests, causal pairs per request): work = product (see attn_prefill).
+  static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return AttnPrefill::to_cache(p); }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+  // Requests and work add up: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
 
   static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }
   static double qk_dim(const Config& c) { return double(c.qk_nope_head_dim) + double(c.qk_rope_head_dim); }
@@ -57,23 +61,25 @@ struct MlaPrefill {
     return double(in.batch) * bytes_per_element(c.dtype) * double(c.num_heads) * row * tokens;
   }
 
-  // One chunk's roofline, times the identical chunks (as the measured path does).
+  // Non-absorbed: every head has its own expanded K and V (no GQA sharing).
+  static AttentionShape shape(const Config& c, const Input& in) {
+    return {double(in.batch), double(in.prefix), double(in.append), double(c.num_heads), double(c.num_heads),
+            qk_dim(c),        double(c.v_head_dim), c.dtype};
+  }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
-    if (in.batch == 0 || in.append == 0) return Metrics{};
-    const Input one{1, in.prefix, in.append};
-    return algebra::scale(rf.attention_prefill(flops(c, one), bytes(c, one), c.dtype), double(in.batch));
+    return rf.attention_prefill(shape(c, in), flops(c, in), bytes(c, in));
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), c.dtype);
   }
 
-  // The chunks attn_prefill measures (a product grid on the cache axes).
+  // The fresh prefills attn_prefill measures.
   static std::vector<Input> sweep(const Config&) {
     std::vector<Input> grid;
-    for (const auto& [prefix, append] : AttnPrefill::sweep_chunks()) grid.push_back({1, prefix, append});
+    for (std::uint64_t a : AttnPrefill::sweep_appends()) grid.push_back({1, 0, a});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashinfer"}; }
+  static std::vector<std::string> default_backends() { return {"flashinfer", "sglang", "vllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

@@ -33,7 +33,7 @@ enum DtypeId : int { dtype_bf16 = 0, dtype_fp8_e4m3 = 1, dtype_other = 99 };
 //   rope                 num_qo_heads, num_kv_heads, hd   tokens
 //   embedding            vocab, hidden                    tokens
 //   kv_cache_append      num_kv_heads, head_dim           tokens
-//   attn_prefill         num_qo_heads, num_kv_heads, hd   prefix, append (one chunk)
+//   attn_prefill         num_qo_heads, num_kv_heads, hd   batch (1), append (a fresh prefill)
 //   attn_decode          num_qo_heads, num_kv_heads, hd   batch, total_kv
 struct DeviceJob {
   int kind = kind_gemm;

@@ -9,5 +9,7 @@ void add_gpus_command(CLI::App& app);      // cmd_gpus.cpp
 void add_kernel_commands(CLI::App& app);   // cmd_kernel.cpp: kernels, kernel <kind>
 void add_arch_commands(CLI::App& app);     // cmd_arch.cpp: archs, describe, manifest, eval
 void add_sweep_command(CLI::App& app);     // cmd_sweep.cpp
+void add_import_command(CLI::App& app);    // cmd_import.cpp: import aiconfigurator
+void add_validate_command(CLI::App& app);  // cmd_validate.cpp
 
 }  // namespace costdsl::cli

@@ -6,10 +6,12 @@
 // a family.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 
+#include "costdsl/dtype.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/manifest.hpp"
 #include "costdsl/metrics.hpp"
@@ -25,6 +27,15 @@ struct ModelOptions {
   std::string family;
   std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
   double routing_skew = 0;
+  // The GEMM and KV-cache dtype in place of the config's own (e.g. fp8 weights and KV).
+  std::optional<Dtype> dtype;
+
+  // Applies the dtype override to an arch config (fields dtype and kv_dtype).
+  template <class ArchConfig>
+  ArchConfig with_dtype(ArchConfig c) const {
+    if (dtype) c.dtype = c.kv_dtype = *dtype;
+    return c;
+  }
 
   // The config.json to build and its family (from --arch or --model-config --family).
   std::pair<HfConfig, std::string> resolve() const;

@@ -45,12 +45,12 @@ constexpr std::size_t family_index(Family f) noexcept { return static_cast<std::
 // A kernel kind's family by name, so the pictures need only the manifest (the
 // kinds it names); tests/tools checks this agrees with every kernel's `family`.
 inline Family family_of_kind(std::string_view kind) noexcept {
-  if (kind == "gemm" || kind == "grouped_gemm" || kind == "moe_router") return Family::gemm;
+  if (kind == "gemm" || kind == "grouped_gemm" || kind == "fused_moe" || kind == "moe_router") return Family::gemm;
   if (kind.starts_with("attn_") || kind.starts_with("mla_")) return Family::attention;
   if (kind == "all_reduce" || kind == "all_gather" || kind == "reduce_scatter" || kind == "all_to_all" ||
       kind == "p2p")
     return Family::communication;
-  return Family::memory;  // norms, activations, rope, embedding, KV append, sampler
+  return Family::memory;  // norms, activations, rope, embedding, KV append, moe_sum, sampler
 }
 
 inline std::string_view family_colour(Family f) noexcept {

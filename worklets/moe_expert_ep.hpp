@@ -1,11 +1,14 @@
 #pragma once
 // L3 moe_expert_ep: the routed experts of one EP group, from dispatch to combine.
-//   dispatch (all_to_all, ep > 1) → up_gate_proj (grouped, n = 2·moe_intermediate, k = hidden)
-//   → activation (SiLU·mul over moe_intermediate) → down_proj (grouped, n = hidden, k = moe_intermediate)
-//   → combine (all_to_all, ep > 1)
-// Each compute slot is ONE slot for any ep: its callable runs the launch for every
-// rank's routed rows and folds the ranks with the Max algebra (time = slowest rank,
-// work sums). Ranks are interchangeable, so they never get slots of their own (INV-1).
+//   dispatch (all_to_all, ep > 1) → experts (fused_moe: gate/up GEMM, SiLU·mul, down GEMM
+//   over the rank's experts, as SGLang and vLLM launch it) → combine (all_to_all, ep > 1)
+//   → moe_sum (ep > 1: each token's top_k outputs, back from the other ranks, summed)
+// With ep = 1 the fused module sums a token's expert outputs itself (no combine, no
+// moe_sum slot). The experts slot is ONE slot for any ep: its callable runs the launch
+// for every rank's routed rows and folds the ranks with the Max algebra (time = slowest
+// rank, work sums). Ranks are interchangeable, so they never get slots of their own
+// (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
+// decomposition (kernels/fused_moe.hpp).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,7 +24,9 @@
 #include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_to_all.hpp"
+#include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
+#include "costdsl/kernels/moe_sum.hpp"
 #include "costdsl/kernels/silu_and_mul.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
@@ -43,7 +48,7 @@ struct RankFolded {
   Kernel<K> kernel;
 
   static typename K::Input rank_input(const ops::moe::RankLoad& r) {
-    if constexpr (std::is_same_v<K, kernels::GroupedGemm>) {
+    if constexpr (std::is_same_v<K, kernels::GroupedGemm> || std::is_same_v<K, kernels::FusedMoe>) {
       return {r.rows, r.active_experts};
     } else {
       return {r.rows};
@@ -102,7 +107,6 @@ class MoeExpertEp {
     using top_k_type = decltype(top_k);
     using ep_type = decltype(ep);
     using experts_per_rank_type = decltype(experts_per_rank);
-    using up_gate_n_type = decltype(2_c * moe_intermediate);
     using has_a2a_type = decltype(greater_than_one(ep));
     struct Resolved {
       hidden_type hidden;
@@ -111,7 +115,6 @@ class MoeExpertEp {
       top_k_type top_k;
       ep_type ep;
       experts_per_rank_type experts_per_rank;
-      up_gate_n_type up_gate_n;
       has_a2a_type has_a2a;
       std::uint64_t row_bytes;  // one hidden row on the wire
     };
@@ -121,7 +124,6 @@ class MoeExpertEp {
                     top_k,
                     ep,
                     experts_per_rank,
-                    2_c * moe_intermediate,
                     greater_than_one(ep),
                     static_cast<std::uint64_t>(double(hidden.value()) * bytes_per_element(values(form).dtype))};
   }
@@ -137,28 +139,26 @@ class MoeExpertEp {
     const std::string label = std::string(Name.view()) + " (MoeExpertEp) [ep=" + std::to_string(r_.ep.value()) +
                               ", experts/rank=" + std::to_string(r_.experts_per_rank.value()) +
                               ", top_k=" + std::to_string(r_.top_k.value()) + "]";
-    const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate);
+    const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate),
+              k = to_dim(r_.top_k);
     return labeled<Name>(
-        label,
-        sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-            leaf<"up_gate_proj">(RankFolded<GroupedGemm>{Kernel<GroupedGemm>(t, {dtype, e, to_dim(r_.up_gate_n), h})}),
-            leaf<"activation">(RankFolded<SiluAndMul>{Kernel<SiluAndMul>(t, {dtype, i})}),
-            leaf<"down_proj">(RankFolded<GroupedGemm>{Kernel<GroupedGemm>(t, {dtype, e, h, i})}),
-            when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)})))));
+        label, sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
+                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k})}),
+                   when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
+                   when(r_.has_a2a, leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k})))));
   }
 
-  // The routing is computed once here; the three compute slots share it. inputs(in)
+  // The routing is computed once here; the experts slot reads it. inputs(in)
   // owns the load; inputs(in, storage) routes into the caller's buffer and borrows it
   // (an arch's InputScratch: nothing allocated per iteration).
   auto inputs(const Input& in) const {
     auto owned = std::make_unique<ops::moe::EpLoad>();
     const ops::moe::A2aSizes a2a = route(in, *owned);
-    const ops::moe::EpLoad& load = *owned;
-    return inputs_for(a2a, ops::moe::EpLoadRef(std::move(owned)), load);
+    return inputs_for(a2a, ops::moe::EpLoadRef(std::move(owned)), in.max_source_tokens);
   }
   auto inputs(const Input& in, ops::moe::EpLoad& storage) const {
     const ops::moe::A2aSizes a2a = route(in, storage);
-    return inputs_for(a2a, ops::moe::EpLoadRef(storage), storage);
+    return inputs_for(a2a, ops::moe::EpLoadRef(storage), in.max_source_tokens);
   }
 
  private:
@@ -168,14 +168,13 @@ class MoeExpertEp {
                            static_cast<std::uint32_t>(r_.ep.value()), in.routing);
     return ops::moe::a2a_sizes(in.max_source_tokens, top_k, load, r_.row_bytes);
   }
-  // `first` (owning or borrowing `load`) goes to the first compute slot; the others borrow.
-  auto inputs_for(const ops::moe::A2aSizes& a2a, ops::moe::EpLoadRef first,
-                  const ops::moe::EpLoad& load) const {
+  // `first` (owning or borrowing `load`) goes to the experts slot. The most tokens one rank
+  // dispatches is also the most it sums after the combine.
+  auto inputs_for(const ops::moe::A2aSizes& a2a, ops::moe::EpLoadRef first, std::uint64_t max_source_tokens) const {
     return nest<Name>(costdsl::inputs(when(r_.has_a2a, input<"dispatch">(a2a.dispatch)),
-                                      input<"up_gate_proj">(std::move(first)),
-                                      input<"activation">(ops::moe::EpLoadRef(load)),
-                                      input<"down_proj">(ops::moe::EpLoadRef(load)),
-                                      when(r_.has_a2a, input<"combine">(a2a.combine))));
+                                      input<"experts">(std::move(first)),
+                                      when(r_.has_a2a, input<"combine">(a2a.combine)),
+                                      when(r_.has_a2a, input<"moe_sum">(kernels::MoeSum::Input{max_source_tokens}))));
   }
 
   Form form_;

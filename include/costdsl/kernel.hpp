@@ -7,12 +7,15 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/config_field.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/interp/interp3d.hpp"
@@ -93,13 +96,25 @@ class Kernel {
       Coverage best_cov = Coverage::none;
       std::uint8_t best_backend = no_backend;
       for (std::size_t b = 0; b < backends_.size(); ++b) {
-        const Cache* c = time_caches_[b].get();
-        if (c == nullptr) continue;
-        const interp::Interpolated r = query(*c, coords);
-        if (has(r.coverage, Coverage::no_coverage)) continue;
-        if (r.value < best) {
-          best = r.value;
-          best_cov = r.coverage;
+        const Bound& bound = bound_[b];
+        if (bound.num_corners == 0) continue;
+        double value = 0;
+        Coverage cov = bound.coverage;
+        bool answered = true;
+        for (std::size_t i = 0; i < bound.num_corners; ++i) {  // one corner unless the config blends
+          const interp::Interpolated r = query(*bound.corners[i].cache, coords);
+          answered = answered && !has(r.coverage, Coverage::no_coverage);
+          value += bound.corners[i].weight * r.value;
+          cov |= r.coverage;
+        }
+        // A blend that extrapolates to nothing is no answer; a bounded backend exists only
+        // where it was measured: off its grid it has no answer either.
+        if (!answered || (bound.num_corners > 1 && !(value > 0)) ||
+            (bound.bounded && has(cov, Coverage::extrapolated)))
+          continue;
+        if (value < best) {
+          best = value;
+          best_cov = cov;
           best_backend = static_cast<std::uint8_t>(b);
         }
       }
@@ -145,19 +160,46 @@ class Kernel {
     if constexpr (dims == 3) return c.query(x[0], x[1], x[2]);
   }
 
+  static constexpr std::span<const interp::AxisScale> axis_scales() noexcept {
+    if constexpr (requires { K::axis_scales; }) {
+      static_assert(K::axis_scales.size() == dims, "a kernel's axis_scales has one entry per axis");
+      return K::axis_scales;
+    } else {
+      return {};
+    }
+  }
+  static constexpr std::span<const std::string_view> interpolated_config() noexcept {
+    if constexpr (requires { K::interpolated_config; }) {
+      static_assert(K::interpolated_config.size() <= 2, "a kernel blends along at most two config fields");
+      return K::interpolated_config;
+    } else {
+      return {};
+    }
+  }
+
   // Build time, one non-template call for every kind: the profile source finds and fits
   // each backend's tables; the kernel keeps typed pointers to them.
   void bind_profiles(ProfileSource& source) {
     const ProfileSchema schema = profile_schema<K>();
     const std::vector<std::string> key = profile_key(config_);
-    const std::vector<BackendTables> tables =
-        source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>()});
-    time_caches_.resize(backends_.size());
+    const std::vector<BackendTables> tables = source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(),
+                                                           detail::off_grid<K>(), axis_scales(), interpolated_config()});
+    bound_.resize(backends_.size());
     energy_caches_.resize(backends_.size());
     for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
-      time_caches_[b] = std::static_pointer_cast<const Cache>(tables[b].time);
-      energy_caches_[b] = std::static_pointer_cast<const Cache>(tables[b].energy);
-      measured_ = measured_ || time_caches_[b] != nullptr;
+      const BackendTables& t = tables[b];
+      if (t.time.size() > max_corners)
+        throw InputError(std::string(kind) + ": the profile source blended " + std::to_string(t.time.size()) +
+                         " configs; a kernel takes at most " + std::to_string(max_corners));
+      Bound& bound = bound_[b];
+      if constexpr (requires { K::bounded_backend(std::string_view{}); }) bound.bounded = K::bounded_backend(backends_[b]);
+      for (const TableCorner& corner : t.time) {
+        tables_.push_back(corner.cache);
+        bound.corners[bound.num_corners++] = {corner.weight, static_cast<const Cache*>(corner.cache.get())};
+      }
+      if (t.extrapolated) bound.coverage |= Coverage::extrapolated;
+      energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
+      measured_ = measured_ || bound.num_corners > 0;
     }
   }
 
@@ -167,8 +209,24 @@ class Kernel {
   std::shared_ptr<const Roofline> roofline_;
   TimingMode mode_;
   bool measured_ = false;
-  std::vector<std::shared_ptr<const Cache>> time_caches_;
-  std::vector<std::shared_ptr<const Cache>> energy_caches_;
+  // What one backend answers from: its config's table, or the weighted tables of up to
+  // four neighbouring configs (K::interpolated_config); a bounded backend
+  // (K::bounded_backend) answers only on its measured grid. Raw pointers, held inline,
+  // for the hot path; tables_ owns them.
+  static constexpr std::size_t max_corners = 4;
+  struct Corner {
+    double weight = 1;
+    const Cache* cache = nullptr;
+  };
+  struct Bound {
+    std::array<Corner, max_corners> corners{};
+    std::size_t num_corners = 0;  // 0: not measured
+    Coverage coverage = Coverage::none;
+    bool bounded = false;
+  };
+  std::vector<Bound> bound_;
+  std::vector<std::shared_ptr<const Cache>> energy_caches_;  // exact configs only
+  std::vector<std::shared_ptr<const void>> tables_;
 };
 
 }  // namespace costdsl

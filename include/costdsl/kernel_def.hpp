@@ -13,6 +13,9 @@
 //
 // and optionally: to_cache(point) (a change of axes, e.g. attention's A·B),
 // calls(input) (identical calls summed into the slot), off_grid (2D tables),
+// axis_scales (per cache axis: linear for additive loads; default: detected),
+// interpolated_config (config fields a missing config blends along, e.g. gemm n, k),
+// bounded_backend(name) (a backend that answers only on its measured grid),
 // validate(config) (throws a ConfigError naming the field).
 #include <algorithm>
 #include <array>
@@ -22,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/interp/axis_scale.hpp"
 #include "costdsl/interp/off_grid.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/roofline.hpp"

@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <compare>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -101,6 +104,27 @@ inline std::filesystem::path profile_csv_path(const std::filesystem::path& data_
                                               std::string_view kind) {
   return data_dir / "profiles" / std::string(gpu) / (std::string(kind) + ".csv");
 }
+
+// One cell of a CSV line.
+struct CsvCell {
+  std::string_view text;  // trimmed of spaces and tabs
+  std::size_t col = 1;    // 1-based byte column of the cell's first character
+};
+
+// Called for each content line: its 1-based number, its text, its cells.
+using CsvLineHandler = std::function<void(std::size_t line_no, std::string_view line, std::span<const CsvCell> cells)>;
+
+// The line reader of every costdsl CSV (profile tables here, measurement tables in
+// tools/aiconfigurator.hpp), so both follow one set of rules (data/profiles/README.md):
+// UTF-8 (a leading BOM skipped), LF or CRLF, '#' comments and blank lines skipped, no
+// quotes, no control characters. Calls on_line for every other line, cells split at
+// commas and trimmed; a violation throws DataError "FILE:LINE:COL: ...".
+COSTDSL_DECL void for_each_csv_line(std::string_view text, std::string_view file_label, const CsvLineHandler& on_line);
+
+// The cell rules those readers share: a decimal integer that fits 64 bits, or a number
+// (decimal or scientific; inf and nan spelled out); nullopt when the text is not one.
+COSTDSL_DECL std::optional<std::int64_t> parse_csv_integer(std::string_view text);
+COSTDSL_DECL std::optional<double> parse_csv_number(std::string_view text);
 
 // Parses one table from text; `file_label` prefixes every message. Warnings (dropped
 // rows, ignored energies, a table without rows) go to `warnings` (nullptr: ignore).

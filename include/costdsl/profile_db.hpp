@@ -2,6 +2,7 @@
 // The measured profile DB: data/profiles/<gpu>/<kind>.csv, loaded on first use
 // (strictly: see profile_csv.hpp) and fitted into interpolating caches that the
 // kernels bound to it share. The ProfileSource a Timing hands its kernels.
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -26,8 +27,9 @@ class ProfileDb final : public ProfileSource {
   // nullptr when there is no such file. A malformed file throws a DataError.
   COSTDSL_DECL const ProfileTable* table(const std::string& gpu, const ProfileSchema& schema);
 
-  // Finds each backend's rows for the request's config and fits them (once: kernels
-  // with the same config share the caches).
+  // Finds each backend's rows for the request's config (or, for a config between
+  // measured ones, its neighbours' rows) and fits them (once: kernels with the same
+  // config share the caches).
   COSTDSL_DECL std::vector<BackendTables> bind(const TableRequest& request) override;
 
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
@@ -35,6 +37,8 @@ class ProfileDb final : public ProfileSource {
  private:
   COSTDSL_DECL std::shared_ptr<const void> fitted(const ProfileTable& table, const ProfileGroup& group,
                                                   const TableRequest& request, bool energy);
+  COSTDSL_DECL BackendTables between_configs(const ProfileTable& table, const TableRequest& request,
+                                             std::size_t backend);
 
   std::filesystem::path root_;
   std::map<std::string, std::unique_ptr<ProfileTable>> tables_;

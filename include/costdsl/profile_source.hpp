@@ -7,9 +7,12 @@
 // evaluation headers: ProfileDb (profile_db.hpp) implements it over data/profiles/;
 // tests may implement it in memory.
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "costdsl/interp/axis_scale.hpp"
 #include "costdsl/interp/off_grid.hpp"
 #include "costdsl/profile_schema.hpp"
 
@@ -22,12 +25,27 @@ struct TableRequest {
   const std::vector<std::string>& backends;  // candidates, in the kernel's order
   void (*to_cache)(double* point);           // maps a table row's inputs onto cache axes in place; null = identity
   interp::OffGrid off_grid;                  // how a 2D cache answers off its grid
+  // Per input axis (cache order); empty: each axis's scale is detected from its grid.
+  std::span<const interp::AxisScale> axis_scales = {};
+  // Integer config columns a config missing from the table may blend along (a GEMM's
+  // n, k): its time is the multilinear blend of the neighbouring measured configs.
+  std::span<const std::string_view> interpolated_config = {};
 };
 
-// One backend's fitted caches: interp::Interp1D / 2D / 3D by schema.inputs.size(), or
-// null where the table has no rows for this config and backend (energy: or no energy).
+// A fitted cache (interp::Interp1D / 2D / 3D by schema.inputs.size()) and its weight.
+struct TableCorner {
+  double weight = 1;
+  std::shared_ptr<const void> cache;
+};
+
+// One backend's tables. time: empty where neither the config nor its neighbours were
+// measured for this backend; one corner of weight 1 for the config's own table; 2^F
+// weighted corners for a blend along F interpolated config columns. energy: the config's
+// own table only (null: not measured).
 struct BackendTables {
-  std::shared_ptr<const void> time, energy;
+  std::vector<TableCorner> time;
+  std::shared_ptr<const void> energy;
+  bool extrapolated = false;  // the blend reaches past the outermost measured configs
 };
 
 class ProfileSource {

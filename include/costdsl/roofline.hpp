@@ -5,8 +5,11 @@
 // for GEMMs, whose work follows from (m, n, k, dtypes); the roofline supplies time
 // and energy. Every result is flagged Coverage::analytic so a tree can tell modelled
 // leaves from measured ones. The formulas are mirrored one to one in
-// scripts/calibrate_roofline.py, which fits RooflineParams on H100 data and writes
-// data/roofline.json; the built-in defaults equal that committed fit.
+// scripts/calibrate_roofline.py, which fits RooflineParams on six GPUs' measurements
+// (each family also fitted on five and tested on the sixth, docs/accuracy.md) and writes
+// data/roofline.json; the built-in defaults equal that committed fit. Per-GPU figures
+// (peaks, bandwidths, SM count) come from data/gpus.json; the parameters are efficiencies,
+// latencies and shapes shared by every GPU.
 //
 // Curves shared by all families:
 //   sat_time(B, bw, e, S) = B / (bw · e · (1 − exp(−B/S)))
@@ -63,6 +66,24 @@ inline double smooth_max(double a, double b, double p) noexcept {
 }
 
 }  // namespace detail
+
+// One attention launch as the roofline sees it (per rank): `requests` sequences, each
+// with `prefix` cached keys and `append` new query rows (decode: prefix = the KV length,
+// append = 1). kv_heads = 1 for MLA's shared latent.
+struct AttentionShape {
+  double requests = 0;
+  double prefix = 0;
+  double append = 0;
+  double qo_heads = 1;
+  double kv_heads = 1;
+  double qk_dim = 128;  // dims of the q·k dot product and of v
+  double v_dim = 128;
+  Dtype compute = Dtype::bf16;
+};
+
+// FlashAttention's tile: query rows × key columns per block.
+inline constexpr double attention_tile_q = 128;
+inline constexpr double attention_tile_k = 128;
 
 // Which fabric a point-to-point transfer crosses.
 enum class Link : std::uint8_t { intra_node, inter_node };
@@ -142,14 +163,56 @@ class Roofline {
     return finish(t, flops, bytes, peak_or_zero(Dtype::fp32), gpu_.hbm_bandwidth);
   }
 
-  // Prefill attention is compute-bound: flops at eff_compute_prefill of the dtype's peak;
-  // bytes (Q, K, V, O) at the decode memory efficiency. NOT calibrated.
-  Metrics attention_prefill(double flops, double bytes, Dtype compute) const {
-    return attention(flops, bytes, compute, "attention_prefill");
+  // Prefill of `requests` sequences in one launch, each appending `append` query rows to
+  // `prefix` cached keys (causal). FlashAttention-class kernels pack the g = qo/kv query
+  // heads that share a KV head into the rows of one Tq-row tile, so each (request, KV
+  // head) runs T = ceil(append·g / Tq) query tiles; query tile i attends to the prefix
+  // plus the keys up to its last row, in Tk-wide blocks. On the average tile:
+  //   blocks = T · ceil((prefix + k̄) / Tk),  k̄ = min(append, (Tq/g)·(T+1)/2)
+  //   tiled flops = requests · kv · blocks · Tq·Tk · 2·(qk_dim + v_dim)
+  //   t_c = tiled flops / (peak · eff) (with fewer tiles than SMs: the average tile's
+  //         blocks serially on one SM), plus tiles · prefill_tile_s / SMs
+  //   t_m = sat_time(bytes, hbm_bw, eff_mem, mem_sat_bytes)
+  //   t   = floor + smooth_max(t_c, t_m)
+  // so a batch of many short prefills pays for its padded tiles and per-tile work, not
+  // for one long sequence's quadratic term.
+  Metrics attention_prefill(const AttentionShape& s, double flops, double bytes) const {
+    check_shape(s, flops, bytes, "attention_prefill");
+    if (s.requests == 0 || s.append == 0) return Metrics{};
+    const auto& a = p_.attention;
+    const double sms = gpu_.sm_count, peak = gpu_.peak_flops(s.compute);
+    const double eff = s.compute == Dtype::fp8 ? a.eff_compute_prefill_fp8 : a.eff_compute_prefill;
+    const double g = s.qo_heads / s.kv_heads;
+    const double tiles_per_head = std::ceil(s.append * g / attention_tile_q);
+    const double keys = std::min(s.append, attention_tile_q / g * (tiles_per_head + 1) / 2);
+    const double blocks = tiles_per_head * std::ceil((s.prefix + keys) / attention_tile_k);
+    const double tiles = s.requests * s.kv_heads * tiles_per_head;
+    const double block_flops = attention_tile_q * attention_tile_k * 2 * (s.qk_dim + s.v_dim);
+    double tc = s.requests * s.kv_heads * blocks * block_flops / (peak * eff);
+    // Fewer tiles than SMs: each tile has an SM to itself; the average tile's blocks run serially.
+    if (tiles < sms) tc = std::max(tc, blocks / tiles_per_head * block_flops / (peak / sms * eff));
+    tc += tiles * a.prefill_tile_s / sms;
+    const double tm = detail::sat_time(bytes, gpu_.hbm_bandwidth, a.eff_mem, a.mem_sat_bytes);
+    return finish(a.floor_s + detail::smooth_max(tc, tm, a.overlap_p), flops, bytes, peak, gpu_.hbm_bandwidth);
   }
-  // Decode attention is memory-bound on the KV bytes; same formula, the memory term wins.
-  Metrics attention_decode(double flops, double bytes, Dtype compute) const {
-    return attention(flops, bytes, compute, "attention_decode");
+
+  // One decode step of `requests` sequences, KV length `prefix` each (the average): each
+  // (request, KV head) is a work tile of ceil(g / Tq) query tiles that streams its KV;
+  // small-KV steps are bound by the tiles, long-KV steps by the KV bytes:
+  //   t_tiles = requests · kv · ceil(g / Tq) · decode_tile_s / SMs
+  //   t_m     = sat_time(bytes, hbm_bw, eff_mem, mem_sat_bytes),  t_f = flops / (peak · eff)
+  //   t       = floor + smooth_max(max(t_m, t_f), t_tiles)
+  Metrics attention_decode(const AttentionShape& s, double flops, double bytes) const {
+    check_shape(s, flops, bytes, "attention_decode");
+    if (s.requests == 0 || (flops == 0 && bytes == 0)) return Metrics{};
+    const auto& a = p_.attention;
+    const double peak = gpu_.peak_flops(s.compute);
+    const double g = s.qo_heads / s.kv_heads;
+    const double tiles = s.requests * s.kv_heads * std::ceil(g / attention_tile_q);
+    const double t_tiles = tiles * a.decode_tile_s / gpu_.sm_count;
+    const double tm = std::max(detail::sat_time(bytes, gpu_.hbm_bandwidth, a.eff_mem, a.mem_sat_bytes),
+                               flops / (peak * a.eff_compute_prefill));
+    return finish(a.floor_s + detail::smooth_max(tm, t_tiles, a.overlap_p), flops, bytes, peak, gpu_.hbm_bandwidth);
   }
 
   // Alpha-beta model. Bus bytes = bus_factor(kind, n) · message; NVLink when
@@ -166,10 +229,21 @@ class Roofline {
     if (num_gpus == 1 || message_bytes == 0) return Metrics{};
     const double bw = link_bandwidth(num_gpus);
     const double bus = bus_factor(kind, num_gpus) * message_bytes;
-    const auto& c = p_.collective;
-    const double t = c.alpha_s + c.alpha_per_log2_s * std::log2(static_cast<double>(num_gpus)) +
-                     detail::sat_time(bus, bw, c.eff_max, c.sat_bytes);
+    double t = nccl_time(bus, num_gpus);
+    if (kind == CollectiveKind::all_reduce) t = std::min(t, custom_all_reduce_time(message_bytes, num_gpus));
     return finish(t, 0, bus, 0, bw);
+  }
+
+  // The all-reduce of one backend: NCCL's ring, or the framework's custom all-reduce,
+  // which is +inf (no such path) past its buffer size or GPU count. collective() takes
+  // the faster of the two, as the frameworks do.
+  double nccl_all_reduce_s(double message_bytes, int num_gpus) const {
+    if (num_gpus <= 1 || !(message_bytes > 0)) return 0;
+    return nccl_time(bus_factor(CollectiveKind::all_reduce, num_gpus) * message_bytes, num_gpus);
+  }
+  double custom_all_reduce_s(double message_bytes, int num_gpus) const {
+    if (num_gpus <= 1 || !(message_bytes > 0)) return 0;
+    return custom_all_reduce_time(message_bytes, num_gpus);
   }
 
   // One send/recv pair: t = α_link + sat_time(bytes, link bw, p2p curve).
@@ -253,13 +327,32 @@ class Roofline {
     return detail::smooth_max(t_compute, tm, p_.gemm.overlap_p) + mc.floor_s;
   }
 
-  Metrics attention(double flops, double bytes, Dtype compute, std::string_view what) const {
+  static void check_shape(const AttentionShape& s, double flops, double bytes, std::string_view what) {
     check_work(flops, bytes, what);
-    if (flops == 0 && bytes == 0) return Metrics{};
-    const double peak = gpu_.peak_flops(compute);
-    const double tc = flops / (peak * p_.attention.eff_compute_prefill);
-    const double tm = detail::sat_time(bytes, gpu_.hbm_bandwidth, p_.attention.eff_mem_decode, p_.gemm.memory.sat_bytes);
-    return finish(std::max(tc, tm) + p_.attention.floor_s, flops, bytes, peak, gpu_.hbm_bandwidth);
+    const bool ok = s.requests >= 0 && s.prefix >= 0 && s.append >= 0 && s.qo_heads >= 1 && s.kv_heads >= 1 &&
+                    s.qk_dim >= 1 && s.v_dim >= 1 &&
+                    std::isfinite(s.requests + s.prefix + s.append + s.qo_heads + s.kv_heads + s.qk_dim + s.v_dim);
+    if (!ok)
+      throw InputError(detail::str(what, ": shape must be finite with requests, prefix, append >= 0 and heads, ",
+                                   "dims >= 1; got requests=", s.requests, " prefix=", s.prefix, " append=", s.append,
+                                   " qo_heads=", s.qo_heads, " kv_heads=", s.kv_heads, " qk_dim=", s.qk_dim,
+                                   " v_dim=", s.v_dim));
+  }
+
+  // α(n) + sat_time(bus bytes, link bw, collective curve).
+  double nccl_time(double bus_bytes, int num_gpus) const {
+    const auto& c = p_.collective;
+    return c.alpha_s + c.alpha_per_log2_s * std::log2(static_cast<double>(num_gpus)) +
+           detail::sat_time(bus_bytes, link_bandwidth(num_gpus), c.eff_max, c.sat_bytes);
+  }
+  // α_c + α_g·n + sat_time(ring bus bytes, NVLink bw, custom curve); +inf outside its range.
+  double custom_all_reduce_time(double message_bytes, int num_gpus) const {
+    const auto& c = p_.custom_all_reduce;
+    if (message_bytes > c.max_bytes || num_gpus > c.max_gpus || num_gpus > gpu_.gpus_per_node)
+      return std::numeric_limits<double>::infinity();
+    const double bus = bus_factor(CollectiveKind::all_reduce, num_gpus) * message_bytes;
+    return c.alpha_s + c.alpha_per_gpu_s * num_gpus +
+           detail::sat_time(bus, gpu_.intra_node_bandwidth, c.eff_max, c.sat_bytes);
   }
 
   // Energy = t · board power · (idle + (1 − idle) · activity).

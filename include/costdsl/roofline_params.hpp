@@ -43,41 +43,60 @@ struct RooflineParams {
   struct Gemm {
     // Achieved fraction of the dtype's peak on the best tile, indexed by Dtype
     // (fp32, bf16, fp16, fp8, fp4). Only bf16 and fp8 are measured; the rest are copies.
-    std::array<double, 5> eff_compute{0.8806935874635817, 0.8806935874635817, 0.8806935874635817,
-                                      0.5564977502175218, 0.5564977502175218};
-    double eff_tile_m64 = 0.9591363860366908;  // relative efficiency of 64-row tiles
-    double k_overhead = 121.56838334369507;    // prologue/epilogue cost per tile, in k units
-    double overlap_p = 2.366349202097113;      // smooth max exponent (inf = pure max)
-    SaturatingCurve memory{0.8234510393558755, 62721.12500975629, 2.8632275480610075e-06};
+    std::array<double, 5> eff_compute{0.8133367567300209, 0.8133367567300209, 0.8133367567300209,
+                                      0.5634311535199823, 0.5634311535199823};
+    double eff_tile_m64 = 0.9736826840233621;  // relative efficiency of 64-row tiles
+    double k_overhead = 91.02326564342927;    // prologue/epilogue cost per tile, in k units
+    double overlap_p = 2.0083095541063534;      // smooth max exponent (inf = pure max)
+    SaturatingCurve memory{0.8381760197715438, 38544.46322724898, 3.5812995465276483e-06};
   } gemm;
   std::array<SaturatingCurve, elementwise_kind_count> elementwise{{
-      {0.8, 5734479.168324655, 3e-06},                                         // generic
-      {0.3788001102935249, 5734479.168324655, 8.139186091105536e-12},          // norm
-      {0.5809085105570871, 4060858.8411998926, 1.6858357568780713e-06},        // activation
-      {0.513654569225411, 889489.8552681303, 1.942335559107139e-06},           // rope
-      {0.9999999992793891, 5491725.854151264, 4.7112987014833295e-12},         // residual_add
-      {0.18214491524699178, 1840149.623038572, 8.275406478941681e-07},         // embedding
-      {0.8, 5734479.168324655, 3e-06},                                         // kv_append
-      {0.8, 16008321.036399364, 0.0},                                          // quantize
+      {0.8, 5737752.769528468, 3e-06},  // generic
+      {0.3788853869762741, 5737752.769528468, 3.5285859150804693e-13},  // norm
+      {0.5809482543569491, 4072401.9328562315, 1.6819325688878355e-06},  // activation
+      {0.5137536713967926, 887687.0147143938, 1.9438727060008297e-06},  // rope
+      {0.9999999999986287, 5495046.633286611, 6.245819905849404e-14},  // residual_add
+      {0.18217710867322034, 1833326.9845178246, 8.373080771435405e-07},  // embedding
+      {0.8, 5737752.769528468, 3e-06},  // kv_append
+      {0.8, 11023952.701552004, 0.0},  // quantize
   }};
-  struct Attention {  // NOT calibrated: no measured attention data here
-    double eff_compute_prefill = 0.6;  // FlashAttention-class prefill, fraction of peak
-    double eff_mem_decode = 0.75;      // decode, fraction of HBM bw on KV bytes
-    double floor_s = 5e-6;
+  // Attention as FlashAttention-class kernels run it: work in Tq × Tk tiles (see
+  // Roofline::attention_prefill / attention_decode for the formulas).
+  struct Attention {
+    double eff_compute_prefill = 0.660797891732455;      // fraction of the bf16/fp16 peak on the tiled prefill work
+    double eff_compute_prefill_fp8 = 0.33151557668669945;  // the same for fp8 attention
+    double prefill_tile_s = 4.433857131452687e-06;          // per query tile on one SM: load Q, softmax epilogue, store O
+    double eff_mem = 0.8529054173215116;                  // Q/K/V/O bytes at this fraction of HBM bandwidth...
+    double mem_sat_bytes = 4608.884841838264;            // ...reached by transfers well above this size
+    double decode_tile_s = 2.4627381776054922e-06;           // per (request, KV head) work tile of a decode step, on one SM
+    double overlap_p = 1.8572349962709165;                // smooth max exponent of memory vs tile time
+    double floor_s = 1.3199738949783818e-05;                 // launch and setup
   } attention;
-  struct Collective {  // ring collectives inside one fabric
-    double alpha_s = 2.2465365701200668e-05;            // α(n) = alpha_s + alpha_per_log2_s·log2 n
-    double alpha_per_log2_s = 1.5790053874289614e-06;
-    double eff_max = 0.7466474507286618;
-    double sat_bytes = 2193147.5174896964;  // on the bus bytes
+  struct Collective {  // NCCL ring collectives inside one fabric
+    double alpha_s = 4.845992118042454e-06;            // α(n) = alpha_s + alpha_per_log2_s·log2 n
+    double alpha_per_log2_s = 6.0211860767103235e-06;
+    double eff_max = 0.5899497584254306;
+    double sat_bytes = 26.29783043746513;  // on the bus bytes
   } collective;
-  LinkCurve p2p_intra_node{7.672257835902387e-06, 0.7947024744000051, 293.0244375900252};
-  LinkCurve p2p_inter_node{1.9870949912761014e-05, 0.7175862363280084, 808.1487771028997};
+  // The serving frameworks' own one-shot/two-shot all-reduce over NVLink (SGLang, vLLM under
+  // CUDA graphs): used instead of NCCL while the message fits its buffer and the group
+  // fits one NVLink domain of at most max_gpus.
+  struct CustomAllReduce {
+    double alpha_s = 3.4699341425485546e-06;
+    double alpha_per_gpu_s = 2.676087352948969e-07;  // α(n) = alpha_s + alpha_per_gpu_s·n: every rank reads every peer
+    double eff_max = 0.5174596588343425;
+    double sat_bytes = 843.9664762689742;           // on the bus bytes
+    double max_bytes = 8388608.0;       // the frameworks' default buffer, 8 MiB (not fitted)
+    double max_gpus = 8.0;              // (not fitted)
+  } custom_all_reduce;
+  LinkCurve p2p_intra_node{7.671381879334336e-06, 0.7945264576023685, 312.17663338650783};
+  LinkCurve p2p_inter_node{1.9864355994802174e-05, 0.7175261027164094, 334.0561228578015};
   struct Energy {  // NOT calibrated
     // power = board_power · (idle + (1 − idle) · activity), activity = the larger of the
     // compute and bandwidth utilisations of the interval (0..1).
     double idle_power_fraction = 0.3;
   } energy;
+
 };
 
 }  // namespace costdsl

@@ -29,6 +29,8 @@ struct BusCollective {
   static constexpr std::array<std::string_view, 1> axes{"bytes"};
 
   static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.bytes)}; }
+  // Time is latency plus bytes over bandwidth: interpolate linearly (see Kernel::fit).
+  static constexpr std::array<interp::AxisScale, 1> axis_scales{interp::AxisScale::linear};
 
   static int gpus(const Config& c) { return static_cast<int>(c.num_gpus.value); }
   // 0 by choice: gathers compute nothing, and a reduction's (n−1)/n adds per element

@@ -2,9 +2,11 @@
 // L2 compound op: attention with a paged KV cache (per rank). Three fixed
 // leaves whatever the batch (INV-1):
 //   kv_cache_append  every new token's K and V: Σ append_len + one per decode
-//   prefill          all prefill chunks fan in to this one slot
+//   prefill          all prefill chunks run as one batched launch in this one slot
 //   decode           all decode requests collapse into one (count, Σ kv) cell
 // A phase with no requests pushes zero. Ops see per-rank shapes only.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -28,33 +30,49 @@
 
 namespace costdsl::ops {
 
-// The prefill slot: one leaf that sums the prefill kernel over every chunk.
+// The prefill slot: every chunk of the step runs in ONE batched launch (as serving
+// frameworks run varlen prefill), so the leaf evaluates the kernel once, on the launch's
+// equivalent uniform batch: as many requests as chunks, each appending the mean append
+// length with the prefix that keeps the step's total causal work (Σ append·(prefix +
+// append/2)); identical chunks are exactly that batch. The reported work is the exact sum
+// over the chunks.
 template <KernelDef K>
 struct ChunkedPrefill {
   static constexpr std::string_view kind = K::kind;
   using Input = std::span<const PrefillChunk>;
   Kernel<K> kernel;
 
-  Metrics eval(const Input& chunks) const {
-    Metrics total{};
-    double slowest = -1;
+  // The uniform launch equivalent to the chunks (batch 0 when there are none).
+  static typename K::Input uniform(const Input& chunks) {
+    if (chunks.empty()) return {0, 0, 0};
+    double appended = 0, pairs = 0;
     for (const PrefillChunk& c : chunks) {
-      const Metrics m = kernel.eval({1, c.prefix_len, c.append_len});
-      algebra::accumulate_sum(total, m);
-      if (m.time_s > slowest) {  // report the backend of the chunk that dominates
-        slowest = m.time_s;
-        total.backend = m.backend;
-      }
+      appended += c.append_len;
+      pairs += double(c.append_len) * (double(c.prefix_len) + double(c.append_len) / 2);
     }
-    return total;
+    const double n = double(chunks.size());
+    const double append = std::max(1.0, std::round(appended / n));
+    const double prefix = std::max(0.0, std::round(pairs / (n * append) - append / 2));
+    return {chunks.size(), static_cast<std::uint64_t>(prefix), static_cast<std::uint64_t>(append)};
+  }
+  Metrics eval(const Input& chunks) const {
+    const typename K::Input u = uniform(chunks);
+    Metrics m = kernel.eval(u);
+    if (chunks.size() > 1 && (m.flops != 0 || m.bytes != 0)) {
+      double flops = 0, bytes = 0;
+      for (const PrefillChunk& c : chunks) {
+        const typename K::Input one{1, c.prefix_len, c.append_len};
+        flops += K::flops(kernel.config(), one);
+        bytes += K::bytes(kernel.config(), one);
+      }
+      m.flops = flops;
+      m.bytes = bytes;
+    }
+    return m;
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
-  double lower_bound_s(const Input& chunks) const {
-    double s = 0;
-    for (const PrefillChunk& c : chunks) s += kernel.lower_bound_s({1, c.prefix_len, c.append_len});
-    return s;
-  }
+  double lower_bound_s(const Input& chunks) const { return kernel.lower_bound_s(uniform(chunks)); }
 };
 
 // Per-rank attention shape.

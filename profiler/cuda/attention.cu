@@ -445,10 +445,12 @@ void require(bool ok, const std::string& why) {
 
 void run_prefill_job(const DeviceJob& job, const TimingOptions& o, PointResult* out, ProgressFn progress, void* user) {
   const int qo = int(job.dims[0]), kv = int(job.dims[1]);
+  // The table's points are (batch, append) fresh prefills; this kernel runs one request.
   std::int64_t max_append = 1, max_len = 1;
   for (int p = 0; p < job.npoints; ++p) {
+    require(job.inputs[2 * p] == 1, "attn_prefill: the profiler measures one request per point (batch 1)");
     max_append = std::max(max_append, job.inputs[2 * p + 1]);
-    max_len = std::max(max_len, job.inputs[2 * p] + job.inputs[2 * p + 1]);
+    max_len = std::max(max_len, job.inputs[2 * p + 1]);
   }
   require(max_len < (std::int64_t(1) << 31), "attn_prefill: prefix + append must fit in int32");
   const cudaStream_t s = stream();
@@ -458,7 +460,7 @@ void run_prefill_job(const DeviceJob& job, const TimingOptions& o, PointResult* 
       fill_bf16(v.get(), v.size(), 43, 1.0f, s);
   CP_CHECK(cudaStreamSynchronize(s));
   for (int p = 0; p < job.npoints; ++p) {
-    const int prefix = int(job.inputs[2 * p]), append = int(job.inputs[2 * p + 1]);
+    const int prefix = 0, append = int(job.inputs[2 * p + 1]);
     if (append > 0) {
       const Timed r = time_launches(
           [&](cudaStream_t st, int) { launch_prefill(bf(q), bf(k), bf(v), bfm(out_b), prefix, append, qo, kv, st); }, o);

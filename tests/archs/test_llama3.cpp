@@ -31,13 +31,25 @@ TEST_CASE("attention op: append tokens, chunk fan-in and decode collapse (the 64
   CHECK(w.decode_count == 3);
   CHECK(w.decode_total_kv == 600);
   CHECK(w.prefill.size() == 2);
-  // All chunks fan in to the one prefill slot: its metrics are the sum of the chunks'.
+  // All chunks run in one batched launch (issue 14): the slot times the kernel once on the
+  // equivalent uniform batch: 2 requests of the mean append (640 / 2 = 320 tokens) whose
+  // prefix keeps the total causal work (512·256 + 128·(1024 + 64) = 270,336 pairs →
+  // 270,336 / (2·320) − 160 = 262.4 → 262); its work is the exact sum of the chunks'.
   const Timing& t = roofline_h200();
   const ops::ChunkedPrefill<kernels::AttnPrefill> prefill{Kernel<kernels::AttnPrefill>(t, {Dtype::bf16, 32, 8, 128})};
+  const auto u = ops::ChunkedPrefill<kernels::AttnPrefill>::uniform(chunks);
+  CHECK(u.batch == 2);
+  CHECK(u.append == 320);
+  CHECK(u.prefix == 262);
   const Metrics both = prefill.eval(chunks);
   const Metrics a = prefill.kernel.eval({1, 0, 512}), b = prefill.kernel.eval({1, 1024, 128});
-  CHECK(both.time_s == doctest::Approx(a.time_s + b.time_s));
+  CHECK(both.time_s == prefill.kernel.eval(u).time_s);
+  CHECK(both.time_s < a.time_s + b.time_s);  // one launch, not two
   CHECK(both.flops == a.flops + b.flops);
+  CHECK(both.bytes == a.bytes + b.bytes);
+  // Identical chunks are exactly that batch.
+  const std::vector<ops::PrefillChunk> same{{0, 256}, {0, 256}, {0, 256}};
+  CHECK(prefill.eval(same) == prefill.kernel.eval({3, 0, 256}));
   // An empty phase pushes zero with no flags.
   CHECK(prefill.eval({}) == Metrics{});
   const auto tree = ops::Attention::build(t, {Dtype::bf16, Dtype::bf16, 32, 8, 128});

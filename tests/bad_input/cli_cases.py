@@ -67,6 +67,19 @@ def accepts_json(name, args, check):
         failures.append(f"{name}: {complaint}")
 
 
+def accepts(name, args, *needles):
+    """Exit 0 and every needle in stdout (a counted, reported skip)."""
+    r = run(name, args)
+    if r is None:
+        return
+    if r.returncode != 0:
+        failures.append(f"{name}: exit {r.returncode}, expected 0 ({args})\n{(r.stderr + r.stdout)[-1500:]}")
+        return
+    for n in needles:
+        if n not in r.stdout:
+            failures.append(f"{name}: output lacks {n!r}: {r.stdout.strip()[-800:]}")
+
+
 def total_of(j):
     return j["total"]
 
@@ -228,6 +241,70 @@ with tempfile.TemporaryDirectory() as d:
     accepts_json("no profile table under --timing profile is NO_COVERAGE",
                  EVAL + ["--decode", "8x512", "--timing", "profile", "--profile-dir", str(empty), "--json"],
                  lambda j: finite_total(j, "NO_COVERAGE"))
+
+
+# ---- import aiconfigurator / validate: measurement tables in aiconfigurator's schema ---------
+GEMM_HDR = "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n"
+GEMM_OK = "SGLang,0.5.14,H100,gemm,torch,bfloat16,16,4096,4096,0.03\n"
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+
+    def tables(name, text, file="t.csv"):
+        p = d / name
+        p.mkdir()
+        if text is not None:
+            (p / file).write_text(text)
+        return p
+
+    def both(name, path, *needles, accepted=False):
+        """The same input through import and validate (the one reader both share)."""
+        imp = ["import", "aiconfigurator", str(path), "--gpu", "h100", "--out", str(d / ("out_" + name))]
+        val = ["validate", str(path), "--gpu", "h100", "--timing", "roofline"]
+        (accepts if accepted else rejects)(f"import: {name}", imp, *needles)
+        (accepts if accepted else rejects)(f"validate: {name}", val, *needles)
+
+    p = tables("missing_col", "framework,gemm_dtype,m,n,latency\nSGLang,bfloat16,1,2,0.1\n")
+    both("missing column", p, "t.csv:1:1: missing column 'k' for an aiconfigurator gemm table")
+    p = tables("bad_cell", GEMM_HDR + "SGLang,0.5.14,H100,gemm,torch,bfloat16,16,4096,4k,0.03\n")
+    both("non-numeric shape", p, "t.csv:2:48: column 'k': '4k' is not a whole number")
+    p = tables("bad_latency", GEMM_HDR + "SGLang,0.5.14,H100,gemm,torch,bfloat16,16,4096,4096,fast\n")
+    both("non-numeric latency", p, "t.csv:2:53: column 'latency': 'fast' is not a number")
+    p = tables("short_row", GEMM_HDR + "SGLang,0.5.14,H100,gemm,torch,bfloat16,16,4096\n")
+    both("short row", p, "t.csv:2:", "row has 8 cells but the header has 10 columns")
+    p = tables("empty", "")
+    both("empty file", p, "t.csv:1:1: empty file: no header line")
+    p = tables("nothing", None)
+    both("no tables in the directory", p, "holds no .csv or .txt table")
+    both("directory does not exist", d / "nosuch", "nosuch: no such file or directory")
+    p = tables("dir_as_file", None)
+    (p / "gemm.csv").mkdir()
+    both("a directory where a table should be", p, "gemm.csv: is a directory, not a measurement table")
+    p = tables("nan", GEMM_HDR + GEMM_OK + "SGLang,0.5.14,H100,gemm,torch,bfloat16,32,4096,4096,nan\n"
+               "SGLang,0.5.14,H100,gemm,torch,bfloat16,64,4096,4096,-0.2\n")
+    both("NaN and negative latency are counted skips", p, "latency NaN (a measured time must be finite and > 0)",
+         "latency negative", accepted=True)
+    p = tables("dtype", GEMM_HDR + GEMM_OK + "SGLang,0.5.14,H100,gemm,torch,int3,16,4096,4096,0.01\n")
+    both("unknown dtype is a counted skip", p, "gemm_dtype int3: no costdsl dtype", accepted=True)
+    p = tables("op", "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
+               "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1024,0.02\n"
+               "TRTLLM,2.29.2,H100,broadcast,NCCL,half,8,1024,0.02\n")
+    both("unknown op is a counted skip", p, "op_name broadcast: only all_reduce is imported", accepted=True)
+    p = tables("quote", GEMM_HDR + 'SGLang,0.5.14,"H100, SXM",gemm,torch,bfloat16,16,4096,4096,0.03\n')
+    both("quoted cell", p, "t.csv:2:15: quoted cells are not supported")
+    ok = tables("ok", GEMM_HDR + GEMM_OK)
+    rejects("import --gpu unknown", ["import", "aiconfigurator", str(ok), "--gpu", "h300"], "unknown gpu 'h300'")
+    rejects("import --hold-out 150", ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out", str(d / "o"),
+                                      "--hold-out", "150"], "--hold-out", "150")
+    rejects("import --held-out-dir without --hold-out",
+            ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out", str(d / "o"), "--held-out-dir",
+             str(d / "h")], "--held-out-dir needs --hold-out PERCENT > 0")
+    rejects("import without a source", ["import", "aiconfigurator", "--gpu", "h100"], "dir")
+    rejects("validate --timing fast", ["validate", str(ok), "--gpu", "h100", "--timing", "fast"], "--timing", "fast")
+    accepts_json("validate, profile timing, no table: uncovered, not zero",
+                 ["validate", str(ok), "--gpu", "h100", "--timing", "profile", "--profile-dir", str(d / "nothing"),
+                  "--json"],
+                 lambda j: None if j["families"][0]["rows"] == 0 and j["families"][0]["uncovered"] == 1
+                 else f"got {j['families']}")
 
 # ---- accepted: finite and flagged ------------------------------------------------------------
 accepts_json("zero-token iteration", EVAL + ["--json"],

@@ -189,7 +189,7 @@ TEST_CASE("bad_input: csv cut mid-row") {
 TEST_CASE("bad_input: csv missing column") {
   check_error<DataError>([] { load_csv("dtype,n,m,backend,time_ms\n"); },
                          {"t/gemm.csv:1:1:", "missing column 'k' for kind 'gemm'",
-                          "expected columns: dtype, n, k, m, backend, time_ms [, energy_j]"});
+                          "expected columns: dtype, n, k, m, backend, time_ms [, energy_j, framework, version, source]"});
 }
 
 TEST_CASE("bad_input: csv unknown extra column") {
@@ -591,7 +591,7 @@ TEST_CASE("bad_input: tp 0 and ep 0") {
 
 TEST_CASE("bad_input: unknown gpu") {
   check_error<InputError>([] { load_timing("h300"); },
-                          {"unknown gpu 'h300' (known: a100_sxm, b200_sxm, h100_sxm, h200_sxm"});
+                          {"unknown gpu 'h300' (known: a100_sxm, b200_sxm, b300_sxm, gb200, h100_sxm, h200_sxm, l40s"});
   check_error<InputError>([] { load_timing(""); }, {"unknown gpu ''"});
   // Aliases are case- and separator-insensitive, so these are the same GPU.
   CHECK(load_timing("H200-SXM", TimingMode::roofline).gpu().name == "h200_sxm");

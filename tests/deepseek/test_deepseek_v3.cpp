@@ -42,9 +42,10 @@ TEST_CASE("MLA op: chunk fan-in, expanded rows, decode collapse and empty phases
   // The latent is written once per token: 576 elements read (bf16) + written (bf16) + the slot index.
   CHECK(row[0].bytes == 643.0 * (576 * 2 * 2 + 8));
   CHECK(row[1].flops == 2.0 * 1664 * 16 * (128 + 128) * 512);
-  // All chunks fan in to the one prefill slot.
+  // All chunks run as one batched launch: its equivalent uniform batch (2 × 320 new tokens, prefix 262).
   const Kernel<kernels::MlaPrefill> pre(t, kernels::MlaPrefill::deepseek_v3(Dtype::bf16, 16));
-  CHECK(row[2].time_s == doctest::Approx(pre.eval({1, 0, 512}).time_s + pre.eval({1, 1024, 128}).time_s));
+  CHECK(row[2].time_s == pre.eval({2, 262, 320}).time_s);
+  CHECK(row[2].flops == pre.eval({1, 0, 512}).flops + pre.eval({1, 1024, 128}).flops);
   CHECK(row[3].flops == 2.0 * 3 * 16 * 512 * 128);  // q_nope · W_UK per head
   CHECK(row[4].time_s > 0);
   CHECK(row[5].flops == 2.0 * 3 * 16 * 128 * 512);  // latent o · W_UV per head
@@ -119,16 +120,20 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   static_assert(std::is_same_v<decltype(arch.resolved().num_dense_layers), Static<3>>);
   static_assert(std::is_same_v<decltype(arch.resolved().num_moe_layers), Static<58>>);
   const auto tree = arch.build(roofline_h200());
-  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + experts 5 + shared 3) + lm_head 2
-  static_assert(n_slots<decltype(tree)> == 48);
+  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + dispatch, fused experts, combine, moe_sum 4
+  // + shared 3) + lm_head 2
+  static_assert(n_slots<decltype(tree)> == 47);
   const nlohmann::json j = to_json(make_manifest(tree));
   CHECK(j["slots"][1]["name"] == "model.dense_layer.dp.attn.input_norm");
   CHECK(j["slots"][21]["name"] == "model.moe_layer.dp.attn.input_norm");
   CHECK(j["slots"][38]["name"] == "model.moe_layer.moe.dispatch");
-  CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
-  CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
+  CHECK(j["slots"][39]["name"] == "model.moe_layer.moe.experts");
+  CHECK(j["slots"][39]["kind"] == "fused_moe");
+  CHECK(j["slots"][41]["name"] == "model.moe_layer.moe.moe_sum");
+  CHECK(j["slots"][42]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
+  CHECK(j["slots"][42]["config"]["n"]["value"] == 2 * 2048);
   const auto local = DeepseekV3<Fixed<deepseek_v3>>().build(roofline_h200());
-  static_assert(n_slots<decltype(local)> == 48 - 5);  // 2 attn + 1 mlp all-reduce, dispatch, combine
+  static_assert(n_slots<decltype(local)> == 47 - 6);  // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum
 }
 
 TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serially") {
@@ -137,11 +142,11 @@ TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serial
   const auto tree = arch.build(t);
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
   const std::vector<ops::AttentionBatch> groups{b.group()};
-  std::array<Metrics, 48> row{};
+  std::array<Metrics, 47> row{};
   evaluate(tree, arch.inputs({groups, {}}), row);
   Metrics routed = algebra::empty(), shared = algebra::empty();
-  for (std::size_t i = 38; i < 43; ++i) algebra::accumulate_sum(routed, row[i]);
-  for (std::size_t i = 43; i < 46; ++i) algebra::accumulate_sum(shared, row[i]);
+  for (std::size_t i = 38; i < 42; ++i) algebra::accumulate_sum(routed, row[i]);
+  for (std::size_t i = 42; i < 45; ++i) algebra::accumulate_sum(shared, row[i]);
   CHECK(routed.time_s > 0);
   CHECK(shared.time_s > 0);
   // Re-aggregating the row over the manifest's flat nodes reproduces the total (INV-6).

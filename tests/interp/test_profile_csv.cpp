@@ -114,6 +114,37 @@ TEST_CASE("profile csv: BOM, CRLF and spaces around cells are tolerated") {
   CHECK(load(std::string(header) + "1,2,bf16,3,t\xC3\xB6rch,4").groups()[0].key.backend == "t\xC3\xB6rch");
 }
 
+TEST_CASE("profile csv: provenance columns are read past, whatever their text") {
+  const ProfileTable t = load(
+      "n,k,dtype,m,backend,time_ms,framework,version,source\n"
+      "8,8,bf16,1,sglang,0.01,SGLang,0.5.14,sglang_torch_linear\n"
+      "8,8,bf16,2,sglang,0.02,,,\n");
+  REQUIRE(t.groups().size() == 1);
+  CHECK(t.groups()[0].key.backend == "sglang");
+  CHECK(t.point_count() == 2);
+  // They are reserved: a kind may not name a config or input field after them.
+  ProfileSchema bad = gemm_schema();
+  bad.inputs.push_back("source");
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("x", "t.csv", bad),
+                       "profile schema 'gemm': column 'source' is reserved for the loader", InputError);
+  // Each may appear once.
+  CHECK(has(error_of("n,k,dtype,m,backend,time_ms,source,source\n"), "duplicate column 'source'"));
+}
+
+TEST_CASE("profile csv: for_each_csv_line hands over trimmed cells with their columns") {
+  std::vector<std::string> seen;
+  costdsl::for_each_csv_line("# c\n a , b\r\n\nc,,d\n", "t.csv",
+                             [&](std::size_t line, std::string_view, std::span<const costdsl::CsvCell> cells) {
+                               for (const auto& c : cells)
+                                 seen.push_back(std::to_string(line) + ":" + std::to_string(c.col) + "=" +
+                                                std::string(c.text));
+                             });
+  CHECK(seen == std::vector<std::string>{"2:2=a", "2:6=b", "4:1=c", "4:3=", "4:4=d"});
+  CHECK_THROWS_WITH_AS(costdsl::for_each_csv_line("a,\"b\"\n", "t.csv", [](auto, auto, auto) {}),
+                       "t.csv:1:3: quoted cells are not supported (found '\"'); cells may not contain commas",
+                       DataError);
+}
+
 TEST_CASE("profile csv: header errors") {
   CHECK(has(error_of(""), "gemm.csv:1:1: empty file: no header line"));
   CHECK(has(error_of("# only a comment\n\n  \n"), "gemm.csv:1:1: empty file"));
@@ -121,7 +152,7 @@ TEST_CASE("profile csv: header errors") {
 
   auto e = error_of("n,k,dtype,m,backend,time_ms,bogus\n");
   CHECK(has(e, "gemm.csv:1:29: unknown column 'bogus' for kind 'gemm'"));
-  CHECK(has(e, "expected columns: n, k, dtype, m, backend, time_ms [, energy_j]"));
+  CHECK(has(e, "expected columns: n, k, dtype, m, backend, time_ms [, energy_j, framework, version, source]"));
 
   e = error_of("# c\nn,dtype,m,backend,time_ms\n");
   CHECK(has(e, "gemm.csv:2:1: missing column 'k'"));

@@ -74,30 +74,66 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   constexpr auto rr = worklets::MoeExpertEp<Form>::resolve_config(Form{});
   static_assert(decltype(rr.experts_per_rank)::is_static);
   static_assert(rr.experts_per_rank.value() == 16);
-  static_assert(rr.up_gate_n.value() == 2 * 1536);
+  // dispatch, the fused experts, combine, the top-k sum after the combine.
   const auto tree = w.build(roofline_h200());
-  static_assert(n_slots<decltype(tree)> == 5);
-  std::array<Metrics, 5> row{};
+  static_assert(n_slots<decltype(tree)> == 4);
+  std::array<Metrics, 4> row{};
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
-  const Kernel<kernels::GroupedGemm> up(roofline_h200(), {Dtype::bf16, 16, 3072, 4096});
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8});
   double slowest = 0, flops = 0;
   for (const auto& r : l.used()) {
-    const Metrics m = up.eval({r.rows, r.active_experts});
+    const Metrics m = experts.eval({r.rows, r.active_experts});
     slowest = std::max(slowest, m.time_s);
     flops += m.flops;
   }
   CHECK(row[1].time_s == slowest);
   CHECK(row[1].flops == flops);
-  CHECK(row[1].flops == 2.0 * 4160 * 8 * 3072 * 4096);
+  // gate/up + down = 6·rows·hidden·intermediate, SiLU·mul 4·rows·intermediate, over every routed row.
+  CHECK(row[1].flops == 6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536);
+  // The top-k sum after the combine: the busiest source rank's 520 tokens, 8 rows each.
+  CHECK(row[3].flops == kernels::MoeSum::flops({Dtype::bf16, 4096, 8}, {520}));
+  CHECK(row[3].time_s > 0);
   const nlohmann::json j = to_json(make_manifest(tree));
   CHECK(j["slots"][0]["name"] == "moe.dispatch");
+  CHECK(j["slots"][1]["name"] == "moe.experts");
+  CHECK(j["slots"][1]["kind"] == "fused_moe");
   CHECK(j["slots"][1]["config"]["num_experts"]["formula"] == "num_experts/ep");
-  CHECK(j["slots"][3]["config"]["k"]["value"] == 1536);
-  // ep 1 degenerates to the local shape: no collective slots.
+  CHECK(j["slots"][1]["config"]["moe_intermediate"]["value"] == 1536);
+  CHECK(j["slots"][3]["kind"] == "moe_sum");
+  // ep 1 degenerates to the local shape: the fused module alone (it sums its own top-k).
   using Local = Fixed<qwen3_30b_a3b>;
-  static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 3);
+  static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 1);
+}
+
+TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decomposition") {
+  const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8};
+  const kernels::FusedMoe::Input in{1024, 0};
+  const Roofline& rf = *roofline_h200().roofline();
+  const Metrics m = kernels::FusedMoe::roofline(rf, c, in);
+  const Metrics up = rf.grouped_gemm(1024, 2 * 1536, 4096, 16, Dtype::bf16, Dtype::bf16, Dtype::bf16);
+  const Metrics act = rf.memory_bound(4.0 * 1024 * 1536, 2.0 * 3 * 1024 * 1536, ElementwiseKind::activation);
+  const Metrics down = rf.grouped_gemm(1024, 4096, 1536, 16, Dtype::bf16, Dtype::bf16, Dtype::bf16);
+  CHECK(m.time_s == doctest::Approx(up.time_s + act.time_s + down.time_s));
+  // The decomposition's work: gate/up, SiLU·mul and down, each active expert's weights read once.
+  CHECK(kernels::FusedMoe::flops(c, in) == 6.0 * 1024 * 4096 * 1536 + 4.0 * 1024 * 1536);
+  CHECK(kernels::FusedMoe::bytes(c, in) ==
+        doctest::Approx(2.0 * (1024 * 4096 + 16 * 3072.0 * 4096) + 2.0 * 1024 * 3072 + 2.0 * 3 * 1024 * 1536 +
+                        2.0 * (1024 * 1536 + 16 * 4096.0 * 1536) + 2.0 * 1024 * 4096));
+  // One decode token with top-8 over 16 local experts reads at most the rows' experts.
+  CHECK(kernels::FusedMoe::active(c, {1, 0}) == 1);
+  CHECK(kernels::FusedMoe::active(c, {8, 0}) == 8);
+  CHECK_THROWS_WITH_AS(kernels::FusedMoe::active(c, {8, 9}),
+                       "fused_moe: active_experts 9 exceeds min(rows 8, num_experts 16) = 8", InputError);
+  CHECK(kernels::FusedMoe::roofline(rf, c, {0, 0}) == Metrics{});
+  CHECK_THROWS_WITH_AS(Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 0, 8}),
+                       "fused_moe: num_experts 0 must be in 1..16384", ConfigError);
+  // moe_sum: read top_k rows and their fp32 weights, write one, per token.
+  CHECK(kernels::MoeSum::bytes({Dtype::bf16, 4096, 8}, {10}) == 2.0 * 10 * 4096 * 9 + 4.0 * 10 * 8);
+  CHECK(kernels::MoeSum::flops({Dtype::bf16, 4096, 8}, {10}) == 2.0 * 10 * 8 * 4096);
+  CHECK_THROWS_WITH_AS(Kernel<kernels::MoeSum>(roofline_h200(), {Dtype::bf16, 4096, 0}),
+                       "moe_sum: top_k 0 must be in 1..1024", ConfigError);
 }
 
 TEST_CASE("partition checks: ep % tp, num_experts % ep, tp <= kv heads; messages name fields and values") {
@@ -130,7 +166,7 @@ TEST_CASE("a shared expert composes as a Parallel side stream next to the routed
   const worklets::MoeExpertEp<Form> routed{Form{}};
   const worklets::MoeSharedExpert<Form> shared{Form{}};
   const auto tree = parallel(Ratio<9, 10>{}, routed.build(roofline_h200()), shared.build(roofline_h200()));
-  static_assert(n_slots<decltype(tree)> == 5 + 3);
+  static_assert(n_slots<decltype(tree)> == 4 + 3);
   const auto in = costdsl::inputs(routed.inputs({2048, 256, {}}), shared.inputs({256}));
   const Metrics both = evaluate(tree, in);
   const Metrics a = evaluate(routed.build(roofline_h200()), routed.inputs({2048, 256, {}}));

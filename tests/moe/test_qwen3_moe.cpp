@@ -87,15 +87,15 @@ TEST_CASE("slot count is independent of the batch and the routing") {
   const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> arch;
   const auto tree = arch.build(roofline_h200());
   using Tree = decltype(tree);
-  // embed 1 + layer (attn 10 + router 2 + moe 5) + lm_head 2: the same for 1 token or 10^5, and for any dp.
-  static_assert(n_slots<Tree> == 1 + 12 + 5 + 2);
+  // embed 1 + layer (attn 10 + router 2 + moe 4) + lm_head 2: the same for 1 token or 10^5, and for any dp.
+  static_assert(n_slots<Tree> == 1 + 12 + 4 + 2);
   std::array<Metrics, n_slots<Tree>> small{}, big{};
   const Batches tiny(2, 1), large(2, 512);
   evaluate(tree, arch.inputs(tiny.it()), small);
   const Metrics m = evaluate(tree, arch.inputs(large.it({1.0})), big);
   CHECK(m.time_s > 0);
   CHECK(std::string(slot_paths<Tree>[13]) == "model.layer.moe.dispatch");
-  CHECK(std::string(slot_paths<Tree>[14]) == "model.layer.moe.up_gate_proj");
+  CHECK(std::string(slot_paths<Tree>[14]) == "model.layer.moe.experts");
   // The busiest DP group sets the attention time: group 0 holds the prefill.
   CHECK(big[7].time_s > 0);  // dp.attn.prefill
 }

@@ -129,8 +129,8 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
   const auto prefill = jobs_of(jobs, "attn_prefill");
   REQUIRE(prefill.size() == 8);
   check_grid<k::AttnPrefill>(prefill[0], {Dtype::bf16, 32, 8, 128});
-  CHECK(prefill[0].points.size() == k::AttnPrefill::sweep_chunks().size());
-  CHECK(prefill[0].schema.inputs == std::vector<std::string>{"prefix", "append"});
+  CHECK(prefill[0].points.size() == k::AttnPrefill::sweep_appends().size());
+  CHECK(prefill[0].schema.inputs == std::vector<std::string>{"batch", "append"});
   const auto decode = jobs_of(jobs, "attn_decode");
   REQUIRE(decode.size() == 8);
   check_grid<k::AttnDecode>(decode[4], {Dtype::bf16, 64, 8, 128});

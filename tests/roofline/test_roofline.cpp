@@ -35,7 +35,26 @@ TEST_CASE("committed roofline.json equals the built-in defaults") {
     CHECK(loaded.elementwise[i].sat_bytes == def.elementwise[i].sat_bytes);
     CHECK(loaded.elementwise[i].floor_s == def.elementwise[i].floor_s);
   }
+  CHECK(loaded.attention.eff_compute_prefill == def.attention.eff_compute_prefill);
+  CHECK(loaded.attention.eff_compute_prefill_fp8 == def.attention.eff_compute_prefill_fp8);
+  CHECK(loaded.attention.prefill_tile_s == def.attention.prefill_tile_s);
+  CHECK(loaded.attention.eff_mem == def.attention.eff_mem);
+  CHECK(loaded.attention.mem_sat_bytes == def.attention.mem_sat_bytes);
+  CHECK(loaded.attention.decode_tile_s == def.attention.decode_tile_s);
+  CHECK(loaded.attention.overlap_p == def.attention.overlap_p);
+  CHECK(loaded.attention.floor_s == def.attention.floor_s);
   CHECK(loaded.collective.alpha_s == def.collective.alpha_s);
+  CHECK(loaded.collective.alpha_per_log2_s == def.collective.alpha_per_log2_s);
+  CHECK(loaded.collective.eff_max == def.collective.eff_max);
+  CHECK(loaded.custom_all_reduce.alpha_s == def.custom_all_reduce.alpha_s);
+  CHECK(loaded.custom_all_reduce.alpha_per_gpu_s == def.custom_all_reduce.alpha_per_gpu_s);
+  CHECK(loaded.custom_all_reduce.eff_max == def.custom_all_reduce.eff_max);
+  CHECK(loaded.custom_all_reduce.sat_bytes == def.custom_all_reduce.sat_bytes);
+  CHECK(loaded.custom_all_reduce.max_bytes == def.custom_all_reduce.max_bytes);
+  CHECK(loaded.custom_all_reduce.max_gpus == def.custom_all_reduce.max_gpus);
+  CHECK(loaded.gemm.eff_tile_m64 == def.gemm.eff_tile_m64);
+  CHECK(loaded.gemm.memory.sat_bytes == def.gemm.memory.sat_bytes);
+  CHECK(loaded.gemm.memory.floor_s == def.gemm.memory.floor_s);
   CHECK(loaded.collective.sat_bytes == def.collective.sat_bytes);
   CHECK(loaded.p2p_inter_node.alpha_s == def.p2p_inter_node.alpha_s);
   CHECK(loaded.p2p_intra_node.eff_max == def.p2p_intra_node.eff_max);
@@ -43,10 +62,11 @@ TEST_CASE("committed roofline.json equals the built-in defaults") {
 
 TEST_CASE("H200 sanity figures (reference §9)") {
   const auto rf = roofline("H200");
-  // bf16 4096^3 GEMM reaches ~80% of the 989 TFLOP/s peak: 0.17-0.18 ms.
+  // bf16 4096^3 GEMM reaches ~80% of the 989 TFLOP/s peak: 0.17-0.18 ms measured; the
+  // six-GPU fit gives 75% (0.185 ms), its price for holding on GPUs it has not seen.
   const auto big = rf.gemm(4096, 4096, 4096, Dtype::bf16, Dtype::bf16, Dtype::bf16);
   CHECK(big.time_ms() > 0.165);
-  CHECK(big.time_ms() < 0.185);
+  CHECK(big.time_ms() < 0.19);
   CHECK(big.flops == doctest::Approx(2.0 * 4096 * 4096 * 4096));
   CHECK(big.bytes == doctest::Approx(3.0 * 2 * 4096 * 4096));
   CHECK(big.coverage == Coverage::analytic);
@@ -54,30 +74,42 @@ TEST_CASE("H200 sanity figures (reference §9)") {
   const auto gemv = rf.gemm(1, 8192, 8192, Dtype::bf16, Dtype::bf16, Dtype::bf16);
   CHECK(gemv.time_ms() > 0.030);
   CHECK(gemv.time_ms() < 0.040);
-  // 8-GPU NCCL all-reduce of 32 MiB: ~300 GB/s bus bandwidth: ~0.2 ms.
+  // 8-GPU NCCL all-reduce of 32 MiB: ~300 GB/s bus bandwidth: ~0.2 ms measured. NCCL reaches
+  // a smaller share of NVLink 5 on Blackwell than of NVLink 4 on Hopper, and the shared fit
+  // lands between: 0.24 ms (docs/accuracy.md, all-reduce).
   const auto ar = rf.collective(CollectiveKind::all_reduce, 32 * MiB, 8);
   CHECK(ar.time_ms() > 0.18);
-  CHECK(ar.time_ms() < 0.22);
+  CHECK(ar.time_ms() < 0.26);
   CHECK(ar.bytes == doctest::Approx(1.75 * 32 * MiB));
 }
 
 TEST_CASE("C++ matches the calibration script's printed spot values") {
   // From `python3 scripts/calibrate_roofline.py` (spot checks, ms).
   struct Spot { const char* gpu; double m, n, k, ms; };
-  for (const Spot& s : std::array<Spot, 6>{{{"h100_sxm", 4096, 4096, 4096, 0.172324},
-                                            {"h200_sxm", 4096, 4096, 4096, 0.171235},
-                                            {"h100_sxm", 1, 8192, 8192, 0.052124},
-                                            {"h200_sxm", 1, 8192, 8192, 0.037789},
-                                            {"h100_sxm", 16, 4096, 14336, 0.046171},
-                                            {"h200_sxm", 2048, 28672, 8192, 1.163166}}}) {
+  for (const Spot& s : std::array<Spot, 6>{{{"h100_sxm", 4096, 4096, 4096, 0.187169},
+                                            {"h200_sxm", 4096, 4096, 4096, 0.185392},
+                                            {"h100_sxm", 1, 8192, 8192, 0.052750},
+                                            {"h200_sxm", 1, 8192, 8192, 0.038871},
+                                            {"h100_sxm", 16, 4096, 14336, 0.046805},
+                                            {"h200_sxm", 2048, 28672, 8192, 1.259996}}}) {
     const auto t = roofline(s.gpu).gemm(s.m, s.n, s.k, Dtype::bf16, Dtype::bf16, Dtype::bf16).time_ms();
     CHECK_MESSAGE(t == doctest::Approx(s.ms).epsilon(1e-5), s.gpu, " m=", s.m, " n=", s.n, " k=", s.k);
   }
   CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 33554432, 8).time_ms() ==
-        doctest::Approx(0.201970).epsilon(1e-5));
+        doctest::Approx(0.244097).epsilon(1e-5));
+  CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 1048576, 8).time_ms() ==
+        doctest::Approx(0.013491).epsilon(1e-5));
+  // Attention (the script's prefill and decode with the kernels' bytes and flops).
+  const double pf_bytes = 2.0 * (2 * 4096 * 32 * 128 + 2 * 4096 * 8 * 128);
+  CHECK(roofline("h200_sxm").attention_prefill({1, 0, 4096, 32, 8, 128, 128, Dtype::bf16}, 1, pf_bytes).time_ms() ==
+        doctest::Approx(0.272298).epsilon(1e-5));
+  const double d_bytes = 2.0 * 2 * 64 * 2048 * 8 * 128 + 2.0 * 2 * 64 * 32 * 128;
+  CHECK(roofline("h200_sxm")
+            .attention_decode({64, 2048, 1, 32, 8, 128, 128, Dtype::bf16}, 4.0 * 32 * 128 * 64 * 2048, d_bytes)
+            .time_ms() == doctest::Approx(0.145136).epsilon(1e-5));
   CHECK(roofline("h100_sxm").memory_bound(0, 2.0 * 4096 * 8192 * 2 + 8192 * 2, ElementwiseKind::norm).time_ms() ==
-        doctest::Approx(0.105781).epsilon(1e-5));
-  CHECK(roofline("h100_sxm").p2p(16 * MiB, Link::inter_node).time_ms() == doctest::Approx(0.487472).epsilon(1e-5));
+        doctest::Approx(0.105757).epsilon(1e-5));
+  CHECK(roofline("h100_sxm").p2p(16 * MiB, Link::inter_node).time_ms() == doctest::Approx(0.487505).epsilon(1e-5));
 }
 
 TEST_CASE("gemm: monotone, wave-quantised, memory-bound at small m") {
@@ -143,17 +175,62 @@ TEST_CASE("elementwise: efficiency falls for small transfers; per-kind curves") 
   CHECK_THROWS_AS(rf.memory_bound(0, -1), InputError);
 }
 
-TEST_CASE("attention: prefill compute-bound, decode memory-bound") {
+TEST_CASE("attention: tiled prefill, decode bound by KV bytes or by its work tiles") {
   const auto rf = roofline("h200_sxm");
   const auto& p = rf.params().attention;
-  const double pf_flops = 4.0 * 4096 * 4096 * 128 * 32;  // big causal-ish prefill
-  const auto pf = rf.attention_prefill(pf_flops, 64 * MiB, Dtype::bf16);
-  CHECK(pf.time_s == doctest::Approx(pf_flops / (989e12 * p.eff_compute_prefill) + p.floor_s));
-  const double kv = 2.0 * 8 * 128 * 2 * 32 * 8192 * 64;  // 64 requests x 8k tokens of Llama-3-8B KV
-  const auto dec = rf.attention_decode(kv / 2, kv, Dtype::bf16);
-  CHECK(dec.time_s > kv / rf.gpu().hbm_bandwidth);
-  CHECK(dec.time_s == doctest::Approx(kv / (rf.gpu().hbm_bandwidth * p.eff_mem_decode) + p.floor_s).epsilon(1e-3));
-  CHECK(rf.attention_decode(0, 0, Dtype::bf16) == Metrics{});
+  const double sms = rf.gpu().sm_count, peak = 989e12, bw = rf.gpu().hbm_bandwidth;
+  // A long prefill: 1 request × 4096 tokens, 32 qo / 8 kv heads (g = 4), hd 128.
+  // T = 4096·4/128 = 128 query tiles per KV head; average keys k̄ = min(4096, 32·129/2) = 2064
+  // → 17 key blocks per tile; 8 heads × 128 × 17 blocks × 128·128·2·256 flops.
+  const AttentionShape big{1, 0, 4096, 32, 8, 128, 128, Dtype::bf16};
+  const double tiled = 8.0 * 128 * 17 * 128 * 128 * 2 * 256;
+  const double tc = tiled / (peak * p.eff_compute_prefill) + 8.0 * 128 * p.prefill_tile_s / sms;
+  const double pf_bytes = 64 * MiB;
+  const double tm = bw > 0 ? pf_bytes / (bw * p.eff_mem * -std::expm1(-pf_bytes / p.mem_sat_bytes)) : 0;
+  const double hi = std::max(tc, tm);
+  const double want = p.floor_s + hi * std::pow(std::pow(tc / hi, p.overlap_p) + std::pow(tm / hi, p.overlap_p),
+                                                1 / p.overlap_p);
+  CHECK(rf.attention_prefill(big, 1e12, pf_bytes).time_s == doctest::Approx(want));
+  // Short prefills: one request of 64 tokens fills one query tile (64·4 rows ≤ 128? no: 256
+  // rows = 2 tiles) per KV head; 128 of them are 128× the tiles, not a 8192-token sequence.
+  const AttentionShape shorts{128, 0, 64, 32, 8, 128, 128, Dtype::bf16};
+  const AttentionShape longone{1, 0, 8192, 32, 8, 128, 128, Dtype::bf16};
+  CHECK(rf.attention_prefill(shorts, 1, 1).time_s < rf.attention_prefill(longone, 1, 1).time_s / 4);
+  CHECK(rf.attention_prefill({0, 0, 64, 32, 8, 128, 128, Dtype::bf16}, 0, 0) == Metrics{});
+
+  // Decode: 64 requests × 8k tokens of Llama-3-8B-sized KV is bound by its bytes...
+  const double kv = 2.0 * 8 * 128 * 2 * 8192 * 64;
+  const AttentionShape dec{64, 8192, 1, 32, 8, 128, 128, Dtype::bf16};
+  const auto d = rf.attention_decode(dec, kv / 2, kv);
+  CHECK(d.time_s > kv / bw);
+  CHECK(d.time_s < 2 * kv / (bw * p.eff_mem) + p.floor_s);
+  // ...1024 requests with 4 tokens each by their work tiles: 1024 · 8 tiles.
+  const AttentionShape tiny{1024, 4, 1, 32, 8, 128, 128, Dtype::bf16};
+  const double tiny_bytes = 2.0 * 8 * 128 * 2 * 4 * 1024;
+  const auto t = rf.attention_decode(tiny, 0, tiny_bytes);
+  CHECK(t.time_s > 1024 * 8 * p.decode_tile_s / sms);
+  CHECK(t.time_s > 4 * (tiny_bytes / bw + p.floor_s) - 3 * p.floor_s);
+  CHECK(rf.attention_decode(dec, 0, 0) == Metrics{});
+  CHECK_THROWS_AS(rf.attention_decode({1, 1, 1, 0, 8, 128, 128, Dtype::bf16}, 1, 1), InputError);
+}
+
+TEST_CASE("all-reduce: the faster of NCCL and the custom all-reduce inside its range") {
+  const auto rf = roofline("h100_sxm");
+  const auto& c = rf.params().custom_all_reduce;
+  for (double bytes : {4096.0, 1.0 * MiB, c.max_bytes}) {
+    const double nccl = rf.nccl_all_reduce_s(bytes, 8), custom = rf.custom_all_reduce_s(bytes, 8);
+    CHECK(rf.collective(CollectiveKind::all_reduce, bytes, 8).time_s == std::min(nccl, custom));
+  }
+  // Past its buffer or its GPU count the custom path does not exist.
+  CHECK(std::isinf(rf.custom_all_reduce_s(2 * c.max_bytes, 8)));
+  CHECK(std::isinf(rf.custom_all_reduce_s(MiB, 16)));
+  CHECK(rf.collective(CollectiveKind::all_reduce, 2 * c.max_bytes, 8).time_s ==
+        rf.nccl_all_reduce_s(2 * c.max_bytes, 8));
+  // all_gather never takes it.
+  CHECK(rf.collective(CollectiveKind::all_gather, MiB, 8).time_s ==
+        doctest::Approx(rf.params().collective.alpha_s + rf.params().collective.alpha_per_log2_s * 3 +
+                        0.875 * MiB / (450e9 * rf.params().collective.eff_max *
+                                       -std::expm1(-0.875 * MiB / rf.params().collective.sat_bytes))));
 }
 
 TEST_CASE("collectives: bus factors, fabric choice, latency floor") {

@@ -133,6 +133,73 @@ check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept 
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 
+# Measured leaves: the shipped H100 tables answer the Llama-3-70B TP8 iteration's GEMMs,
+# attention and TP all-reduces; the other leaves say they are analytic.
+r = run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h100", "--prefill", "0:4096", "--decode", "64x2048",
+        "--json")
+jh = json.loads(r.stdout or "{}")
+measured = {s["name"] for s in jh.get("slots", []) if "ANALYTIC" not in s["coverage"] and s["time_ms"] > 0}
+for name in ("model.layer.attn.prefill", "model.layer.attn.decode", "model.layer.attn.tp_allreduce",
+             "model.layer.mlp.up_gate_proj", "model.layer.mlp.down_proj", "model.layer.attn.o_proj"):
+    check(name in measured, f"eval --gpu h100: {name} should be a measured leaf; measured: {sorted(measured)}")
+check(any("ANALYTIC" in s["coverage"] for s in jh.get("slots", [])), "eval --gpu h100: norms stay analytic")
+r = run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h100", "--prefill", "0:4096", "--decode", "64x2048")
+check("rms_norm [ANALYTIC]" in r.stdout and "attn_prefill (sglang)" in r.stdout,
+      "eval text on h100: measured leaves name their backend, analytic ones are flagged")
+# Every shipped GPU but H200 runs its attention and GEMMs on measured leaves.
+for gpu in ("b200", "a100", "gb200", "b300", "l40s"):
+    r = run("eval", "--arch", "llama3_8b", "--tp", "2", "--gpu", gpu, "--prefill", "0:2048", "--decode", "16x1024",
+            "--json")
+    js = json.loads(r.stdout or "{}")
+    got = {s["name"] for s in js.get("slots", []) if "ANALYTIC" not in s["coverage"] and s["time_ms"] > 0}
+    check("model.layer.attn.decode" in got and "model.layer.mlp.down_proj" in got,
+          f"eval --gpu {gpu}: attention and GEMMs should be measured; measured: {sorted(got)}")
+
+# import aiconfigurator → profile tables → kernels read them; validate compares.
+GEMM_HDR = "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n"
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    src = d / "src"
+    src.mkdir()
+    (src / "my_gemms.txt").write_text(GEMM_HDR + "".join(
+        f"SGLang,0.5.14,H100,gemm,torch,bfloat16,{m},{n},4096,{0.004 + m * n * 4096 * 2 / 7e14 * 1e3:.6f}\n"
+        for m in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) for n in (1024, 2048)) +
+        "SGLang,0.5.14,H100,gemm,deepgemm,fp8_block,1,1024,4096,0.02\n")
+    (src / "nccl.csv").write_text(
+        "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
+        "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1048576,0.038\n"
+        "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,16777216,0.1998\n"
+        "TRTLLM,2.29.2,H100,all_gather,NCCL,half,8,16777216,0.12\n")
+    (src / "README.csv").write_text("name,value\nnot,a table\n")
+    out = d / "profiles"
+    r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(out), "--hold-out", "30",
+            "--held-out-dir", str(d / "held"))
+    check("fp8_block" in r.stdout and "op_name all_gather" in r.stdout,
+          "import must report its skipped rows by reason: " + r.stdout[-1500:])
+    check("not a measurement table" in r.stdout, "import must report files it did not read")
+    check((out / "h100_sxm" / "gemm.csv").exists() and (out / "h100_sxm" / "all_reduce.csv").exists(),
+          "import must write h100_sxm/gemm.csv and all_reduce.csv")
+    check(any((d / "held").glob("*.txt")), "import --held-out-dir must write the held-back gemm rows")
+    k = json.loads(run("kernel", "gemm", "--gpu", "h100", "--profile-dir", str(out), "--m", "48", "--n", "1536",
+                       "--k", "4096", "--json").stdout or "{}")
+    check(k.get("source") == "profile" and k.get("backend") == "sglang" and k.get("coverage") == [],
+          f"a GEMM between imported configs is a measured leaf: {k}")
+    v = json.loads(run("validate", str(d / "held"), "--gpu", "h100", "--timing", "profile", "--profile-dir", str(out),
+                       "--json").stdout or "{}")
+    fam = {f["family"]: f for f in v.get("families", [])}
+    check(fam.get("gemm.bf16", {}).get("rows", 0) > 0 and fam["gemm.bf16"]["median_abs_rel_err"] < 0.1,
+          f"validate on held-out rows: {v}")
+    v = json.loads(run("validate", str(src), "--gpu", "h100", "--timing", "roofline", "--json").stdout or "{}")
+    fam = {f["family"]: f for f in v.get("families", [])}
+    for key in ("gemm.bf16", "all_reduce.nccl", "all_reduce.best.8gpu"):
+        f = fam.get(key, {})
+        check(f.get("rows", 0) > 0 and all(x in f for x in ("median_abs_rel_err", "p90_abs_rel_err", "bias", "worst")),
+              f"validate --json lacks family {key} or its fields: {fam.keys()}")
+    check(v.get("skipped", {}).get("op_name all_gather: only all_reduce is imported from NCCL tables") == 1,
+          f"validate must count skipped rows by reason: {v.get('skipped')}")
+    r = run("validate", str(src), "--gpu", "h100", "--timing", "roofline")
+    check("median |err|" in r.stdout and "worst rows" in r.stdout, "validate text: table and worst rows")
+
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)

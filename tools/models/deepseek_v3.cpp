@@ -7,7 +7,7 @@ namespace costdsl::cli::models {
 
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   return open<archs::DeepseekV3<archs::DeepseekV3Config>>(
-      archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel()), timing,
+      options.with_dtype(archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel())), timing,
       ops::moe::Routing{options.routing_skew});
 }
 

@@ -6,7 +6,8 @@ namespace costdsl::cli::models {
 
 std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   if (options.ep > 1 || options.dp > 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
-  return open<archs::Llama3<archs::Llama3Config>>(archs::Llama3Config::from_hf(config, options.tp), timing);
+  return open<archs::Llama3<archs::Llama3Config>>(options.with_dtype(archs::Llama3Config::from_hf(config, options.tp)),
+                                                  timing);
 }
 
 }  // namespace costdsl::cli::models

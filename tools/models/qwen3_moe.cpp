@@ -7,7 +7,7 @@ namespace costdsl::cli::models {
 
 std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   return open<archs::Qwen3Moe<archs::Qwen3MoeConfig>>(
-      archs::Qwen3MoeConfig::from_hf(config, options.tp, options.expert_parallel()), timing,
+      options.with_dtype(archs::Qwen3MoeConfig::from_hf(config, options.tp, options.expert_parallel())), timing,
       ops::moe::Routing{options.routing_skew});
 }
 

@@ -18,14 +18,15 @@ namespace costdsl {
 
 namespace detail::profile_csv {
 
+using Cell = CsvCell;
+
 inline constexpr std::string_view backend_col = "backend";
 inline constexpr std::string_view time_col = "time_ms";
 inline constexpr std::string_view energy_col = "energy_j";
+// Optional provenance columns (who measured the row, with what): any text, kept in the
+// file for the reader and ignored by the loader. Tables the importer writes carry them.
+inline constexpr std::array<std::string_view, 3> provenance_cols{"framework", "version", "source"};
 
-struct Cell {
-  std::string_view text;  // trimmed of spaces and tabs
-  std::size_t col = 1;    // 1-based byte column of the cell's first character
-};
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is invalid
 // (overlong forms, surrogates and code points above U+10FFFF included).
@@ -88,7 +89,7 @@ COSTDSL_DECL bool is_decimal_integer(std::string_view s) {
 }
 
 // How each header column is used.
-enum class Role : std::uint8_t { config, input, backend, time, energy };
+enum class Role : std::uint8_t { config, input, backend, time, energy, provenance };
 struct Slot {
   Role role = Role::config;
   std::size_t index = 0;  // into schema.config / schema.inputs
@@ -100,7 +101,8 @@ COSTDSL_DECL void check_schema(const ProfileSchema& schema) {
   for (const auto& n : schema.inputs) names.push_back(n);
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) throw InputError(fmt::format("profile schema '{}': a column name is empty", schema.kind));
-    if (names[i] == backend_col || names[i] == time_col || names[i] == energy_col)
+    if (names[i] == backend_col || names[i] == time_col || names[i] == energy_col ||
+        std::find(provenance_cols.begin(), provenance_cols.end(), names[i]) != provenance_cols.end())
       throw InputError(
           fmt::format("profile schema '{}': column '{}' is reserved for the loader", schema.kind, names[i]));
     for (std::size_t j = 0; j < i; ++j)
@@ -113,34 +115,23 @@ COSTDSL_DECL std::string expected_columns(const ProfileSchema& schema) {
   std::string out;
   for (const auto& c : schema.config) out += c.name + ", ";
   for (const auto& n : schema.inputs) out += n + ", ";
-  return out + "backend, time_ms [, energy_j]";
+  return out + "backend, time_ms [, energy_j, framework, version, source]";
 }
 
 }  // namespace detail::profile_csv
 
-COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::string_view file_label,
-                                               const ProfileSchema& schema, std::vector<std::string>* warnings) {
+// The line reader of every costdsl CSV (profile tables here, measurement tables in
+// tools/aiconfigurator.hpp), so both follow one set of rules (data/profiles/README.md):
+// UTF-8 (a leading BOM skipped), LF or CRLF, '#' comments and blank lines skipped, no
+// quotes, no control characters. Calls on_line(line_no, line, cells) for every other
+// line, cells split at commas and trimmed; a violation throws DataError "FILE:LINE:COL: ...".
+COSTDSL_DECL void for_each_csv_line(std::string_view text, std::string_view file_label, const CsvLineHandler& on_line) {
   namespace d = detail::profile_csv;
-  using d::Role;
-  d::check_schema(schema);
   auto fail = [&](std::size_t line, std::size_t col, const std::string& msg) -> DataError {
     return DataError(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
   };
-  auto warn = [&](std::size_t line, std::size_t col, const std::string& msg) {
-    if (warnings != nullptr) warnings->push_back(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
-  };
-
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 BOM
-
-  std::vector<d::Slot> slots;  // per header column
-  std::vector<std::string> header;
-  bool have_header = false, has_energy = false;
-  std::size_t header_line = 0;
-  ProfileTable table;
-  // (config, backend, inputs) -> first line, to name both lines of a duplicate.
-  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<double>>, std::size_t> seen;
-  std::vector<d::Cell> cells;
-
+  std::vector<CsvCell> cells;
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -182,149 +173,187 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
                                                                                          : comma - start);
       const std::string_view t = d::trim(raw);
       const std::size_t lead = t.empty() ? 0 : static_cast<std::size_t>(t.data() - raw.data());
-      cells.push_back(d::Cell{t, start + lead + 1});
+      cells.push_back(CsvCell{t, start + lead + 1});
       if (comma == std::string_view::npos) break;
       start = comma + 1;
     }
 
-    if (!have_header) {
-      have_header = true;
-      header_line = line_no;
-      std::vector<bool> config_seen(schema.config.size()), input_seen(schema.inputs.size());
-      bool backend_seen = false, time_seen = false;
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        const std::string_view name = cells[c].text;
-        if (name.empty()) throw fail(line_no, cells[c].col, fmt::format("header column {} has no name", c + 1));
-        for (std::size_t k = 0; k < c; ++k)
-          if (header[k] == name)
-            throw fail(line_no, cells[c].col,
-                       fmt::format("duplicate column '{}' (also header column {})", name, k + 1));
-        d::Slot slot;
-        bool known = false;
-        for (std::size_t k = 0; k < schema.config.size() && !known; ++k)
-          if (schema.config[k].name == name) slot = {Role::config, k}, config_seen[k] = true, known = true;
-        for (std::size_t k = 0; k < schema.inputs.size() && !known; ++k)
-          if (schema.inputs[k] == name) slot = {Role::input, k}, input_seen[k] = true, known = true;
-        if (!known && name == d::backend_col) slot = {Role::backend, 0}, backend_seen = known = true;
-        if (!known && name == d::time_col) slot = {Role::time, 0}, time_seen = known = true;
-        if (!known && name == d::energy_col) slot = {Role::energy, 0}, has_energy = known = true;
-        if (!known)
-          throw fail(line_no, cells[c].col,
-                     fmt::format("unknown column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
-                                 d::expected_columns(schema)));
-        header.emplace_back(name);
-        slots.push_back(slot);
-      }
-      auto missing = [&](std::string_view name) {
-        return fail(line_no, 1,
-                    fmt::format("missing column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
-                                d::expected_columns(schema)));
-      };
-      for (std::size_t k = 0; k < schema.config.size(); ++k)
-        if (!config_seen[k]) throw missing(schema.config[k].name);
-      for (std::size_t k = 0; k < schema.inputs.size(); ++k)
-        if (!input_seen[k]) throw missing(schema.inputs[k]);
-      if (!backend_seen) throw missing(d::backend_col);
-      if (!time_seen) throw missing(d::time_col);
-      table = ProfileTable(std::string(file_label), schema, has_energy);
-      continue;
-    }
-
-    if (cells.size() != header.size()) {
-      const std::size_t col = cells.size() > header.size() ? cells[header.size()].col : line.size() + 1;
-      throw fail(line_no, col,
-                 fmt::format("row has {} cells but the header (line {}) has {} columns", cells.size(), header_line,
-                             header.size()));
-    }
-
-    ProfileKey key;
-    key.config.resize(schema.config.size());
-    ProfilePoint point;
-    point.inputs.resize(schema.inputs.size());
-    point.line = line_no;
-    std::optional<double> time;
-    std::size_t time_col_no = 1;
-    std::string_view time_text;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const d::Cell& cell = cells[c];
-      const d::Slot slot = slots[c];
-      auto bad = [&](std::string_view rule) {
-        return fail(line_no, cell.col, fmt::format("column '{}': '{}' {}", header[c], cell.text, rule));
-      };
-      switch (slot.role) {
-        case Role::config:
-          if (cell.text.empty()) throw bad("is empty; config cells need a value");
-          if (schema.config[slot.index].type == ColumnType::integer) {
-            const auto v = d::parse_int(cell.text);
-            if (!v && d::is_decimal_integer(cell.text)) throw bad("is out of range for a 64-bit integer");
-            if (!v) throw bad("is not an integer");
-            key.config[slot.index] = std::to_string(*v);
-          } else {
-            key.config[slot.index] = std::string(cell.text);
-          }
-          break;
-        case Role::input: {
-          const auto v = d::parse_double(cell.text);
-          if (!v) throw bad("is not a number");
-          if (!std::isfinite(*v)) throw bad("is not a finite number; input cells locate the sample");
-          point.inputs[slot.index] = *v;
-          break;
-        }
-        case Role::backend:
-          if (cell.text.empty()) throw bad("is empty; every row names its backend");
-          key.backend = std::string(cell.text);
-          break;
-        case Role::time:
-          time = d::parse_double(cell.text);
-          if (!time) throw bad("is not a number");
-          time_col_no = cell.col;
-          time_text = cell.text;
-          break;
-        case Role::energy: {
-          if (cell.text.empty()) break;  // not measured
-          const auto v = d::parse_double(cell.text);
-          if (!v) throw bad("is not a number");
-          if (std::isinf(*v) || *v < 0)
-            warn(line_no, cell.col,
-                 fmt::format("column 'energy_j': '{}' is not a finite value >= 0; energy ignored for this row",
-                             cell.text));
-          else
-            point.energy_j = *v;  // NaN stays NaN: not measured
-          break;
-        }
-      }
-    }
-
-    auto [it, inserted] = seen.try_emplace(std::make_tuple(key.config, key.backend, point.inputs), line_no);
-    if (!inserted) {
-      std::string where;
-      for (std::size_t k = 0; k < schema.config.size(); ++k)
-        where += fmt::format("{}={}, ", schema.config[k].name, key.config[k]);
-      for (std::size_t k = 0; k < schema.inputs.size(); ++k)
-        where += fmt::format("{}={}, ", schema.inputs[k], point.inputs[k]);
-      throw fail(line_no, 1,
-                 fmt::format("duplicate row: ({}backend={}) was already measured on line {}", where, key.backend,
-                             it->second));
-    }
-
-    point.time_ms = *time;
-    if (!std::isfinite(point.time_ms) || point.time_ms <= 0) {
-      const char* why = !std::isfinite(point.time_ms) ? "is not finite" : point.time_ms < 0 ? "is negative" : "is 0";
-      warn(line_no, time_col_no,
-           fmt::format("dropped row: column 'time_ms': '{}' {}; a measured time must be finite and > 0", time_text,
-                       why));
-      continue;
-    }
-    table.add(key, std::move(point));
+    on_line(line_no, line, std::span<const CsvCell>(cells));
   }
+}
+
+COSTDSL_DECL std::optional<std::int64_t> parse_csv_integer(std::string_view text) {
+  return detail::profile_csv::parse_int(text);
+}
+COSTDSL_DECL std::optional<double> parse_csv_number(std::string_view text) {
+  return detail::profile_csv::parse_double(text);
+}
+
+// Parses one table from text; `file_label` prefixes every message. Warnings (dropped
+// rows, ignored energies, a table without rows) go to `warnings` (nullptr: ignore).
+COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::string_view file_label,
+                                          const ProfileSchema& schema, std::vector<std::string>* warnings) {
+  namespace d = detail::profile_csv;
+  using d::Role;
+  d::check_schema(schema);
+  auto fail = [&](std::size_t line, std::size_t col, const std::string& msg) -> DataError {
+    return DataError(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
+  };
+  auto warn = [&](std::size_t line, std::size_t col, const std::string& msg) {
+    if (warnings != nullptr) warnings->push_back(fmt::format("{}:{}:{}: {}", file_label, line, col, msg));
+  };
+
+  std::vector<d::Slot> slots;  // per header column
+  std::vector<std::string> header;
+  bool have_header = false, has_energy = false;
+  std::size_t header_line = 0;
+  ProfileTable table;
+  // (config, backend, inputs) -> first line, to name both lines of a duplicate.
+  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<double>>, std::size_t> seen;
+
+  for_each_csv_line(text, file_label, [&](std::size_t line_no, std::string_view line, std::span<const CsvCell> cells) {
+      if (!have_header) {
+        have_header = true;
+        header_line = line_no;
+        std::vector<bool> config_seen(schema.config.size()), input_seen(schema.inputs.size());
+        bool backend_seen = false, time_seen = false;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          const std::string_view name = cells[c].text;
+          if (name.empty()) throw fail(line_no, cells[c].col, fmt::format("header column {} has no name", c + 1));
+          for (std::size_t k = 0; k < c; ++k)
+            if (header[k] == name)
+              throw fail(line_no, cells[c].col,
+                         fmt::format("duplicate column '{}' (also header column {})", name, k + 1));
+          d::Slot slot;
+          bool known = false;
+          for (std::size_t k = 0; k < schema.config.size() && !known; ++k)
+            if (schema.config[k].name == name) slot = {Role::config, k}, config_seen[k] = true, known = true;
+          for (std::size_t k = 0; k < schema.inputs.size() && !known; ++k)
+            if (schema.inputs[k] == name) slot = {Role::input, k}, input_seen[k] = true, known = true;
+          if (!known && name == d::backend_col) slot = {Role::backend, 0}, backend_seen = known = true;
+          if (!known && name == d::time_col) slot = {Role::time, 0}, time_seen = known = true;
+          if (!known && name == d::energy_col) slot = {Role::energy, 0}, has_energy = known = true;
+          if (!known && std::find(d::provenance_cols.begin(), d::provenance_cols.end(), name) != d::provenance_cols.end())
+            slot = {Role::provenance, 0}, known = true;
+          if (!known)
+            throw fail(line_no, cells[c].col,
+                       fmt::format("unknown column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
+                                   d::expected_columns(schema)));
+          header.emplace_back(name);
+          slots.push_back(slot);
+        }
+        auto missing = [&](std::string_view name) {
+          return fail(line_no, 1,
+                      fmt::format("missing column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
+                                  d::expected_columns(schema)));
+        };
+        for (std::size_t k = 0; k < schema.config.size(); ++k)
+          if (!config_seen[k]) throw missing(schema.config[k].name);
+        for (std::size_t k = 0; k < schema.inputs.size(); ++k)
+          if (!input_seen[k]) throw missing(schema.inputs[k]);
+        if (!backend_seen) throw missing(d::backend_col);
+        if (!time_seen) throw missing(d::time_col);
+        table = ProfileTable(std::string(file_label), schema, has_energy);
+        return;
+      }
+
+      if (cells.size() != header.size()) {
+        const std::size_t col = cells.size() > header.size() ? cells[header.size()].col : line.size() + 1;
+        throw fail(line_no, col,
+                   fmt::format("row has {} cells but the header (line {}) has {} columns", cells.size(), header_line,
+                               header.size()));
+      }
+
+      ProfileKey key;
+      key.config.resize(schema.config.size());
+      ProfilePoint point;
+      point.inputs.resize(schema.inputs.size());
+      point.line = line_no;
+      std::optional<double> time;
+      std::size_t time_col_no = 1;
+      std::string_view time_text;
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        const d::Cell& cell = cells[c];
+        const d::Slot slot = slots[c];
+        auto bad = [&](std::string_view rule) {
+          return fail(line_no, cell.col, fmt::format("column '{}': '{}' {}", header[c], cell.text, rule));
+        };
+        switch (slot.role) {
+          case Role::config:
+            if (cell.text.empty()) throw bad("is empty; config cells need a value");
+            if (schema.config[slot.index].type == ColumnType::integer) {
+              const auto v = d::parse_int(cell.text);
+              if (!v && d::is_decimal_integer(cell.text)) throw bad("is out of range for a 64-bit integer");
+              if (!v) throw bad("is not an integer");
+              key.config[slot.index] = std::to_string(*v);
+            } else {
+              key.config[slot.index] = std::string(cell.text);
+            }
+            break;
+          case Role::input: {
+            const auto v = d::parse_double(cell.text);
+            if (!v) throw bad("is not a number");
+            if (!std::isfinite(*v)) throw bad("is not a finite number; input cells locate the sample");
+            point.inputs[slot.index] = *v;
+            break;
+          }
+          case Role::backend:
+            if (cell.text.empty()) throw bad("is empty; every row names its backend");
+            key.backend = std::string(cell.text);
+            break;
+          case Role::time:
+            time = d::parse_double(cell.text);
+            if (!time) throw bad("is not a number");
+            time_col_no = cell.col;
+            time_text = cell.text;
+            break;
+          case Role::provenance: break;  // for the reader; no rule on its text
+          case Role::energy: {
+            if (cell.text.empty()) break;  // not measured
+            const auto v = d::parse_double(cell.text);
+            if (!v) throw bad("is not a number");
+            if (std::isinf(*v) || *v < 0)
+              warn(line_no, cell.col,
+                   fmt::format("column 'energy_j': '{}' is not a finite value >= 0; energy ignored for this row",
+                               cell.text));
+            else
+              point.energy_j = *v;  // NaN stays NaN: not measured
+            break;
+          }
+        }
+      }
+
+      auto [it, inserted] = seen.try_emplace(std::make_tuple(key.config, key.backend, point.inputs), line_no);
+      if (!inserted) {
+        std::string where;
+        for (std::size_t k = 0; k < schema.config.size(); ++k)
+          where += fmt::format("{}={}, ", schema.config[k].name, key.config[k]);
+        for (std::size_t k = 0; k < schema.inputs.size(); ++k)
+          where += fmt::format("{}={}, ", schema.inputs[k], point.inputs[k]);
+        throw fail(line_no, 1,
+                   fmt::format("duplicate row: ({}backend={}) was already measured on line {}", where, key.backend,
+                               it->second));
+      }
+
+      point.time_ms = *time;
+      if (!std::isfinite(point.time_ms) || point.time_ms <= 0) {
+        const char* why = !std::isfinite(point.time_ms) ? "is not finite" : point.time_ms < 0 ? "is negative" : "is 0";
+        warn(line_no, time_col_no,
+             fmt::format("dropped row: column 'time_ms': '{}' {}; a measured time must be finite and > 0", time_text,
+                         why));
+        return;
+      }
+      table.add(key, std::move(point));
+  });
 
   if (!have_header) throw fail(1, 1, "empty file: no header line (only blank lines and comments)");
   if (table.empty()) warn(header_line, 1, "the table has no usable rows; every lookup will find nothing");
   return table;
 }
 
+// Reads and parses one table file; the path names the file in every message.
 COSTDSL_DECL ProfileTable load_profile_csv(const std::filesystem::path& path, const ProfileSchema& schema,
-                                          std::vector<std::string>* warnings) {
+                                     std::vector<std::string>* warnings) {
   // A directory opens and reads as nothing, which would be reported as an empty file.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -336,5 +365,6 @@ COSTDSL_DECL ProfileTable load_profile_csv(const std::filesystem::path& path, co
   if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
   return load_profile_csv_text(buf.str(), path.string(), schema, warnings);
 }
+
 
 }  // namespace costdsl

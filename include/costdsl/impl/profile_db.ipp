@@ -1,7 +1,11 @@
 // Definitions of costdsl/profile_db.hpp (see costdsl/detail/config.hpp).
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <string>
 #include <system_error>
+#include <utility>
 
 #include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
@@ -29,13 +33,92 @@ COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& requ
   if (dims < 1 || dims > 3)
     throw InputError("profile schema '" + request.schema.kind + "': " + std::to_string(dims) +
                      " input axes; interpolating caches have 1 to 3");
+  if (!request.axis_scales.empty() && request.axis_scales.size() != dims)
+    throw InputError("profile schema '" + request.schema.kind + "': " + std::to_string(request.axis_scales.size()) +
+                     " axis scales for " + std::to_string(dims) + " input axes");
   const ProfileTable* t = table(request.gpu, request.schema);
   if (t == nullptr) return out;
   for (std::size_t b = 0; b < request.backends.size(); ++b) {
     const ProfileGroup* g = t->find(request.key, request.backends[b]);
-    if (g == nullptr) continue;
-    out[b].time = fitted(*t, *g, request, false);
+    if (g == nullptr) {
+      if (!request.interpolated_config.empty()) out[b] = between_configs(*t, request, b);
+      continue;
+    }
+    out[b].time = {TableCorner{1.0, fitted(*t, *g, request, false)}};
     if (t->has_energy()) out[b].energy = fitted(*t, *g, request, true);
+  }
+  return out;
+}
+
+// A config the table lacks whose interpolated columns (e.g. a GEMM's n, k) lie between
+// measured configs with the same other columns: the multilinear blend of the 2^F
+// neighbouring configs' tables, each queried at the same point. Past the measured range
+// along a column the two outermost configs extrapolate linearly (flagged). Without every
+// corner the backend stays unmeasured, and the roofline answers.
+COSTDSL_DECL BackendTables ProfileDb::between_configs(const ProfileTable& table, const TableRequest& request,
+                                                      std::size_t backend) {
+  const std::size_t num_fields = request.interpolated_config.size();
+  const auto& columns = request.schema.config;
+  std::vector<std::size_t> field(num_fields);
+  for (std::size_t f = 0; f < num_fields; ++f) {
+    const auto it = std::find_if(columns.begin(), columns.end(),
+                                 [&](const Column& c) { return c.name == request.interpolated_config[f]; });
+    if (it == columns.end() || it->type != ColumnType::integer)
+      throw InputError("profile schema '" + request.schema.kind + "': interpolated config column '" +
+                       std::string(request.interpolated_config[f]) + "' is not an integer config column");
+    field[f] = static_cast<std::size_t>(it - columns.begin());
+  }
+  const auto is_interpolated = [&](std::size_t i) { return std::find(field.begin(), field.end(), i) != field.end(); };
+  // The backend's configs that agree on every other column, and their values along ours.
+  std::vector<std::pair<std::vector<double>, const ProfileGroup*>> near;
+  std::vector<std::vector<double>> values(num_fields);
+  for (const ProfileGroup& g : table.groups()) {
+    if (g.key.backend != request.backends[backend]) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < request.key.size() && same; ++i)
+      same = is_interpolated(i) || g.key.config[i] == request.key[i];
+    if (!same) continue;
+    std::vector<double> at(num_fields);
+    for (std::size_t f = 0; f < num_fields; ++f) {
+      at[f] = std::stod(g.key.config[field[f]]);  // integer columns hold canonical decimal text
+      values[f].push_back(at[f]);
+    }
+    near.emplace_back(std::move(at), &g);
+  }
+  BackendTables out;
+  if (near.empty()) return out;
+  // Per column: the two measured values around ours (or the outermost two), our weight.
+  std::vector<std::array<double, 2>> edge(num_fields);
+  std::vector<double> weight(num_fields);
+  for (std::size_t f = 0; f < num_fields; ++f) {
+    auto& v = values[f];
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    const double x = std::stod(request.key[field[f]]);
+    if (std::binary_search(v.begin(), v.end(), x)) {
+      edge[f] = {x, x};
+      weight[f] = 0;
+      continue;
+    }
+    if (v.size() == 1) return out;  // one other value: no direction to move in
+    const std::size_t hi = std::clamp<std::size_t>(
+        static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), x) - v.begin()), 1, v.size() - 1);
+    edge[f] = {v[hi - 1], v[hi]};
+    weight[f] = (x - v[hi - 1]) / (v[hi] - v[hi - 1]);
+    out.extrapolated = out.extrapolated || weight[f] < 0 || weight[f] > 1;
+  }
+  for (std::size_t corner = 0; corner < (std::size_t{1} << num_fields); ++corner) {
+    std::vector<double> at(num_fields);
+    double w = 1;
+    for (std::size_t f = 0; f < num_fields; ++f) {
+      const bool up = ((corner >> f) & 1U) != 0;
+      at[f] = edge[f][up ? 1 : 0];
+      w *= up ? weight[f] : 1 - weight[f];
+    }
+    if (w == 0) continue;
+    const auto it = std::find_if(near.begin(), near.end(), [&](const auto& e) { return e.first == at; });
+    if (it == near.end()) return BackendTables{};  // a missing neighbour: no blend
+    out.time.push_back(TableCorner{w, fitted(table, *it->second, request, false)});
   }
   return out;
 }
@@ -58,7 +141,8 @@ Cache fit_group(const ProfileGroup& g, const TableRequest& r, bool energy, std::
     if constexpr (D == 3) samples.push_back({c[0], c[1], c[2], v});
   }
   std::array<interp::AxisSpec, D> axes;
-  for (std::size_t d = 0; d < D; ++d) axes[d] = {r.schema.inputs[d], interp::AxisScale::detect};
+  for (std::size_t d = 0; d < D; ++d)
+    axes[d] = {r.schema.inputs[d], r.axis_scales.empty() ? interp::AxisScale::detect : r.axis_scales[d]};
   if constexpr (D == 1) return Cache::fit(samples, axes[0], warnings, label);
   if constexpr (D == 2) return Cache::fit(samples, axes[0], axes[1], r.off_grid, warnings, label);
   if constexpr (D == 3) return Cache::fit(samples, axes[0], axes[1], axes[2], warnings, label);

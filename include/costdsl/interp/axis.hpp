@@ -19,6 +19,7 @@
 
 #include "costdsl/coverage.hpp"
 #include "costdsl/detail/inline.hpp"
+#include "costdsl/interp/axis_scale.hpp"
 #include "costdsl/error.hpp"
 
 namespace costdsl::interp {
@@ -30,19 +31,6 @@ struct Interpolated {
   Coverage coverage = Coverage::none;
 };
 
-// How weights are computed between grid points. `log` suits geometric grids
-// (1, 2, 4, ... tokens): a query halfway in log space lands halfway between the
-// neighbours. `detect` is resolved at construction by looks_geometric().
-enum class AxisScale : std::uint8_t { linear, log, detect };
-
-constexpr std::string_view name(AxisScale s) noexcept {
-  switch (s) {
-    case AxisScale::linear: return "linear";
-    case AxisScale::log: return "log";
-    case AxisScale::detect: return "detect";
-  }
-  return "?";
-}
 
 namespace detail {
 

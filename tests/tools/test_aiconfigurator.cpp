@@ -1,0 +1,331 @@
+// The aiconfigurator importer (tools/aiconfigurator.hpp) on small generated tables:
+// recognition by columns, the mapping of each table to its costdsl kind, the counted
+// skips, duplicate merging, the held-out split, the written tables, and what the
+// kernels then read from them (measured leaves, interpolated configs, the bounded
+// custom all-reduce).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "aiconfigurator.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/load_timing.hpp"
+#include "costdsl/timing.hpp"
+
+using namespace costdsl;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("costdsl_aic_" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& file, const std::string& text) const {
+    std::ofstream(path / file, std::ios::binary) << text;
+  }
+};
+
+const std::string gemm_header = "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n";
+std::string gemm_row(const std::string& dtype, int m, int n, int k, double ms) {
+  return "SGLang,0.5.14,NVIDIA H100,gemm,sglang_torch_linear," + dtype + "," + std::to_string(m) + "," +
+         std::to_string(n) + "," + std::to_string(k) + "," + std::to_string(ms) + "\n";
+}
+const std::string attn_header =
+    "framework,version,device,op_name,kernel_source,batch_size,isl,num_heads,num_key_value_heads,head_dim,"
+    "beam_width,attn_dtype,kv_cache_dtype,step,window_size,latency\n";
+
+std::vector<aic::Row> read_text(const std::string& text, aic::FileReport* rep = nullptr) {
+  std::vector<aic::Row> rows;
+  const aic::FileReport r = aic::read_table_text(text, "t.csv", rows);
+  if (rep != nullptr) *rep = r;
+  return rows;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    read_text(text);
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "<no DataError>";
+}
+
+bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("aiconfigurator: gemm rows map to gemm calls; other dtypes are counted, not dropped") {
+  aic::FileReport rep;
+  const auto rows = read_text(gemm_header + gemm_row("bfloat16", 16, 4096, 8192, 0.05) +
+                                  gemm_row("fp8", 1, 1024, 1024, 0.01) + gemm_row("fp8_block", 1, 1024, 1024, 0.02) +
+                                  gemm_row("int4_wo", 1, 1024, 1024, 0.02),
+                              &rep);
+  CHECK(rep.table == "gemm");
+  CHECK(rep.rows == 4);
+  CHECK(rep.mapped == 2);
+  REQUIRE(rows.size() == 2);
+  const auto& g = std::get<aic::Call<kernels::Gemm>>(rows[0].call);
+  CHECK(g.config.dtype == Dtype::bf16);
+  CHECK(g.config.n == 4096);
+  CHECK(g.config.k == 8192);
+  CHECK(g.input.m == 16);
+  CHECK(rows[0].backend == "sglang");
+  CHECK(rows[0].time_ms == 0.05);
+  CHECK(rows[0].provenance.source == "sglang_torch_linear");
+  CHECK(rows[0].line == 2);
+  CHECK(std::get<aic::Call<kernels::Gemm>>(rows[1].call).config.dtype == Dtype::fp8);
+  REQUIRE(rep.skips.reasons.size() == 2);
+  CHECK(rep.skips.total() == 2);
+  for (const auto& [why, e] : rep.skips.reasons) {
+    CHECK(e.count == 1);
+    CHECK((has(why, "fp8_block") || has(why, "int4_wo")));
+    CHECK(has(e.first, "t.csv:"));
+  }
+}
+
+TEST_CASE("aiconfigurator: attention and MLA tables, told apart by op_name") {
+  aic::FileReport rep;
+  const auto rows = read_text(
+      attn_header +
+          "SGLang,0.5.14,H100,context_attention,fa3,4,1024,8,1,128,1,bfloat16,bfloat16,0,0,0.5\n"
+          "SGLang,0.5.14,H100,context_attention,fa3,4,1024,8,1,128,1,bfloat16,bfloat16,0,128,0.4\n"  // window
+          "SGLang,0.5.14,H100,context_attention,fa3,4,1024,8,1,128,1,bfloat16,fp8,0,0,0.4\n"        // mixed
+          "SGLang,0.5.14,H100,generation_attention,fa3,64,1,8,1,128,1,bfloat16,fp8,2047,0,0.05\n"
+          "SGLang,0.5.14,H100,mystery_attention,fa3,64,1,8,1,128,1,bfloat16,fp8,2047,0,0.05\n",
+      &rep);
+  CHECK(rep.table == "attention");
+  REQUIRE(rows.size() == 2);
+  const auto& p = std::get<aic::Call<kernels::AttnPrefill>>(rows[0].call);
+  CHECK(p.config.num_qo_heads == 8);
+  CHECK(p.config.num_kv_heads == 1);
+  CHECK(p.input.batch == 4);
+  CHECK(p.input.prefix == 0);
+  CHECK(p.input.append == 1024);
+  CHECK(p.point == std::array<double, 2>{4, 1024});
+  // A decode step at KV length step + 1 for each of the 64 requests.
+  const auto& d = std::get<aic::Call<kernels::AttnDecode>>(rows[1].call);
+  CHECK(d.config.kv_dtype == Dtype::fp8);
+  CHECK(d.input.batch == 64);
+  CHECK(d.input.total_kv == 64 * 2048);
+  CHECK(rep.skips.total() == 3);
+  bool saw_op = false;
+  for (const auto& [why, e] : rep.skips.reasons) saw_op = saw_op || has(why, "op_name mystery_attention");
+  CHECK(saw_op);
+
+  const auto mla = read_text(
+      "framework,version,device,op_name,kernel_source,mla_dtype,kv_cache_dtype,num_heads,batch_size,isl,tp_size,"
+      "step,latency\n"
+      "SGLang,0.5.14,H100,mla_context,fa,bfloat16,bfloat16,16,2,4096,8,0,1.5\n"
+      "SGLang,0.5.14,H100,mla_context,fa,bfloat16,fp8,16,2,4096,8,0,1.4\n"
+      "SGLang,0.5.14,H100,mla_generation,fa,bfloat16,fp8,16,32,1,8,1023,0.1\n");
+  REQUIRE(mla.size() == 2);
+  const auto& mp = std::get<aic::Call<kernels::MlaPrefill>>(mla[0].call);
+  CHECK(mp.config.num_heads == 16);
+  CHECK(mp.config.kv_lora_rank == 512);
+  CHECK(mp.input.batch == 2);
+  CHECK(mp.input.append == 4096);
+  const auto& md = std::get<aic::Call<kernels::MlaDecode>>(mla[1].call);
+  CHECK(md.config.dtype == Dtype::fp8);
+  CHECK(md.input.total_kv == 32 * 1024);
+}
+
+TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom all-reduce") {
+  aic::FileReport rep;
+  const auto moe = read_text(
+      "framework,version,device,op_name,kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,"
+      "moe_tp_size,moe_ep_size,distribution,latency\n"
+      "SGLang,0.5.14,H100,moe,triton,bfloat16,1024,4096,1536,8,128,2,8,balanced,0.9\n"
+      "SGLang,0.5.14,H100,moe,triton,bfloat16,1,4096,1536,8,128,1,32,balanced,0.05\n"
+      "SGLang,0.5.14,H100,moe,triton,bfloat16,1024,4096,1536,8,128,1,8,power_law_1.2,1.1\n"
+      "SGLang,0.5.14,H100,moe,marlin,int4_wo,1024,4096,1536,8,128,1,8,balanced,1.1\n",
+      &rep);
+  REQUIRE(moe.size() == 2);
+  const auto& f = std::get<aic::Call<kernels::FusedMoe>>(moe[0].call);
+  CHECK(f.config.hidden == 4096);
+  CHECK(f.config.moe_intermediate == 768);  // 1536 over moe_tp 2
+  CHECK(f.config.num_experts == 16);        // 128 over ep 8
+  CHECK(f.config.top_k == 8);
+  CHECK(f.point[0] == 1024.0 * 8 / 8);      // tokens · top_k / ep rows on this rank
+  // One token over 32 ranks: a quarter of a row on average (the model evaluates 1 row).
+  const auto& q = std::get<aic::Call<kernels::FusedMoe>>(moe[1].call);
+  CHECK(q.point[0] == 0.25);
+  CHECK(q.input.rows == 1);
+  CHECK(rep.skips.total() == 2);
+
+  const auto nccl = read_text(
+      "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
+      "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,16777216,0.1998\n"
+      "TRTLLM,2.29.2,H100,all_reduce,NCCL,int8,8,16777216,0.15\n"
+      "TRTLLM,2.29.2,H100,all_gather,NCCL,half,8,16777216,0.12\n",
+      &rep);
+  REQUIRE(nccl.size() == 1);
+  const auto& a = std::get<aic::Call<kernels::AllReduce>>(nccl[0].call);
+  CHECK(a.config.num_gpus == 8);
+  CHECK(a.input.bytes == 33554432);  // message_size counts 2-byte elements
+  CHECK(nccl[0].backend == "nccl");
+  CHECK(rep.skips.total() == 2);
+
+  const auto custom = read_text(
+      "framework,version,device,op_name,kernel_source,allreduce_dtype,num_gpus,message_size,latency,backend\n"
+      "SGLang,0.5.14,H100,all_reduce,SGLang_CustomAllReduce_graph,bfloat16,8,1024,0.005,sglang_graph\n"
+      "SGLang,0.5.14,H100,all_reduce,SGLang_CustomAllReduce_eager,bfloat16,8,1024,0.03,sglang_eager\n",
+      &rep);
+  REQUIRE(custom.size() == 1);
+  CHECK(custom[0].backend == "custom");
+  CHECK(rep.skips.total() == 1);
+}
+
+TEST_CASE("aiconfigurator: bad tables are errors naming file, line, column and rule; bad times are counted") {
+  // A measurement table missing a column: the closest table kind and the missing column.
+  CHECK(has(error_of("framework,gemm_dtype,m,n,latency\nSGLang,bfloat16,1,2,0.1\n"),
+            "t.csv:1:1: missing column 'k' for an aiconfigurator gemm table"));
+  // A non-numeric or negative shape cell.
+  CHECK(has(error_of(gemm_header + "SGLang,0.5.14,H100,gemm,x,bfloat16,abc,8,8,0.1\n"),
+            "t.csv:2:36: column 'm': 'abc' is not a whole number"));
+  CHECK(has(error_of(gemm_header + "SGLang,0.5.14,H100,gemm,x,bfloat16,-4,8,8,0.1\n"), "column 'm': '-4' is negative"));
+  CHECK(has(error_of(gemm_header + "SGLang,0.5.14,H100,gemm,x,bfloat16,4,8,8,fast\n"),
+            "column 'latency': 'fast' is not a number"));
+  CHECK(has(error_of(gemm_header + "SGLang,0.5.14,H100,gemm,x,bfloat16,4,8\n"),
+            "t.csv:2:39: row has 8 cells but the header has 10 columns"));
+  CHECK(has(error_of(""), "t.csv:1:1: empty file: no header line"));
+  CHECK(has(error_of("a,\"b\"\n"), "quoted cells are not supported"));
+  // NaN, negative, zero or infinite latency: a counted skip with its place.
+  aic::FileReport rep;
+  const auto rows = read_text(gemm_header + gemm_row("bfloat16", 1, 8, 8, 0.1) +
+                                  "SGLang,0.5.14,H100,gemm,x,bfloat16,2,8,8,nan\n"
+                                  "SGLang,0.5.14,H100,gemm,x,bfloat16,3,8,8,-0.5\n"
+                                  "SGLang,0.5.14,H100,gemm,x,bfloat16,4,8,8,0\n",
+                              &rep);
+  CHECK(rows.size() == 1);
+  CHECK(rep.skips.total() == 3);
+  CHECK(rep.skips.reasons.count("latency NaN (a measured time must be finite and > 0)") == 1);
+  CHECK(rep.skips.reasons.at("latency NaN (a measured time must be finite and > 0)").first == "t.csv:3:42");
+  // A file that is not a measurement table (no latency column) is reported, not read.
+  CHECK(read_text("name,value\nx,1\n", &rep).empty());
+  CHECK(rep.table.empty());
+
+  TempDir dir("bad");
+  fs::create_directories(dir.path / "sub.csv");  // a directory where a table should be
+  CHECK_THROWS_WITH_AS(aic::read_tables(dir.path), doctest::Contains("sub.csv: is a directory, not a measurement table"),
+                       DataError);
+  CHECK_THROWS_WITH_AS(aic::read_tables(dir.path / "missing"), doctest::Contains("no such file or directory"),
+                       InputError);
+  TempDir empty("empty");
+  CHECK_THROWS_WITH_AS(aic::read_tables(empty.path), doctest::Contains("holds no .csv or .txt table"), InputError);
+}
+
+TEST_CASE("aiconfigurator: import writes strict profile tables, merges duplicates, holds lines out") {
+  std::string text = gemm_header;
+  for (int m : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
+    for (int n : {1024, 2048}) text += gemm_row("bfloat16", m, n, 4096, 0.01 * m * n / 1024);
+  text += gemm_row("bfloat16", 4, 1024, 4096, 0.05);  // a second measurement of one point
+  const auto rows = read_text(text);
+  const aic::ImportResult all = aic::import_rows(rows, {}, "h100_sxm");
+  REQUIRE(all.tables.count("gemm") == 1);
+  REQUIRE(all.kinds.size() == 1);
+  CHECK(all.kinds[0].rows == 20);
+  CHECK(all.kinds[0].configs == 2);
+  CHECK(all.kinds[0].merged == 1);
+  const std::string& table = all.tables.at("gemm");
+  CHECK(has(table, "dtype,n,k,m,backend,time_ms,framework,version,source\n"));
+  // The duplicate keeps the median of 0.04 and 0.05.
+  CHECK(has(table, "bf16,1024,4096,4,sglang,0.045,SGLang,0.5.14,sglang_torch_linear\n"));
+  const ProfileTable t = load_profile_csv_text(table, "gemm.csv", profile_schema<kernels::Gemm>());
+  CHECK(t.point_count() == 20);
+
+  // Hold out 50% of the m lines: deterministic, never a config's smallest or largest m.
+  aic::ImportOptions opt;
+  opt.hold_out_percent = 50;
+  const aic::ImportResult a = aic::import_rows(rows, opt, "h100_sxm");
+  const aic::ImportResult b = aic::import_rows(rows, opt, "h100_sxm");
+  CHECK(a.tables == b.tables);
+  CHECK(a.kinds[0].held_out > 0);
+  CHECK(a.held_out.size() == a.kinds[0].held_out);
+  // Every point is written or held out (a duplicate's two rows go together).
+  std::set<std::pair<std::uint64_t, std::uint64_t>> held_points;
+  for (const aic::Row* r : a.held_out) {
+    const auto& g = std::get<aic::Call<kernels::Gemm>>(r->call);
+    held_points.insert({g.config.n.value, g.input.m});
+  }
+  CHECK(a.kinds[0].rows + held_points.size() == 20);
+  for (const aic::Row* r : a.held_out) {
+    const auto m = std::get<aic::Call<kernels::Gemm>>(r->call).input.m;
+    CHECK(m != 1);
+    CHECK(m != 512);
+    CHECK_FALSE(has(a.tables.at("gemm"), fmt::format("bf16,{},4096,{},", std::get<aic::Call<kernels::Gemm>>(r->call).config.n.value, m)));
+  }
+}
+
+TEST_CASE("aiconfigurator: kernels read the imported tables: measured leaves, configs between grid points") {
+  std::string text = gemm_header;
+  // A GEMM grid over n ∈ {1024, 2048}, k ∈ {4096, 8192}: time ∝ n·k (a weight-read-bound m).
+  for (int m : {1, 16, 256})
+    for (int n : {1024, 2048})
+      for (int k : {4096, 8192}) text += gemm_row("bfloat16", m, n, k, 1e-6 * n * k / 64.0 * (1 + m / 256.0));
+  // fp16 measured at one k only: a config between its n values still blends (k is exact).
+  for (int m : {1, 16, 256})
+    for (int n : {1024, 2048}) text += gemm_row("float16", m, n, 4096, 1e-6 * n * 4096 / 64.0 * (1 + m / 256.0));
+  const auto rows = read_text(text);
+  TempDir dir("kernels");
+  const aic::ImportResult imp = aic::import_rows(rows, {}, "h100_sxm");
+  fs::create_directories(dir.path / "h100_sxm");
+  std::ofstream(dir.path / "h100_sxm" / "gemm.csv") << imp.tables.at("gemm");
+  const Timing t = load_timing("h100", TimingMode::automatic, dir.path);
+
+  const Kernel<kernels::Gemm> on_grid(t, {Dtype::bf16, 2048, 4096});
+  const Metrics m1 = on_grid.eval({16});
+  CHECK(m1.coverage == Coverage::none);  // measured
+  CHECK(m1.time_ms() == doctest::Approx(1e-6 * 2048 * 4096 / 64.0 * (1 + 16 / 256.0)).epsilon(1e-6));
+  CHECK(on_grid.config().n == 2048);
+  // n = 1536 between 1024 and 2048: the linear blend of the two configs' tables.
+  const Kernel<kernels::Gemm> between(t, {Dtype::bf16, 1536, 4096});
+  CHECK(between.source() == "profile");
+  const Metrics m2 = between.eval({16});
+  CHECK(m2.coverage == Coverage::none);
+  CHECK(m2.time_ms() == doctest::Approx(1e-6 * 1536 * 4096 / 64.0 * (1 + 16 / 256.0)).epsilon(1e-6));
+  // n, k both off the grid (k = 6144): bilinear.
+  CHECK(Kernel<kernels::Gemm>(t, {Dtype::bf16, 1536, 6144}).eval({1}).time_ms() ==
+        doctest::Approx(1e-6 * 1536 * 6144 / 64.0 * (1 + 1 / 256.0)).epsilon(1e-6));
+  // Past the grid (n = 4096): linear extrapolation from the outermost configs, flagged.
+  const Metrics m3 = Kernel<kernels::Gemm>(t, {Dtype::bf16, 4096, 4096}).eval({16});
+  CHECK(has(m3.coverage, Coverage::extrapolated));
+  CHECK_FALSE(has(m3.coverage, Coverage::analytic));
+  CHECK(m3.time_ms() == doctest::Approx(1e-6 * 4096 * 4096 / 64.0 * (1 + 16 / 256.0)).epsilon(1e-6));
+  const Metrics m4 = Kernel<kernels::Gemm>(t, {Dtype::fp16, 1536, 4096}).eval({16});
+  CHECK(m4.coverage == Coverage::none);
+  CHECK(m4.time_ms() == doctest::Approx(1e-6 * 1536 * 4096 / 64.0 * (1 + 16 / 256.0)).epsilon(1e-6));
+  // ...but a k it was never measured near has no direction to move in: the roofline.
+  CHECK(has(Kernel<kernels::Gemm>(t, {Dtype::fp16, 1536, 8192}).eval({16}).coverage, Coverage::analytic));
+  // Another dtype has no table: the roofline answers, flagged.
+  CHECK(has(Kernel<kernels::Gemm>(t, {Dtype::fp8, 1024, 4096}).eval({16}).coverage, Coverage::analytic));
+}
+
+TEST_CASE("all_reduce: the custom backend answers only inside its measured range, NCCL beyond") {
+  TempDir dir("allreduce");
+  fs::create_directories(dir.path / "h100_sxm");
+  // NCCL measured 1 KiB .. 64 MiB; custom 1 KiB .. 1 MiB, and only on 8 GPUs.
+  std::string table = "num_gpus,bytes,backend,time_ms\n";
+  for (double b = 1024; b <= 64.0 * 1048576; b *= 4) table += fmt::format("8,{},nccl,{}\n", b, 0.015 + b / 300e6);
+  for (double b = 1024; b <= 1048576; b *= 4) table += fmt::format("8,{},custom,{}\n", b, 0.004 + b / 200e6);
+  std::ofstream(dir.path / "h100_sxm" / "all_reduce.csv") << table;
+  const Timing t = load_timing("h100", TimingMode::automatic, dir.path);
+  const Kernel<kernels::AllReduce> ar(t, {8});
+  const Metrics small = ar.eval({65536});
+  CHECK(ar.backends()[small.backend] == "custom");
+  CHECK(small.time_ms() == doctest::Approx(0.004 + 65536 / 200e6));
+  // 4 MiB is past the custom table: it is not extrapolated, NCCL answers, no flag.
+  const Metrics big = ar.eval({4194304});
+  CHECK(ar.backends()[big.backend] == "nccl");
+  CHECK(big.coverage == Coverage::none);
+  // 4 GPUs: no custom table for that group and no NCCL one either: the roofline.
+  CHECK(has(Kernel<kernels::AllReduce>(t, {4}).eval({65536}).coverage, Coverage::analytic));
+}

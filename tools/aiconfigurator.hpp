@@ -1,0 +1,783 @@
+#pragma once
+// NVIDIA aiconfigurator's kernel measurement tables, read into costdsl's kernel kinds.
+//
+// aiconfigurator (Apache-2.0) publishes per-GPU tables in its own schema (CSV, or the
+// same columns as the text files of its older releases): GEMM, context / generation
+// attention, context / generation MLA, fused MoE, NCCL collectives and the framework's
+// custom all-reduce. A table is recognised by its header columns (and its op_name column
+// where two tables share columns), whatever the file is called. Each row maps to one
+// costdsl kernel call, typed (the kind's Config and Input) so that `costdsl import`
+// writes it into a profile table and `costdsl validate` evaluates the model on it.
+//
+// Reading is strict where a file is malformed (a DataError "FILE:LINE:COL: ..." naming
+// the column, the value and the rule, through the profile-table line reader) and
+// counted where a well-formed row is something costdsl does not model (a sliding window,
+// a weight-only dtype, power-law routing, ...): every such row is counted under its
+// reason and reported, never dropped silently.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <type_traits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "costdsl/error.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/attn_decode.hpp"
+#include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/fused_moe.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/mla_decode.hpp"
+#include "costdsl/kernels/mla_prefill.hpp"
+#include "costdsl/profile_csv.hpp"
+
+namespace costdsl::aic {
+
+// The source tables, as aiconfigurator names them.
+enum class Table : std::uint8_t {
+  gemm,
+  context_attention,
+  generation_attention,
+  context_mla,
+  generation_mla,
+  moe,
+  nccl,
+  custom_allreduce
+};
+
+constexpr std::string_view name(Table t) noexcept {
+  switch (t) {
+    case Table::gemm: return "gemm";
+    case Table::context_attention: return "context_attention";
+    case Table::generation_attention: return "generation_attention";
+    case Table::context_mla: return "context_mla";
+    case Table::generation_mla: return "generation_mla";
+    case Table::moe: return "moe";
+    case Table::nccl: return "nccl";
+    case Table::custom_allreduce: return "custom_allreduce";
+  }
+  return "?";
+}
+
+// The header columns each kind of table must have. Context and generation attention
+// (and MLA) share theirs: a row's op_name says which it is.
+struct Signature {
+  std::string_view name;
+  std::vector<std::string_view> columns;
+};
+inline const std::vector<Signature>& signatures() {
+  static const std::vector<Signature> s{
+      {"gemm", {"gemm_dtype", "m", "n", "k", "latency"}},
+      {"attention",
+       {"op_name", "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "attn_dtype", "kv_cache_dtype",
+        "step", "latency"}},
+      {"mla", {"op_name", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl", "step", "latency"}},
+      {"moe",
+       {"moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "moe_ep_size",
+        "distribution", "latency"}},
+      {"custom_allreduce", {"allreduce_dtype", "num_gpus", "message_size", "backend", "latency"}},
+      {"nccl", {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"}},
+  };
+  return s;
+}
+
+// DeepSeek-V3's MLA dims: aiconfigurator's MLA tables measure that module (num_heads is
+// the rank's share, checked against tp_size: 128 heads / tp).
+inline constexpr std::uint64_t mla_kv_lora_rank = 512, mla_qk_nope_head_dim = 128, mla_qk_rope_head_dim = 64,
+                               mla_v_head_dim = 128;
+
+// One source row, typed as the costdsl kernel call it measured. `point` holds the exact
+// values on the kind's table axes (a fused_moe rank's rows may be fractional: the
+// average share of tokens·top_k / ep); `input` is the call the model evaluates.
+template <KernelDef K>
+struct Call {
+  using Kind = K;
+  typename K::Config config{};
+  typename K::Input input{};
+  std::array<double, K::axes.size()> point{};
+};
+using AnyCall = std::variant<Call<kernels::Gemm>, Call<kernels::AttnPrefill>, Call<kernels::AttnDecode>,
+                             Call<kernels::MlaPrefill>, Call<kernels::MlaDecode>, Call<kernels::FusedMoe>,
+                             Call<kernels::AllReduce>>;
+
+struct Provenance {
+  std::string framework, version, source;
+};
+
+struct Row {
+  AnyCall call;
+  std::string backend;  // costdsl backend name: the framework (sglang, vllm), nccl or custom
+  double time_ms = 0;
+  Provenance provenance;
+  Table table = Table::gemm;
+  std::string file;
+  std::size_t line = 0;
+  std::string text;  // the source line, kept when the caller asks (held-out tables)
+};
+
+// Why rows were not mapped: reason → count and the first place it happened.
+struct Skips {
+  struct Entry {
+    std::size_t count = 0;
+    std::string first;  // FILE:LINE[:COL]
+  };
+  std::map<std::string, Entry> reasons;
+  void add(const std::string& reason, const std::string& where) {
+    Entry& e = reasons[reason];
+    if (e.count++ == 0) e.first = where;
+  }
+  std::size_t total() const {
+    std::size_t n = 0;
+    for (const auto& [r, e] : reasons) n += e.count;
+    return n;
+  }
+};
+
+// What one source file held.
+struct FileReport {
+  std::string file;
+  std::string table;  // the recognised table, or empty (not a measurement table)
+  std::string header;  // the header line (to write held-out rows back in the same schema)
+  std::size_t rows = 0, mapped = 0;
+  Skips skips;
+};
+
+struct ReadResult {
+  std::vector<Row> rows;
+  std::vector<FileReport> files;
+};
+
+namespace detail {
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// aiconfigurator's dtype names → costdsl's. Block-scaled fp8 is not costdsl's fp8 GEMM
+// (per-channel): it is named so the caller can say so. fused MoE measures only the
+// block-scaled fp8 path, which is costdsl's fp8 fused_moe.
+inline std::optional<Dtype> dtype_of(std::string_view s) {
+  if (s == "bfloat16") return Dtype::bf16;
+  if (s == "float16" || s == "half") return Dtype::fp16;
+  if (s == "fp8" || s == "float8_e4m3fn") return Dtype::fp8;
+  if (s == "nvfp4") return Dtype::fp4;
+  if (s == "float32" || s == "float") return Dtype::fp32;
+  return std::nullopt;
+}
+
+// The cells of one row by column name, with the location and rules for messages.
+class Cells {
+ public:
+  Cells(const std::string& file, std::size_t line, const std::map<std::string, std::size_t, std::less<>>& index,
+        std::span<const CsvCell> cells)
+      : file_(file), line_(line), index_(index), cells_(cells) {}
+
+  bool has(std::string_view col) const { return index_.find(col) != index_.end(); }
+  std::string_view text(std::string_view col) const { return cell(col).text; }
+  std::string text_or(std::string_view col, std::string_view fallback) const {
+    return has(col) ? std::string(text(col)) : std::string(fallback);
+  }
+  // A non-negative integer cell; a malformed one is a DataError naming cell and rule.
+  std::uint64_t count(std::string_view col) const {
+    const CsvCell& c = cell(col);
+    const auto v = parse_csv_integer(c.text);
+    if (!v) {
+      // Some exporters write whole numbers as floats ("4096.0").
+      const auto d = parse_csv_number(c.text);
+      if (d && std::isfinite(*d) && *d >= 0 && *d == std::floor(*d) && *d < 9.2e18) return static_cast<std::uint64_t>(*d);
+      throw fail(c, fmt::format("column '{}': '{}' is not a whole number", col, c.text));
+    }
+    if (*v < 0) throw fail(c, fmt::format("column '{}': '{}' is negative; it counts something", col, c.text));
+    return static_cast<std::uint64_t>(*v);
+  }
+  // The latency in ms, or nullopt (counted by the caller) when it is no usable time.
+  std::optional<double> latency(std::string& why) const {
+    const CsvCell& c = cell("latency");
+    const auto v = parse_csv_number(c.text);
+    if (!v) throw fail(c, fmt::format("column 'latency': '{}' is not a number", c.text));
+    if (!std::isfinite(*v) || *v <= 0) {
+      why = fmt::format("latency {} (a measured time must be finite and > 0)",
+                        std::isnan(*v) ? "NaN" : (*v <= 0 ? (*v == 0 ? "0" : "negative") : "infinite"));
+      return std::nullopt;
+    }
+    return *v;
+  }
+  std::string where(std::string_view col = {}) const {
+    if (!col.empty() && has(col)) return fmt::format("{}:{}:{}", file_, line_, cell(col).col);
+    return fmt::format("{}:{}", file_, line_);
+  }
+  DataError fail(const CsvCell& c, const std::string& msg) const {
+    return DataError(fmt::format("{}:{}:{}: {}", file_, line_, c.col, msg));
+  }
+
+ private:
+  const CsvCell& cell(std::string_view col) const {
+    const auto it = index_.find(col);
+    if (it == index_.end()) throw DataError(fmt::format("{}:{}:1: internal: column '{}' not in the header", file_, line_, col));
+    return cells_[it->second];
+  }
+  const std::string& file_;
+  std::size_t line_;
+  const std::map<std::string, std::size_t, std::less<>>& index_;
+  std::span<const CsvCell> cells_;
+};
+
+// A typed call, validated by its kind: a config the kind rejects is a skip reason.
+template <KernelDef K>
+std::optional<AnyCall> make_call(typename K::Config c, typename K::Input in, std::array<double, K::axes.size()> point,
+                                 std::string& why) {
+  try {
+    if constexpr (requires { K::validate(c); }) K::validate(c);
+  } catch (const ConfigError& e) {
+    why = fmt::format("{} config rejected: {}", K::kind, e.what());
+    return std::nullopt;
+  }
+  return AnyCall(Call<K>{std::move(c), in, point});
+}
+
+}  // namespace detail
+
+// Maps one row of a recognised table; nullopt with `why` set when costdsl does not model it.
+inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::string& why) {
+  using namespace kernels;
+  using detail::dtype_of;
+  switch (t) {
+    case Table::gemm: {
+      const std::string_view d = r.text("gemm_dtype");
+      if (d == "fp8_block") {
+        why = "gemm_dtype fp8_block: block-scaled fp8 is not costdsl's fp8 gemm (per-channel weights, per-token activations)";
+        return std::nullopt;
+      }
+      const auto dt = dtype_of(d);
+      if (!dt) {
+        why = fmt::format("gemm_dtype {}: no costdsl dtype (fp32, bf16, fp16, fp8, fp4)", d);
+        return std::nullopt;
+      }
+      const std::uint64_t m = r.count("m"), n = r.count("n"), k = r.count("k");
+      return detail::make_call<Gemm>({*dt, n, k}, {m}, {double(m)}, why);
+    }
+    case Table::context_attention:
+    case Table::generation_attention: {
+      if (r.has("beam_width") && r.text("beam_width") != "1") {
+        why = fmt::format("beam_width {}: beam search is not modelled", r.text("beam_width"));
+        return std::nullopt;
+      }
+      if (r.has("window_size") && r.count("window_size") != 0) {
+        why = "window_size > 0: sliding-window attention (costdsl attention is full causal)";
+        return std::nullopt;
+      }
+      const auto kv = dtype_of(r.text("kv_cache_dtype"));
+      if (!kv) {
+        why = fmt::format("kv_cache_dtype {}: no costdsl dtype", r.text("kv_cache_dtype"));
+        return std::nullopt;
+      }
+      const std::uint64_t b = r.count("batch_size"), isl = r.count("isl"), step = r.count("step");
+      const std::uint64_t qo = r.count("num_heads"), kvh = r.count("num_key_value_heads"), hd = r.count("head_dim");
+      if (t == Table::context_attention) {
+        const auto at = dtype_of(r.text("attn_dtype"));
+        if (!at || *at != *kv) {
+          why = fmt::format("attn_dtype {} with kv_cache_dtype {}: attn_prefill has one dtype for Q and the KV cache",
+                            r.text("attn_dtype"), r.text("kv_cache_dtype"));
+          return std::nullopt;
+        }
+        if (step != 0) {
+          why = "step > 0: a context phase after cached tokens (only fresh prefills are read)";
+          return std::nullopt;
+        }
+        return detail::make_call<AttnPrefill>({*at, qo, kvh, hd}, {b, 0, isl}, {double(b), double(isl)}, why);
+      }
+      if (isl != 1) {
+        why = "isl > 1 in generation attention: one new token per request is a decode step";
+        return std::nullopt;
+      }
+      // One decode step per request, KV length step + 1 (the new token included).
+      const std::uint64_t total = b * (step + 1);
+      return detail::make_call<AttnDecode>({*kv, qo, kvh, hd}, {b, total}, {double(b), double(total)}, why);
+    }
+    case Table::context_mla:
+    case Table::generation_mla: {
+      const auto compute = dtype_of(r.text("mla_dtype")), kv = dtype_of(r.text("kv_cache_dtype"));
+      if (!compute || !kv) {
+        why = fmt::format("mla_dtype {} / kv_cache_dtype {}: no costdsl dtype", r.text("mla_dtype"),
+                          r.text("kv_cache_dtype"));
+        return std::nullopt;
+      }
+      const std::uint64_t heads = r.count("num_heads"), b = r.count("batch_size"), isl = r.count("isl"),
+                          step = r.count("step");
+      if (t == Table::context_mla) {
+        if (*compute != *kv) {
+          why = fmt::format("mla_dtype {} with kv_cache_dtype {}: mla_prefill runs on the expanded K/V in one dtype",
+                            r.text("mla_dtype"), r.text("kv_cache_dtype"));
+          return std::nullopt;
+        }
+        if (step != 0) {
+          why = "step > 0: a context phase after cached tokens (only fresh prefills are read)";
+          return std::nullopt;
+        }
+        return detail::make_call<MlaPrefill>(
+            {*compute, heads, mla_kv_lora_rank, mla_qk_nope_head_dim, mla_qk_rope_head_dim, mla_v_head_dim},
+            {b, 0, isl}, {double(b), double(isl)}, why);
+      }
+      if (isl != 1) {
+        why = "isl > 1 in generation MLA: one new token per request is a decode step";
+        return std::nullopt;
+      }
+      const std::uint64_t total = b * (step + 1);
+      return detail::make_call<MlaDecode>(
+          {*kv, heads, mla_kv_lora_rank, mla_qk_nope_head_dim, mla_qk_rope_head_dim, mla_v_head_dim}, {b, total},
+          {double(b), double(total)}, why);
+    }
+    case Table::moe: {
+      const std::string_view dist = r.text("distribution");
+      if (dist != "balanced") {
+        why = fmt::format("distribution {}: costdsl routes tokens itself (ops/moe/routing.hpp); only balanced "
+                          "measurements are imported",
+                          dist);
+        return std::nullopt;
+      }
+      const std::string_view d = r.text("moe_dtype");
+      std::optional<Dtype> dt = d == "fp8_block" ? std::optional<Dtype>(Dtype::fp8) : dtype_of(d);
+      if (d == "fp8") dt.reset();  // per-tensor fp8 MoE: not the path frameworks ship
+      if (!dt) {
+        why = fmt::format("moe_dtype {}: no costdsl dtype (weight-only and mixed 4-bit formats are not modelled)", d);
+        return std::nullopt;
+      }
+      const std::uint64_t tokens = r.count("num_tokens"), hidden = r.count("hidden_size"),
+                          inter = r.count("inter_size"), k = r.count("topk"), e = r.count("num_experts"),
+                          tp = r.count("moe_tp_size"), ep = r.count("moe_ep_size");
+      if (tp == 0 || ep == 0 || e % ep != 0 || inter % tp != 0) {
+        why = "moe_ep_size must divide num_experts and moe_tp_size must divide inter_size";
+        return std::nullopt;
+      }
+      // The rank's share: its num_experts / ep experts get tokens·top_k / ep rows on average.
+      const double rows = double(tokens) * double(k) / double(ep);
+      const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k}, {whole, 0}, {rows}, why);
+    }
+    case Table::nccl: {
+      const std::string_view op = r.text("op_name");
+      if (op != "all_reduce") {
+        why = fmt::format("op_name {}: only all_reduce is imported from NCCL tables", op);
+        return std::nullopt;
+      }
+      const std::string_view d = r.text("nccl_dtype");
+      if (d != "half" && d != "bfloat16" && d != "float16") {
+        why = fmt::format("nccl_dtype {}: all-reduces of 16-bit activations are imported", d);
+        return std::nullopt;
+      }
+      const std::uint64_t n = r.count("num_gpus"), bytes = 2 * r.count("message_size");  // elements of 2 B
+      return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
+    }
+    case Table::custom_allreduce: {
+      const std::string_view backend = r.text("backend");
+      if (backend.find("graph") == std::string_view::npos) {
+        why = fmt::format("backend {}: the custom all-reduce outside CUDA graphs (frameworks serve under graphs)",
+                          backend);
+        return std::nullopt;
+      }
+      const std::string_view d = r.text("allreduce_dtype");
+      if (d != "bfloat16" && d != "float16" && d != "half") {
+        why = fmt::format("allreduce_dtype {}: all-reduces of 16-bit activations are imported", d);
+        return std::nullopt;
+      }
+      const std::uint64_t n = r.count("num_gpus"), bytes = 2 * r.count("message_size");
+      return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
+    }
+  }
+  return std::nullopt;
+}
+
+// The costdsl backend a table's rows are measured as.
+inline std::string backend_of(Table t, const detail::Cells& r) {
+  if (t == Table::nccl) return "nccl";
+  if (t == Table::custom_allreduce) return "custom";
+  const std::string fw = detail::lower(r.text_or("framework", "sglang"));
+  return fw.empty() ? "sglang" : fw;
+}
+
+// Reads one table from text. `keep_text`: keep each row's source line (held-out tables).
+inline FileReport read_table_text(std::string_view text, const std::string& file, std::vector<Row>& out,
+                                  bool keep_text = false) {
+  FileReport rep;
+  rep.file = file;
+  std::map<std::string, std::size_t, std::less<>> index;
+  std::vector<std::string> header;
+  std::optional<std::size_t> sig;  // index into signatures(); "attention" / "mla" split by op_name
+  bool have_header = false;
+  for_each_csv_line(text, file, [&](std::size_t line, std::string_view raw, std::span<const CsvCell> cells) {
+    if (!have_header) {
+      have_header = true;
+      rep.header = std::string(raw);
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (cells[c].text.empty())
+          throw DataError(fmt::format("{}:{}:{}: header column {} has no name", file, line, cells[c].col, c + 1));
+        if (!index.emplace(std::string(cells[c].text), c).second)
+          throw DataError(fmt::format("{}:{}:{}: duplicate column '{}'", file, line, cells[c].col, cells[c].text));
+        header.emplace_back(cells[c].text);
+      }
+      const auto& sigs = signatures();
+      for (std::size_t s = 0; s < sigs.size() && !sig; ++s)
+        if (std::all_of(sigs[s].columns.begin(), sigs[s].columns.end(), [&](auto c) { return index.count(c) > 0; }))
+          sig = s;
+      if (sig) {
+        rep.table = std::string(sigs[*sig].name);
+        return;
+      }
+      if (index.count("latency") == 0) return;  // not a measurement table: reported, not read
+      // A measurement table missing columns: name the closest kind and what it lacks.
+      std::size_t best = 0, best_have = 0;
+      for (std::size_t s = 0; s < sigs.size(); ++s) {
+        const auto have = static_cast<std::size_t>(std::count_if(
+            sigs[s].columns.begin(), sigs[s].columns.end(), [&](auto c) { return index.count(c) > 0; }));
+        if (have > best_have) best = s, best_have = have;
+      }
+      std::string missing;
+      for (auto c : sigs[best].columns)
+        if (index.count(c) == 0) missing += (missing.empty() ? "'" : ", '") + std::string(c) + "'";
+      throw DataError(fmt::format("{}:{}:1: missing column {} for an aiconfigurator {} table (its columns: {})", file,
+                                  line, missing, sigs[best].name, fmt::join(sigs[best].columns, ", ")));
+    }
+    if (!sig) return;
+    if (cells.size() != header.size())
+      throw DataError(fmt::format("{}:{}:{}: row has {} cells but the header has {} columns", file, line,
+                                  cells.size() > header.size() ? cells[header.size()].col : raw.size() + 1,
+                                  cells.size(), header.size()));
+    ++rep.rows;
+    const detail::Cells r(file, line, index, cells);
+    Table t{};
+    const std::string_view sname = signatures()[*sig].name;
+    if (sname == "gemm") t = Table::gemm;
+    else if (sname == "moe") t = Table::moe;
+    else if (sname == "custom_allreduce") t = Table::custom_allreduce;
+    else if (sname == "nccl") t = Table::nccl;
+    else {
+      const std::string_view op = r.text("op_name");
+      if (sname == "attention" && op == "context_attention") t = Table::context_attention;
+      else if (sname == "attention" && op == "generation_attention") t = Table::generation_attention;
+      else if (sname == "mla" && op == "mla_context") t = Table::context_mla;
+      else if (sname == "mla" && op == "mla_generation") t = Table::generation_mla;
+      else {
+        rep.skips.add(fmt::format("op_name {}: not an op of a {} table", op, sname), r.where("op_name"));
+        return;
+      }
+    }
+    std::string why;
+    const std::optional<double> ms = r.latency(why);
+    if (!ms) {
+      rep.skips.add(why, r.where("latency"));
+      return;
+    }
+    std::optional<AnyCall> call = map_row(t, r, why);
+    if (!call) {
+      rep.skips.add(why, r.where());
+      return;
+    }
+    Row row{std::move(*call), backend_of(t, r), *ms,
+            Provenance{r.text_or("framework", ""), r.text_or("version", ""), r.text_or("kernel_source", "")},
+            t, file, line, keep_text ? std::string(raw) : std::string()};
+    out.push_back(std::move(row));
+    ++rep.mapped;
+  });
+  if (!have_header) throw DataError(fmt::format("{}:1:1: empty file: no header line", file));
+  return rep;
+}
+
+inline FileReport read_table_file(const std::filesystem::path& path, std::vector<Row>& out, bool keep_text = false) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw DataError(fmt::format("{}: is a directory, not a measurement table", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(fmt::format("{}: cannot open the measurement table", path.string()));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
+  return read_table_text(buf.str(), path.string(), out, keep_text);
+}
+
+// Every .csv / .txt table in a directory (sorted by name, not recursive), or one file.
+inline ReadResult read_tables(const std::filesystem::path& path, bool keep_text = false) {
+  ReadResult res;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(fmt::format("{}: no such file or directory", path.string()));
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& e : std::filesystem::directory_iterator(path)) {
+      const std::string ext = e.path().extension().string();
+      if (ext == ".csv" || ext == ".txt") files.push_back(e.path());  // a directory named x.csv errs below
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw InputError(fmt::format("{}: holds no .csv or .txt table", path.string()));
+  } else {
+    files.push_back(path);
+  }
+  for (const auto& f : files) res.files.push_back(read_table_file(f, res.rows, keep_text));
+  return res;
+}
+
+// ---------------------------------------------------------------- the costdsl side
+
+// Calls f(Call<K>) for the row's kind.
+template <class F>
+decltype(auto) visit_call(const Row& r, F&& f) {
+  return std::visit(std::forward<F>(f), r.call);
+}
+
+// A row's kind, config key (profile_key text) and table point, as a profile table holds them.
+struct Keyed {
+  std::string_view kind;
+  std::vector<std::string> config;
+  std::vector<double> point;
+};
+inline Keyed keyed(const Row& r) {
+  return visit_call(r, [](const auto& c) {
+    using K = typename std::remove_cvref_t<decltype(c)>::Kind;
+    return Keyed{K::kind, profile_key(c.config), std::vector<double>(c.point.begin(), c.point.end())};
+  });
+}
+
+// 64-bit FNV-1a: a stable hash (the held-out split must not change between runs or builds).
+inline std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+struct ImportOptions {
+  // Hold back this percentage of each table's grid lines for an accuracy check: a line is
+  // every row of one config and backend at one value of the table's first axis (a GEMM's
+  // m, an attention table's batch), chosen by a hash of the kind, config, backend and that
+  // value; never a config's smallest or largest value. Held-back points vanish from the
+  // grid, so the model meets them as real off-grid queries.
+  double hold_out_percent = 0;
+  // Which configs to keep (the shipped archs' shapes); empty keeps all. For kinds whose
+  // configs interpolate (kernels/gemm.hpp: n, k) the caller's wanted configs are widened
+  // to the measured neighbours that bracket them.
+  std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted;
+};
+
+struct KindReport {
+  std::string kind;
+  std::size_t rows = 0;        // rows written
+  std::size_t configs = 0;     // distinct (config, backend) groups written
+  std::size_t merged = 0;      // duplicate measurements merged into their median
+  std::size_t held_out = 0;    // rows held back
+  std::size_t not_wanted = 0;  // rows of configs no wanted config needs
+};
+
+struct ImportResult {
+  std::vector<KindReport> kinds;
+  std::map<std::string, std::string> tables;  // kind → profile table text
+  std::vector<const Row*> held_out;           // the rows held back, in read order
+};
+
+namespace detail {
+
+// For a kind whose configs interpolate (K::interpolated_config), the measured configs a
+// wanted one blends, as Kernel::bind_between_configs picks them: along each interpolated
+// field the two measured values around the wanted one (the outermost two off the range).
+template <KernelDef K>
+std::set<std::vector<std::string>> neighbours(const std::vector<std::string>& want,
+                                              const std::set<std::vector<std::string>>& have) {
+  std::set<std::vector<std::string>> out;
+  if (have.count(want)) {
+    out.insert(want);
+    return out;
+  }
+  if constexpr (requires { K::interpolated_config; }) {
+    const std::vector<std::string> names = field_names<typename K::Config>();
+    std::vector<std::size_t> fields;
+    for (auto f : K::interpolated_config)
+      fields.push_back(static_cast<std::size_t>(std::find(names.begin(), names.end(), f) - names.begin()));
+    auto is_field = [&](std::size_t i) { return std::find(fields.begin(), fields.end(), i) != fields.end(); };
+    std::vector<std::vector<double>> values(fields.size());
+    for (const auto& h : have) {
+      bool same = true;
+      for (std::size_t i = 0; i < h.size() && same; ++i) same = is_field(i) || h[i] == want[i];
+      if (!same) continue;
+      for (std::size_t f = 0; f < fields.size(); ++f) values[f].push_back(std::stod(h[fields[f]]));
+    }
+    std::vector<std::array<double, 2>> edge(fields.size());
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      auto& v = values[f];
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      const double x = std::stod(want[fields[f]]);
+      if (std::binary_search(v.begin(), v.end(), x)) {
+        edge[f] = {x, x};
+        continue;
+      }
+      if (v.size() < 2) return out;
+      std::size_t hi = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), x) - v.begin());
+      hi = std::clamp<std::size_t>(hi, 1, v.size() - 1);
+      edge[f] = {v[hi - 1], v[hi]};
+    }
+    for (std::size_t c = 0; c < (std::size_t{1} << fields.size()); ++c) {
+      std::vector<std::string> key = want;
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        key[fields[f]] = std::to_string(static_cast<std::uint64_t>(edge[f][(c >> f) & 1U]));
+      if (have.count(key)) out.insert(key);
+    }
+  }
+  return out;
+}
+
+// The kind's schema and neighbour rule by name.
+template <class F>
+void with_kind(std::string_view kind, F&& f) {
+  using namespace kernels;
+  bool found = false;
+  auto one = [&](auto k) {
+    using K = typename decltype(k)::type;
+    if (!found && K::kind == kind) {
+      found = true;
+      f(std::type_identity<K>{});
+    }
+  };
+  one(std::type_identity<Gemm>{}), one(std::type_identity<AttnPrefill>{}), one(std::type_identity<AttnDecode>{}),
+      one(std::type_identity<MlaPrefill>{}), one(std::type_identity<MlaDecode>{}), one(std::type_identity<FusedMoe>{}),
+      one(std::type_identity<AllReduce>{});
+}
+
+inline std::string number_text(double v) { return fmt::format("{}", v); }
+
+}  // namespace detail
+
+// Turns mapped rows into costdsl profile tables (one per kind), merging duplicate
+// measurements and applying the hold-out and the config filter.
+//
+// Duplicates: rows with the same kind, config, backend and table point (aiconfigurator
+// sometimes times one shape twice, or two dtypes map to one costdsl dtype) keep the
+// median of their times (the mean of the two middle ones for an even count) and the
+// provenance of the first.
+inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOptions& opt, const std::string& gpu) {
+  ImportResult res;
+  struct Point {
+    std::vector<double> times;
+    std::vector<const Row*> rows;  // the first one's provenance is written
+  };
+  // kind → (config, backend, point) → times
+  std::map<std::string, std::map<std::tuple<std::vector<std::string>, std::string, std::vector<double>>, Point>,
+           std::less<>>
+      by_kind;
+  for (const Row& r : rows) {
+    const Keyed k = keyed(r);
+    Point& p = by_kind[std::string(k.kind)][{k.config, r.backend, k.point}];
+    p.rows.push_back(&r);
+    p.times.push_back(r.time_ms);
+  }
+  for (auto& [kind, points] : by_kind) {
+    KindReport rep;
+    rep.kind = kind;
+    // The configs to keep.
+    std::optional<std::set<std::vector<std::string>>> keep;
+    if (const auto w = opt.wanted.find(kind); !opt.wanted.empty()) {
+      keep.emplace();
+      std::map<std::string, std::set<std::vector<std::string>>> have;  // backend → configs
+      for (const auto& [key, p] : points) have[std::get<1>(key)].insert(std::get<0>(key));
+      if (w != opt.wanted.end())
+        detail::with_kind(kind, [&](auto k) {
+          using K = typename decltype(k)::type;
+          for (const auto& want : w->second)
+            for (const auto& [backend, configs] : have)
+              for (const auto& n : detail::neighbours<K>(want, configs)) keep->insert(n);
+        });
+    }
+    // Grid lines per (config, backend): the first-axis values, to spare the edges.
+    std::map<std::pair<std::vector<std::string>, std::string>, std::pair<double, double>> range;
+    for (const auto& [key, p] : points) {
+      auto [it, fresh] = range.try_emplace({std::get<0>(key), std::get<1>(key)}, std::get<2>(key)[0], std::get<2>(key)[0]);
+      it->second.first = std::min(it->second.first, std::get<2>(key)[0]);
+      it->second.second = std::max(it->second.second, std::get<2>(key)[0]);
+    }
+    ProfileSchema schema;
+    detail::with_kind(kind, [&](auto k) { schema = profile_schema<typename decltype(k)::type>(); });
+    std::string out = fmt::format(
+        "# {} on {}: NVIDIA aiconfigurator measurements (Apache-2.0) imported by `costdsl import aiconfigurator`;\n"
+        "# framework, version and source (the kernel the framework ran) name each row's origin.\n",
+        kind, gpu);
+    std::vector<std::string> cols;
+    for (const auto& c : schema.config) cols.push_back(c.name);
+    for (const auto& i : schema.inputs) cols.push_back(i);
+    out += fmt::format("{},backend,time_ms,framework,version,source\n", fmt::join(cols, ","));
+    std::set<std::pair<std::vector<std::string>, std::string>> groups;
+    // Numeric order within text keys: sort by the config's values as numbers where they are.
+    std::vector<const std::pair<const std::tuple<std::vector<std::string>, std::string, std::vector<double>>, Point>*>
+        order;
+    for (const auto& e : points) order.push_back(&e);
+    auto num_key = [&](const std::vector<std::string>& c) {
+      std::vector<std::pair<double, std::string>> k;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        k.emplace_back(schema.config[i].type == ColumnType::integer ? std::stod(c[i]) : 0.0,
+                       schema.config[i].type == ColumnType::integer ? std::string() : c[i]);
+      return k;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+      const auto& [ca, ba, pa] = a->first;
+      const auto& [cb, bb, pb] = b->first;
+      const auto ka = num_key(ca), kb = num_key(cb);
+      return std::tie(ka, ba, pa) < std::tie(kb, bb, pb);
+    });
+    for (const auto* e : order) {
+      const auto& [config, backend, point] = e->first;
+      const Point& p = e->second;
+      if (keep && !keep->count(config)) {
+        rep.not_wanted += p.times.size();
+        continue;
+      }
+      const auto& [lo, hi] = range.at({config, backend});
+      if (opt.hold_out_percent > 0 && point[0] != lo && point[0] != hi) {
+        const std::string id = fmt::format("{}|{}|{}|{}", kind, fmt::join(config, ","), backend,
+                                           detail::number_text(point[0]));
+        if (double(fnv1a(id) % 10000) < opt.hold_out_percent * 100) {
+          rep.held_out += p.times.size();
+          res.held_out.insert(res.held_out.end(), p.rows.begin(), p.rows.end());
+          continue;
+        }
+      }
+      std::vector<double> t = p.times;
+      std::sort(t.begin(), t.end());
+      const std::size_t n = t.size();
+      const double median = n % 2 == 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+      rep.merged += n - 1;
+      std::vector<std::string> cells = config;
+      for (double v : point) cells.push_back(detail::number_text(v));
+      // Provenance is free text in the table: a comma in it would split the cell.
+      auto clean = [](std::string s) {
+        std::replace(s.begin(), s.end(), ',', ';');
+        return s;
+      };
+      out += fmt::format("{},{},{:.7g},{},{},{}\n", fmt::join(cells, ","), backend, median,
+                         clean(p.rows[0]->provenance.framework), clean(p.rows[0]->provenance.version),
+                         clean(p.rows[0]->provenance.source));
+      ++rep.rows;
+      groups.insert({config, backend});
+    }
+    rep.configs = groups.size();
+    // Every table is read back by the strict loader before it is handed out.
+    load_profile_csv_text(out, kind + ".csv", schema);
+    res.tables.emplace(kind, std::move(out));
+    res.kinds.push_back(std::move(rep));
+  }
+  return res;
+}
+
+}  // namespace costdsl::aic

@@ -1,0 +1,172 @@
+// costdsl import aiconfigurator DIR --gpu NAME [--out DIR]: NVIDIA aiconfigurator's
+// measurement tables → costdsl profile tables (tools/aiconfigurator.hpp does the reading
+// and mapping; this is the command, the report and the shipped-arch config filter).
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <type_traits>
+#include <variant>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "aiconfigurator.hpp"
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "costdsl/archs/registry.hpp"
+#include "costdsl/data_dir.hpp"
+#include "costdsl/gpu_catalog.hpp"
+#include "costdsl/manifest.hpp"
+#include "model.hpp"
+#include "svg.hpp"  // write_text_file
+
+namespace costdsl::cli {
+
+// The degrees the shipped tables are for: dense archs at TP 1..8; MoE archs with DP
+// attention at TP 1..8 inside groups and EP 1..64 experts (every combination an arch
+// accepts). Each as shipped (bf16) and with fp8 weights and KV cache.
+constexpr std::uint32_t shipped_tp[] = {1, 2, 4, 8};
+constexpr std::uint32_t shipped_ep[] = {1, 2, 4, 8, 16, 32, 64};
+
+namespace {
+
+// Every (kind, config) a shipped arch binds at those degrees and dtypes, as profile keys.
+std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_arch_configs() {
+  std::map<std::string, std::set<std::vector<std::string>>, std::less<>> out;
+  const Timing timing = load_timing("h100_sxm", TimingMode::roofline);  // configs do not depend on the GPU
+  auto collect = [&](const ModelOptions& options) {
+    std::unique_ptr<Model> model;
+    try {
+      model = open_model(options, timing);
+    } catch (const ConfigError&) {
+      return;  // a degree this arch does not split into
+    }
+    for (const SlotDescription& s : model->manifest().slots) {
+      std::vector<std::string> key;
+      for (const ConfigField& f : s.config) {
+        if (f.name == "gpu") continue;
+        key.push_back(std::visit(
+            [](const auto& v) -> std::string {
+              using V = std::decay_t<decltype(v)>;
+              if constexpr (std::is_same_v<V, Dim>) return std::to_string(v.value);
+              else if constexpr (std::is_same_v<V, std::string>) return v;
+              else if constexpr (std::is_same_v<V, double>) return fmt::format("{}", v);
+              else return fmt::format("{}", fmt::join(v, ","));
+            },
+            f.value));
+      }
+      out[s.kind].insert(std::move(key));
+    }
+  };
+  for (const archs::ArchInfo& info : archs::catalog()) {
+    for (const bool fp8 : {false, true}) {
+      for (const std::uint32_t tp : shipped_tp) {
+        ModelOptions options;
+        options.arch = info.name;
+        options.tp = tp;
+        if (fp8) options.dtype = Dtype::fp8;
+        if (info.family == "llama") {
+          collect(options);
+          continue;
+        }
+        for (const std::uint32_t ep : shipped_ep) {
+          if (ep % tp != 0) continue;
+          options.ep = ep;
+          collect(options);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void print_import_report(const aic::ReadResult& read, const aic::ImportResult& imp) {
+  std::cout << fmt::format("{:<44} {:<20} {:>8} {:>8} {:>8}\n", "source file", "table", "rows", "mapped", "skipped");
+  for (const aic::FileReport& f : read.files) {
+    const std::string name = std::filesystem::path(f.file).filename().string();
+    if (f.table.empty()) {
+      std::cout << fmt::format("{:<44} {:<20} not a measurement table (no latency column): not read\n", name, "-");
+      continue;
+    }
+    std::cout << fmt::format("{:<44} {:<20} {:>8} {:>8} {:>8}\n", name, f.table, f.rows, f.mapped, f.skips.total());
+    for (const auto& [why, e] : f.skips.reasons)
+      std::cout << fmt::format("    skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
+  }
+  std::cout << fmt::format("\n{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
+                           "held out", "not needed");
+  for (const aic::KindReport& k : imp.kinds)
+    std::cout << fmt::format("{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
+                             k.held_out, k.not_wanted);
+  std::cout << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
+               "accuracy check; not needed: configs no shipped arch uses)\n";
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app) {
+  auto* import = app.add_subcommand("import", "Import kernel measurements into costdsl profile tables");
+  import->require_subcommand(1);
+  struct State {
+    std::string dir, gpu, out, held_out_dir;
+    double hold_out = 0;
+    bool for_archs = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* aic_cmd = import->add_subcommand(
+      "aiconfigurator",
+      "Read NVIDIA aiconfigurator tables (gemm, attention, MLA, MoE, NCCL, custom all-reduce; recognised by their "
+      "columns) and write OUT/<gpu>/<kind>.csv");
+  aic_cmd->add_option("dir", st->dir, "a directory of aiconfigurator tables (.csv / .txt), or one table")->required();
+  aic_cmd->add_option("--gpu", st->gpu, "the GPU they were measured on (see `costdsl gpus`)")->required();
+  aic_cmd->add_option("--out", st->out, "profile directory to write (default: the shipped data/profiles)");
+  aic_cmd->add_option("--hold-out", st->hold_out,
+                      "hold back PERCENT of each table's grid lines (by a hash of the shape) for an accuracy check")
+      ->check(CLI::Range(0.0, 100.0));
+  aic_cmd->add_option("--held-out-dir", st->held_out_dir,
+                      "write the held-back rows there, in the source schema (for `costdsl validate`)");
+  aic_cmd->add_flag("--for-archs", st->for_archs,
+                    "keep only the configs the shipped archs bind (TP 1-8, EP 1-64, bf16 and fp8), with the "
+                    "measured neighbours that interpolating configs need");
+  aic_cmd->callback([st] {
+    const GpuCatalog catalog = GpuCatalog::load_default();
+    const std::string gpu = catalog.find(st->gpu).name;
+    if (!st->held_out_dir.empty() && st->hold_out == 0) throw InputError("--held-out-dir needs --hold-out PERCENT > 0");
+    const aic::ReadResult read = aic::read_tables(st->dir, !st->held_out_dir.empty());
+    aic::ImportOptions opt;
+    opt.hold_out_percent = st->hold_out;
+    if (st->for_archs) opt.wanted = shipped_arch_configs();
+    const aic::ImportResult imp = aic::import_rows(read.rows, opt, gpu);
+    const std::filesystem::path out_dir =
+        (st->out.empty() ? default_data_dir() / "profiles" : std::filesystem::path(st->out)) / gpu;
+    std::filesystem::create_directories(out_dir);
+    print_import_report(read, imp);
+    for (const auto& [kind, text] : imp.tables) {
+      const std::filesystem::path file = out_dir / (kind + ".csv");
+      write_text_file(file.string(), text);
+      std::cout << fmt::format("wrote {}\n", file.string());
+    }
+    if (imp.tables.empty()) std::cout << "no rows could be imported: nothing written\n";
+    if (!st->held_out_dir.empty()) {
+      std::filesystem::create_directories(st->held_out_dir);
+      std::map<std::string, std::vector<const aic::Row*>> by_file;
+      for (const aic::Row* r : imp.held_out) by_file[r->file].push_back(r);
+      for (auto& [file, rows] : by_file) {
+        std::sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->line < b->line; });
+        const auto rep = std::find_if(read.files.begin(), read.files.end(), [&](const auto& f) { return f.file == file; });
+        std::string text = rep->header + "\n";
+        for (const aic::Row* r : rows) text += r->text + "\n";
+        const std::filesystem::path path =
+            std::filesystem::path(st->held_out_dir) / std::filesystem::path(file).filename();
+        write_text_file(path.string(), text);
+        std::cout << fmt::format("wrote {} ({} held-out rows)\n", path.string(), rows.size());
+      }
+    }
+  });
+}
+
+}  // namespace costdsl::cli

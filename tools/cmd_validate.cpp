@@ -1,0 +1,223 @@
+// costdsl validate DIR --gpu G [--timing auto|profile|roofline] [--json]: the model against
+// any table in aiconfigurator's schema that a user measured (tools/aiconfigurator.hpp reads
+// it): per family the row count, the median and p90 |relative error|, the bias (median
+// signed relative error) and the worst rows. This is how a user with their own
+// measurements decides whether to trust the model.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "aiconfigurator.hpp"
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/reflect.hpp"
+
+namespace costdsl::cli {
+
+namespace {
+
+struct ValidatedRow {
+  std::string shape;
+  double measured_ms = 0, modelled_ms = 0;
+  Coverage coverage = Coverage::none;
+  double rel() const { return (modelled_ms - measured_ms) / measured_ms; }
+};
+
+struct FamilyStats {
+  std::string family;
+  std::size_t rows = 0, uncovered = 0;
+  double median_abs = 0, p90_abs = 0, bias = 0;
+  // Rows the model answered with a flag (EXTRAPOLATED, RENORMALIZED: a neighbour missing,
+  // ANALYTIC) and the median over the others: how the table does where it is complete.
+  std::size_t flagged = 0;
+  double median_abs_unflagged = 0;
+  std::vector<ValidatedRow> worst;
+};
+
+// Median and p90 as the calibration script computes them (p90 = the value at 0.9·n).
+FamilyStats family_stats(std::string family, std::vector<ValidatedRow> rows, std::size_t uncovered,
+                                std::size_t worst) {
+  FamilyStats f;
+  f.family = std::move(family);
+  f.rows = rows.size();
+  f.uncovered = uncovered;
+  if (rows.empty()) return f;
+  std::vector<double> abs_err, err;
+  for (const auto& r : rows) {
+    abs_err.push_back(std::abs(r.rel()));
+    err.push_back(r.rel());
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  f.median_abs = median(abs_err);
+  f.bias = median(err);
+  std::vector<double> clean;
+  for (const auto& r : rows) {
+    if (r.coverage == Coverage::none) clean.push_back(std::abs(r.rel()));
+    else ++f.flagged;
+  }
+  f.median_abs_unflagged = clean.empty() ? 0 : median(clean);
+  std::sort(abs_err.begin(), abs_err.end());
+  f.p90_abs = abs_err[std::min(abs_err.size() - 1, static_cast<std::size_t>(0.9 * double(abs_err.size())))];
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return std::abs(a.rel()) > std::abs(b.rel()); });
+  rows.resize(std::min(worst, rows.size()));
+  f.worst = std::move(rows);
+  return f;
+}
+
+// Kernels bound once per (kind, config, backends) and reused over a table's rows.
+class RowEvaluator {
+ public:
+  explicit RowEvaluator(const Timing& t) : timing_(t) {}
+  template <KernelDef K>
+  Metrics eval(const aic::Call<K>& c, const std::vector<std::string>& backends) {
+    const std::string key = fmt::format("{}|{}|{}", K::kind, fmt::join(profile_key(c.config), ","),
+                                        fmt::join(backends, ","));
+    std::shared_ptr<void>& k = kernels_[key];
+    if (!k) k = std::make_shared<Kernel<K>>(timing_, c.config, backends);
+    return static_cast<const Kernel<K>*>(k.get())->eval(c.input);
+  }
+
+ private:
+  const Timing& timing_;
+  std::map<std::string, std::shared_ptr<void>> kernels_;
+};
+
+template <class S>
+std::string shape_text(const S& s) {
+  std::string out;
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, field_text(v));
+  });
+  return out;
+}
+
+// The families a validation reports, in order, with their rows.
+std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const Timing& timing,
+                                              std::size_t worst) {
+  RowEvaluator ev(timing);
+  std::map<std::string, std::vector<ValidatedRow>> fams;
+  std::map<std::string, std::size_t> uncovered;
+  // all_reduce: per backend, and the best measured backend vs the model's best.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<double, const aic::Call<kernels::AllReduce>*>> best;
+  for (const aic::Row& r : rows) {
+    aic::visit_call(r, [&](const auto& c) {
+      using K = typename std::remove_cvref_t<decltype(c)>::Kind;
+      std::string family;
+      std::vector<std::string> backends = K::default_backends();
+      if constexpr (std::is_same_v<K, kernels::AllReduce>) {
+        family = "all_reduce." + r.backend;
+        backends = {r.backend};
+        auto [it, fresh] = best.try_emplace({c.config.num_gpus.value, c.input.bytes}, r.time_ms, &c);
+        if (!fresh && r.time_ms < it->second.first) it->second = {r.time_ms, &c};
+      } else if constexpr (std::is_same_v<K, kernels::AttnDecode>) {
+        family = fmt::format("{}.{}", K::kind, name(c.config.kv_dtype));
+      } else {
+        family = fmt::format("{}.{}", K::kind, name(c.config.dtype));
+      }
+      const Metrics m = ev.eval(c, backends);
+      if (has(m.coverage, Coverage::no_coverage)) {
+        ++uncovered[family];
+        return;
+      }
+      fams[family].push_back(
+          {shape_text(c.config) + " " + shape_text(c.input), r.time_ms, m.time_ms(), m.coverage});
+    });
+  }
+  for (const auto& [key, b] : best) {
+    const auto& [ms, c] = b;
+    const Metrics m = ev.eval(*c, kernels::AllReduce::default_backends());
+    const std::string family = fmt::format("all_reduce.best.{}gpu", key.first);
+    if (has(m.coverage, Coverage::no_coverage)) {
+      ++uncovered[family];
+      continue;
+    }
+    fams[family].push_back({shape_text(c->config) + " " + shape_text(c->input), ms, m.time_ms(), m.coverage});
+  }
+  for (const auto& [f, n] : uncovered) fams[f];  // a family with only uncovered rows still shows
+  std::vector<FamilyStats> out;
+  for (auto& [f, v] : fams) out.push_back(family_stats(f, std::move(v), uncovered[f], worst));
+  return out;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  struct State {
+    std::string dir;
+    TimingOptions timing;
+    bool json = false;
+    std::size_t worst = 3;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand(
+      "validate", "Compare costdsl with measured tables in aiconfigurator's schema: per family rows, median and "
+                  "p90 |relative error|, bias, worst rows");
+  cmd->add_option("dir", st->dir, "a directory of measurement tables (.csv / .txt), or one table")->required();
+  st->timing.add(*cmd);
+  cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
+  cmd->add_flag("--json", st->json, "print one JSON object");
+  cmd->callback([st] {
+    const Timing timing = st->timing.make();
+    const aic::ReadResult read = aic::read_tables(st->dir);
+    const std::vector<FamilyStats> fams = validate_rows(read.rows, timing, st->worst);
+    std::size_t skipped = 0;
+    std::map<std::string, std::size_t> reasons;
+    for (const auto& f : read.files)
+      for (const auto& [why, e] : f.skips.reasons) {
+        reasons[why] += e.count;
+        skipped += e.count;
+      }
+    if (st->json) {
+      nlohmann::json j{{"gpu", timing.gpu().name}, {"timing", st->timing.timing}, {"rows", read.rows.size()},
+                       {"skipped", reasons},        {"families", nlohmann::json::array()}};
+      for (const auto& f : fams) {
+        nlohmann::json w = nlohmann::json::array();
+        for (const auto& r : f.worst)
+          w.push_back({{"shape", r.shape}, {"measured_ms", r.measured_ms}, {"modelled_ms", r.modelled_ms},
+                       {"rel_err", r.rel()}, {"coverage", coverage_json(r.coverage)}});
+        j["families"].push_back({{"family", f.family}, {"rows", f.rows}, {"uncovered", f.uncovered},
+                                 {"median_abs_rel_err", f.median_abs}, {"p90_abs_rel_err", f.p90_abs},
+                                 {"bias", f.bias}, {"flagged", f.flagged},
+                                 {"median_abs_rel_err_unflagged", f.median_abs_unflagged}, {"worst", w}});
+      }
+      std::cout << j.dump(2) << '\n';
+      return;
+    }
+    std::cout << fmt::format("{} measured rows ({} skipped) against costdsl on {} (timing {})\n", read.rows.size(),
+                             skipped, timing.gpu().name, st->timing.timing);
+    for (const auto& [why, n] : reasons) std::cout << fmt::format("  skipped {:>7}  {}\n", n, why);
+    std::cout << fmt::format("\n{:<26} {:>7} {:>10} {:>13} {:>10} {:>8} {:>8} {:>14}\n", "family", "rows",
+                             "uncovered", "median |err|", "p90 |err|", "bias", "flagged", "unflagged med.");
+    for (const auto& f : fams) {
+      if (f.rows == 0) {
+        std::cout << fmt::format("{:<26} {:>7} {:>10} {:>13} {:>10} {:>8}\n", f.family, 0, f.uncovered, "-", "-", "-");
+        continue;
+      }
+      std::cout << fmt::format("{:<26} {:>7} {:>10} {:>12.1f}% {:>9.1f}% {:>+7.1f}% {:>8} {:>13.1f}%\n", f.family,
+                               f.rows, f.uncovered, 100 * f.median_abs, 100 * f.p90_abs, 100 * f.bias, f.flagged,
+                               100 * f.median_abs_unflagged);
+    }
+    std::cout << "(flagged: answered EXTRAPOLATED, RENORMALIZED or ANALYTIC; unflagged med.: the median over the "
+                 "others)\n";
+    if (st->worst == 0) return;
+    std::cout << "\nworst rows (measured vs modelled):\n";
+    for (const auto& f : fams)
+      for (const auto& r : f.worst)
+        std::cout << fmt::format("  {:<24} {}: {:.4g} ms vs {:.4g} ms ({:+.0f}%) [{}]\n", f.family, r.shape,
+                                 r.measured_ms, r.modelled_ms, 100 * r.rel(), coverage_text(r.coverage));
+  });
+}
+
+}  // namespace costdsl::cli
