@@ -9,6 +9,7 @@
 #include "cmd_arch.hpp"
 #include "cmd_gpus.hpp"
 #include "cmd_kernel.hpp"
+#include "cmd_plan.hpp"
 #include "cmd_sweep.hpp"
 #include "costdsl/error.hpp"
 
@@ -21,6 +22,7 @@ inline int run(int argc, const char* const* argv) {
   add_kernel_commands(app);
   add_arch_commands(app);
   add_sweep_command(app);
+  add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
