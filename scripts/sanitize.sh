@@ -7,7 +7,8 @@
 # TU that includes whole archs costs minutes to build instrumented): the core algebra and
 # laws, caches and loaders, roofline, kernels, the CLI (which runs all three arch families,
 # Fanout included, in both forms, and --model-config through each family's from_hf), the
-# CLI half of the bad-input catalogue and the profile-CSV fuzz corpus. Left out for build
+# CLI half of the bad-input catalogue, `costdsl plan` end to end (the serving engine and the
+# deployment search over all three families) and the profile-CSV fuzz corpus. Left out for build
 # time: the library half of the catalogue, the config.json and CLI fuzz corpora, the
 # per-arch doctest TUs and serve_sim (their run-time paths are the CLI's); and always: the
 # compile-only tests (compile_fail, headers, compile-time budget), the CUDA profiler (nvcc
@@ -17,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tests=(core roofline kernels interp cli bad_input_cli fuzz_corpus_profile_csv)
+tests=(core roofline kernels interp cli cli_plan bad_input_cli fuzz_corpus_profile_csv)
 [ $# -gt 0 ] && tests=("$@")
 [ "${tests[*]}" = all ] && tests=()
 

@@ -31,11 +31,11 @@ struct ParetoPlotOptions {
   std::string title = "Deployments: throughput per GPU against speed per user";
   std::string subtitle;
   std::string sla_line;  // e.g. "SLA p90: TTFT ≤ 300 ms, TPOT ≤ 20 ms"
-  double width = 960, height = 600;
+  double width = 1000, height = 600;
 };
 
 inline std::string pareto_svg(std::span<const ParetoSeries> series, const ParetoPlotOptions& opt = {}) {
-  const double left = 84, right = 220, top = 86, bottom = 64;
+  const double left = 84, right = 250, top = 86, bottom = 64;
   const double plot_w = std::max(200.0, opt.width - left - right), plot_h = std::max(150.0, opt.height - top - bottom);
   SvgWriter svg(opt.width, opt.height);
   svg.element("rect", {{"width", "100%"}, {"height", "100%"}, {"fill", "white"}});
@@ -101,7 +101,7 @@ inline std::string pareto_svg(std::span<const ParetoSeries> series, const Pareto
   const double lx = left + plot_w + 24;
   double ly = top;
   svg.open("g", {{"class", "legend"}});
-  svg.text(lx, ly, "Pareto frontier (meets the SLA)", {{"font-weight", "bold"}});
+  svg.text(lx, ly, "Pareto frontiers (meet the SLA)", {{"font-weight", "bold"}});
   ly += 18;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const std::string colour(series_colour(i));
@@ -109,7 +109,7 @@ inline std::string pareto_svg(std::span<const ParetoSeries> series, const Pareto
                          {"stroke", colour}, {"stroke-width", "2"}});
     svg.element("circle", {{"cx", num(lx + 11)}, {"cy", num(ly - 4)}, {"r", "4"}, {"fill", colour}});
     svg.text(lx + 28, ly,
-             fit_text(fmt::format("{} ({} on the frontier)", series[i].name, series[i].frontier.size()), 28));
+             fit_text(fmt::format("{}: {} on the frontier", series[i].name, series[i].frontier.size()), 34));
     ly += 17;
   }
   svg.element("circle", {{"cx", num(lx + 11)}, {"cy", num(ly - 4)}, {"r", "2.2"}, {"fill", "#9a9a9a"}});
