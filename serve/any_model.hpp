@@ -7,7 +7,7 @@
 #include <memory>
 #include <utility>
 
-#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/serve/arch_model.hpp"
 #include "costdsl/serve/iteration_memo.hpp"

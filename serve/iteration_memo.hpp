@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/batch.hpp"
 
 namespace costdsl::serve {
 

@@ -4,7 +4,7 @@
 // cache. ArchModel adapts any costdsl arch to it; AnyModel erases the type.
 #include <concepts>
 
-#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/batch.hpp"
 
 namespace costdsl::serve {
 

@@ -7,10 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "costdsl/serve/any_model.hpp"
 #include "costdsl/serve/parallel.hpp"
 
 namespace costdsl::serve {
+
+class AnyModel;  // costdsl/serve/any_model.hpp
 
 struct WorkerFacts {
   std::uint32_t gpus = 1;       // GPUs of one worker

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "costdsl/error.hpp"
-#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/serve/iteration_model.hpp"
 #include "costdsl/serve/request.hpp"
 #include "costdsl/serve/server_config.hpp"

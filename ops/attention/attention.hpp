@@ -17,19 +17,9 @@
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
+#include "costdsl/ops/attention/batch.hpp"  // PrefillChunk, AttentionBatch
 
 namespace costdsl::ops {
-
-struct PrefillChunk {
-  std::uint32_t prefix_len = 0;  // tokens already in the KV cache
-  std::uint32_t append_len = 0;  // tokens this chunk adds
-};
-
-// One iteration's attention work: the chunk list and decode KV lengths.
-struct AttentionBatch {
-  std::span<const PrefillChunk> prefill;
-  std::span<const std::uint32_t> decode_kv;
-};
 
 // The batch collapsed to what the three leaves take (a pure helper).
 struct AttentionWork {
