@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "costdsl/serve/quantile.hpp"
+
 namespace costdsl::serve {
 
 struct Percentiles {
@@ -22,10 +24,11 @@ struct Percentiles {
     };
     double sum = 0;
     for (double x : v) sum += x;
-    return {rank(0.50), rank(0.90), rank(0.99), sum / static_cast<double>(v.size())};
+    return {rank(fraction(Quantile::p50)), rank(fraction(Quantile::p90)), rank(fraction(Quantile::p99)),
+            sum / static_cast<double>(v.size())};
   }
 
-  double at(double q) const noexcept { return q <= 0.5 ? p50 : q <= 0.9 ? p90 : p99; }
+  double at(Quantile q) const noexcept { return q == Quantile::p50 ? p50 : q == Quantile::p90 ? p90 : p99; }
 };
 
 }  // namespace costdsl::serve

@@ -39,7 +39,8 @@
 #include "costdsl/error.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/p2p.hpp"
-#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/serve/any_model.hpp"
 #include "costdsl/serve/detail/text.hpp"
 #include "costdsl/serve/load.hpp"
 #include "costdsl/serve/model_source.hpp"
@@ -250,8 +251,6 @@ class Planner {
     limit(s.sla.ttft_s, "--ttft");
     limit(s.sla.tpot_s, "--tpot");
     limit(s.sla.e2e_s, "--request-latency");
-    if (s.sla.quantile != 0.5 && s.sla.quantile != 0.9 && s.sla.quantile != 0.99)
-      throw InputError("SLA percentile must be 50, 90 or 99");
     if (!s.aggregated && !s.disaggregated) throw InputError("the search needs a mode: aggregated, disaggregated or both");
     if (s.token_budgets.empty()) throw InputError("--token-budgets needs at least one budget");
     for (const std::uint32_t b : s.token_budgets)

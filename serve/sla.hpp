@@ -6,13 +6,14 @@
 #include <limits>
 
 #include "costdsl/serve/percentiles.hpp"
+#include "costdsl/serve/quantile.hpp"
 
 namespace costdsl::serve {
 
 struct Sla {
   static constexpr double none = std::numeric_limits<double>::infinity();
   double ttft_s = none, tpot_s = none, e2e_s = none;
-  double quantile = 0.9;  // 0.5, 0.9 or 0.99: which percentile must meet the limits
+  Quantile quantile = Quantile::p90;  // which percentile must meet the limits
 
   bool any() const noexcept { return ttft_s < none || tpot_s < none || e2e_s < none; }
 
@@ -32,7 +33,7 @@ struct Sla {
   // With n samples, the nearest-rank percentile exceeds a limit once this many exceed it
   // (whatever the others turn out to be): the rule that lets a simulation stop early.
   std::uint64_t certain_miss_count(std::uint64_t n) const noexcept {
-    const auto k = static_cast<std::uint64_t>(std::ceil(quantile * static_cast<double>(n)));
+    const auto k = static_cast<std::uint64_t>(std::ceil(fraction(quantile) * static_cast<double>(n)));
     return n - std::max<std::uint64_t>(k, 1) + 1;
   }
 };

@@ -198,7 +198,9 @@ inline void add_plan_command(CLI::App& app) {
     if (st->ttft_ms > 0) spec.sla.ttft_s = st->ttft_ms * 1e-3;
     if (st->tpot_ms > 0) spec.sla.tpot_s = st->tpot_ms * 1e-3;
     if (st->latency_ms > 0) spec.sla.e2e_s = st->latency_ms * 1e-3;
-    spec.sla.quantile = st->percentile == 50 ? 0.5 : st->percentile == 90 ? 0.9 : 0.99;
+    spec.sla.quantile = st->percentile == 50   ? serve::Quantile::p50
+                        : st->percentile == 90 ? serve::Quantile::p90
+                                               : serve::Quantile::p99;
     spec.aggregated = st->mode != "disagg";
     spec.disaggregated = st->mode != "agg";
     if (st->rate > 0) {

@@ -40,7 +40,6 @@ inline const char* status_name(serve::Status s) {
   }
   return "?";
 }
-inline int percentile_number(double q) { return q <= 0.5 ? 50 : q <= 0.9 ? 90 : 99; }
 
 // "agg tp4 ×2, batch 32, budget 8192" / "disagg 1×tp4 + 2×tp2 ×1, batch 64".
 inline std::string describe_row(const serve::PlanRow& r, bool ep) {
@@ -58,7 +57,7 @@ inline std::string sla_text(const serve::Sla& sla) {
   if (sla.ttft_s < serve::Sla::none) parts.push_back(fmt::format("TTFT ≤ {:g} ms", sla.ttft_s * 1e3));
   if (sla.tpot_s < serve::Sla::none) parts.push_back(fmt::format("TPOT ≤ {:g} ms", sla.tpot_s * 1e3));
   if (sla.e2e_s < serve::Sla::none) parts.push_back(fmt::format("request latency ≤ {:g} ms", sla.e2e_s * 1e3));
-  return fmt::format("p{}: {}", percentile_number(sla.quantile), fmt::join(parts, ", "));
+  return fmt::format("p{}: {}", serve::percent(sla.quantile), fmt::join(parts, ", "));
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {
@@ -150,7 +149,7 @@ inline std::string nothing_fits(const PlanContext& ctx, const serve::PlanResult&
   out += stopped ? fmt::format(" ({} stopped early, once a miss was certain: their figures are partial)\n", stopped)
                  : "\n";
   const std::vector<std::size_t>& pool = full.empty() ? rows : full;
-  const int q = percentile_number(sla.quantile);
+  const int q = serve::percent(sla.quantile);
   struct Target {
     const char* name;
     double limit;
@@ -276,7 +275,7 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
           {"osl", s.output_tokens},
           {"prefix", s.cached_tokens},
           {"sla",
-           {{"percentile", percentile_number(s.sla.quantile)},
+           {{"percentile", serve::percent(s.sla.quantile)},
             {"ttft_ms", limit(s.sla.ttft_s)},
             {"tpot_ms", limit(s.sla.tpot_s)},
             {"request_latency_ms", limit(s.sla.e2e_s)}}},

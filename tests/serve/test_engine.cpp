@@ -244,7 +244,7 @@ TEST_CASE("load and SLA inputs: each rule named") {
   CHECK_THROWS_WITH_AS(load.check(), "load: rate nan must be a positive finite number", InputError);
   serve::Sla sla;
   CHECK_FALSE(sla.any());
-  sla.quantile = 0.99;
+  sla.quantile = serve::Quantile::p99;
   CHECK(sla.certain_miss_count(100) == 2);
   CHECK(sla.certain_miss_count(1) == 1);
 }

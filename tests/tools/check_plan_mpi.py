@@ -22,7 +22,9 @@ PLAN = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "4", "--isl", 
 launcher = [mpirun, "-n", "2", "--oversubscribe"]
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     launcher.append("--allow-run-as-root")  # Open MPI refuses root without it (CI containers run as root)
-env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
+# One node: the isolated launcher needs no ssh/rsh (a CI container may have neither, and
+# Open MPI's default launcher refuses to start without one even for local ranks).
+env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_plm="isolated")
 
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)
