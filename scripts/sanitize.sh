@@ -5,7 +5,8 @@
 #
 # Every run-time test runs instrumented: the core, loaders, kernels, all arch families in
 # both forms (their doctest TUs included), the CLI and its fuzz corpora, the bad-input
-# catalogue, serve_sim. The compile-only checks (headers alone, compile-fail cases, the
+# catalogue, the serving engine (tests/serve), `costdsl plan` end to end and serve_sim.
+# The compile-only checks (headers alone, compile-fail cases, the
 # compile-time budget, the out-of-tree consumer build) are left to the main build
 # (-Dbuild_checks=false), and the CUDA profiler too (nvcc objects are not instrumented).
 # Any report fails its test (halt_on_error); leaks count as errors.

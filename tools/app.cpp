@@ -17,6 +17,7 @@ int run(int argc, const char* const* argv) {
   add_kernel_commands(app);
   add_arch_commands(app);
   add_sweep_command(app);
+  add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,5 +9,6 @@ void add_gpus_command(CLI::App& app);      // cmd_gpus.cpp
 void add_kernel_commands(CLI::App& app);   // cmd_kernel.cpp: kernels, kernel <kind>
 void add_arch_commands(CLI::App& app);     // cmd_arch.cpp: archs, describe, manifest, eval
 void add_sweep_command(CLI::App& app);     // cmd_sweep.cpp
+void add_plan_command(CLI::App& app);      // cmd_plan.cpp: the deployment search (serve::Planner)
 
 }  // namespace costdsl::cli
