@@ -5,9 +5,12 @@
 #
 # Every run-time test runs instrumented: the core, loaders, kernels, all arch families in
 # both forms (their doctest TUs included), the CLI and its fuzz corpora, the bad-input
-# catalogue, serve_sim. The compile-only checks (headers alone, compile-fail cases, the
+# catalogue, the serving engine (tests/serve), `costdsl plan` end to end and serve_sim.
+# The compile-only checks (headers alone, compile-fail cases, the
 # compile-time budget, the out-of-tree consumer build) are left to the main build
-# (-Dbuild_checks=false), and the CUDA profiler too (nvcc objects are not instrumented).
+# (-Dbuild_checks=false), and the CUDA profiler too (nvcc objects are not instrumented);
+# the build is without MPI (-Dmpi=disabled: plan_mpi skips), as Open MPI's own start-up
+# allocations are not ours to report.
 # Any report fails its test (halt_on_error); leaks count as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +19,7 @@ if [ ! -f build-asan/build.ninja ]; then
   # -O1 keeps the template-heavy TUs quick to build and the reports precise; -Werror
   # stays with the main build (sanitizer instrumentation brings its own false warnings).
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false \
-    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dbuild_checks=false >/dev/null
+    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dmpi=disabled -Dbuild_checks=false >/dev/null
 fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1

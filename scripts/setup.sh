@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkgconf g++ python3
           libboost1.81-dev doctest-dev libfmt-dev nlohmann-json3-dev
-          libcli11-dev libbenchmark-dev)
+          libcli11-dev libbenchmark-dev libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;

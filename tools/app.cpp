@@ -19,6 +19,7 @@ int run(int argc, const char* const* argv) {
   add_sweep_command(app);
   add_import_command(app);
   add_validate_command(app);
+  add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,5 +11,6 @@ void add_arch_commands(CLI::App& app);     // cmd_arch.cpp: archs, describe, man
 void add_sweep_command(CLI::App& app);     // cmd_sweep.cpp
 void add_import_command(CLI::App& app);    // cmd_import.cpp: import aiconfigurator
 void add_validate_command(CLI::App& app);  // cmd_validate.cpp
+void add_plan_command(CLI::App& app);      // cmd_plan.cpp: the deployment search (serve::Planner)
 
 }  // namespace costdsl::cli

@@ -7,6 +7,7 @@
 #include "costdsl/data_dir.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/load_hf_config.hpp"
+#include "costdsl/serve/model_source.hpp"
 
 namespace costdsl::cli {
 
@@ -30,12 +31,22 @@ std::uint32_t ModelOptions::expert_parallel() const {
 }
 
 namespace {
-std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
-  const auto [config, family] = options.resolve();
-  if (family == "llama") return models::open_llama3(config, options, timing);
-  if (family == "qwen3_moe") return models::open_qwen3_moe(config, options, timing);
-  if (family == "deepseek_v3") return models::open_deepseek_v3(config, options, timing);
+// The one place a family name picks its translation unit.
+template <class Llama, class Qwen3Moe, class DeepseekV3>
+auto by_family(const std::string& family, Llama llama, Qwen3Moe qwen3_moe, DeepseekV3 deepseek_v3) {
+  if (family == "llama") return llama();
+  if (family == "qwen3_moe") return qwen3_moe();
+  if (family == "deepseek_v3") return deepseek_v3();
   throw InputError("unknown family '" + family + "' (llama, qwen3_moe, deepseek_v3)");
+}
+
+std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
+  const std::pair<HfConfig, std::string> resolved = options.resolve();
+  const HfConfig& config = resolved.first;
+  return by_family(
+      resolved.second, [&] { return models::open_llama3(config, options, timing); },
+      [&] { return models::open_qwen3_moe(config, options, timing); },
+      [&] { return models::open_deepseek_v3(config, options, timing); });
 }
 }  // namespace
 
@@ -44,5 +55,13 @@ std::unique_ptr<Model> open_model(const ModelOptions& options, const Timing& tim
 }
 
 void check_model(const ModelOptions& options) { dispatch(options, nullptr); }
+
+std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, const std::string& family,
+                                                      const Timing& timing, ops::moe::Routing routing) {
+  return by_family(
+      family, [&] { return models::llama3_source(config, timing); },
+      [&] { return models::qwen3_moe_source(config, timing, routing); },
+      [&] { return models::deepseek_v3_source(config, timing, routing); });
+}
 
 }  // namespace costdsl::cli

@@ -1,9 +1,10 @@
 #pragma once
 // A shipped arch or a config.json in its run-time form, built for one Timing: what the
-// arch commands (eval, describe, manifest, sweep, archs) need, behind one interface.
-// Each family's templates are instantiated once, in its own translation unit
-// (tools/models/*.cpp), so the CLI compiles in parallel and no command re-instantiates
-// a family.
+// arch commands (eval, describe, manifest, sweep, archs) need, behind one interface;
+// and, for `costdsl plan`, the same family as a serve::ModelSource (the arch made per
+// parallelism, its trees built on demand). Each family's templates are instantiated
+// once, in its own translation unit (tools/models/*.cpp), so the CLI compiles in
+// parallel and no command re-instantiates a family.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +17,12 @@
 #include "costdsl/manifest.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/timing.hpp"
+
+namespace costdsl::serve {
+class ModelSource;  // costdsl/serve/model_source.hpp
+}  // namespace costdsl::serve
 
 namespace costdsl::cli {
 
@@ -62,12 +68,22 @@ class Model {
 std::unique_ptr<Model> open_model(const ModelOptions& options, const Timing& timing);
 // The same checks without building a tree (which degrees does an arch accept?).
 void check_model(const ModelOptions& options);
+// The family of `config` as a deployment search's model source: the arch made for each
+// parallelism the search tries (a ConfigError there means "rejected"), its tree built
+// for `timing` when first simulated. `config` is copied.
+std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, const std::string& family,
+                                                      const Timing& timing, ops::moe::Routing routing = {});
 
 namespace models {
 // One per family (tools/models/<family>.cpp); a null timing checks and returns null.
 std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing);
+std::unique_ptr<serve::ModelSource> qwen3_moe_source(const HfConfig& config, const Timing& timing,
+                                                     ops::moe::Routing routing);
+std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
+                                                       ops::moe::Routing routing);
 }  // namespace models
 
 }  // namespace costdsl::cli

@@ -1,7 +1,8 @@
 #pragma once
 // Model over one arch type: the built tree, its manifest and a BatchFeed (dense archs
-// take a batch whole, DP-attention MoE archs get it dealt over their groups). Included
-// only by tools/models/*.cpp, one family each.
+// take a batch whole, DP-attention MoE archs get it dealt over their groups); and a
+// family as a serve::ModelSource (serve::ArchFamily). Included only by
+// tools/models/*.cpp, one family each.
 #include <memory>
 #include <span>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/lower.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/serve/arch_family.hpp"
 #include "model.hpp"
 
 namespace costdsl::cli::models {
@@ -57,6 +59,13 @@ std::unique_ptr<Model> open(Config config, const Timing* timing, ops::moe::Routi
   Arch arch(std::move(config));
   if (timing == nullptr) return nullptr;
   return std::make_unique<ModelImpl<Arch>>(std::move(arch), *timing, routing);
+}
+
+// The family as a deployment search's model source: make(Parallel) -> the arch.
+template <class Make>
+std::unique_ptr<serve::ModelSource> source(Make make, bool expert_parallel, const Timing& timing,
+                                           ops::moe::Routing routing = {}) {
+  return std::make_unique<serve::ArchFamily<Make>>(std::move(make), expert_parallel, timing, routing);
 }
 
 }  // namespace costdsl::cli::models

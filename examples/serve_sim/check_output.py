@@ -4,8 +4,10 @@
 usage: check_output.py SERVE_SIM TRACE_CSV [synthetic-workload args...]
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 
 def run(exe, args):
@@ -34,6 +36,25 @@ def check(report, what):
     return errors
 
 
+def check_impossible(exe):
+    """Every request larger than the KV cache: a clear error (exit 2), never a report of NaN rates."""
+    errors = []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "huge.csv")
+        with open(path, "w") as f:
+            f.write("arrival_s,input_tokens,output_tokens\n0,50000000,10\n0,60000000,5\n")
+        for extra in ([], ["--json"]):
+            r = subprocess.run([exe, "--trace", path, *extra], capture_output=True, text=True)
+            out = r.stdout + r.stderr
+            if r.returncode != 2:
+                errors.append(f"impossible trace {extra}: exit {r.returncode}, expected 2: {out[-500:]}")
+            if "no request can run: all 2 need more KV than the cache holds" not in out:
+                errors.append(f"impossible trace {extra}: message does not say why: {out[-500:]}")
+            if "nan" in out.lower():
+                errors.append(f"impossible trace {extra}: prints NaN: {out[-500:]}")
+    return errors
+
+
 def main():
     exe, trace, workload = sys.argv[1], sys.argv[2], sys.argv[3:]
     synthetic = run(exe, workload)
@@ -48,6 +69,7 @@ def main():
         errors.append("trace: prefill tokens do not add up to the trace's input tokens")
     if traced["output_tokens"] != sum(int(r[2]) for r in rows):
         errors.append("trace: output tokens do not add up to the trace's output tokens")
+    errors += check_impossible(exe)
     for e in errors:
         print("FAIL", e)
     print(f"synthetic: {synthetic['completed']} requests, TTFT p50 {synthetic['ttft_s']['p50'] * 1e3:.1f} ms; "

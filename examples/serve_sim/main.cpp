@@ -1,4 +1,6 @@
 // serve_sim: drive a static costdsl arch with a request stream and report serving latency.
+// A thin main over costdsl/serve (the engine: continuous batching, token budget, chunked
+// prefill, KV capacity from the arch and the GPU memory).
 //
 //   serve_sim --requests 1000 --rate 150 --seed 1 --max-batch-tokens 8192 --gpu h200
 //   serve_sim --model llama3_70b --trace requests.csv --json
@@ -9,15 +11,20 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
+#include "costdsl/load_timing.hpp"
+#include "costdsl/serve/arch_model.hpp"
+#include "costdsl/serve/kv_budget.hpp"
+#include "costdsl/serve/simulate.hpp"
+#include "costdsl/serve/synthetic_workload.hpp"
+#include "costdsl/serve/trace.hpp"
 #include "costdsl/timing.hpp"
-#include "sim.hpp"
 
 namespace {
 
 using namespace costdsl;
 using namespace costdsl::archs;
+namespace serve = costdsl::serve;
 
 struct Options {
   std::string model = "llama3_8b";
@@ -25,17 +32,17 @@ struct Options {
   std::string timing = "auto";
   std::string trace;
   std::string dist = "lognormal";
-  serve_sim::SyntheticWorkload work;
-  serve_sim::ServerConfig server;
+  serve::SyntheticWorkload work;
+  serve::ServerConfig server;
   bool json = false;
 };
 
-nlohmann::json percentiles_json(const serve_sim::Percentiles& p) {
+nlohmann::json percentiles_json(const serve::Percentiles& p) {
   return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}};
 }
 
-nlohmann::json to_json(const Options& o, const std::string& arch_label, const serve_sim::KvBudget& kv,
-                       const serve_sim::Result& r) {
+nlohmann::json to_json(const Options& o, const std::string& arch_label, const serve::KvBudget& kv,
+                       const serve::SimResult& r) {
   return {
       {"model", o.model},
       {"arch", arch_label},
@@ -68,9 +75,9 @@ nlohmann::json to_json(const Options& o, const std::string& arch_label, const se
       {"prefill_tokens", r.prefill_tokens},
       {"output_tokens", r.output_tokens},
       {"throughput",
-       {{"output_tokens_per_s", r.output_tokens / r.sim_time_s},
-        {"total_tokens_per_s", (r.output_tokens + r.prefill_tokens) / r.sim_time_s},
-        {"requests_per_s", r.completed / r.sim_time_s}}},
+       {{"output_tokens_per_s", r.output_tokens_per_s()},
+        {"total_tokens_per_s", r.total_tokens_per_s()},
+        {"requests_per_s", r.requests_per_s()}}},
       {"ttft_s", percentiles_json(r.ttft_s)},
       {"tpot_s", percentiles_json(r.tpot_s)},
       {"e2e_s", percentiles_json(r.e2e_s)},
@@ -80,14 +87,14 @@ nlohmann::json to_json(const Options& o, const std::string& arch_label, const se
       {"ttft_le_e2e", r.ttft_le_e2e},
       {"simulator",
        {{"wall_s", r.wall_s},
-        {"sim_s_per_wall_s", r.sim_time_s / r.wall_s},
-        {"ns_per_iteration", r.iterations ? r.wall_s * 1e9 / r.iterations : 0.0}}},
+        {"sim_s_per_wall_s", r.sim_s_per_wall_s()},
+        {"ns_per_iteration", r.ns_per_iteration()}}},
   };
 }
 
-void print_text(const Options& o, const std::string& arch_label, const serve_sim::KvBudget& kv,
-                const serve_sim::Result& r) {
-  auto ms = [](const serve_sim::Percentiles& p) {
+void print_text(const Options& o, const std::string& arch_label, const serve::KvBudget& kv,
+                const serve::SimResult& r) {
+  auto ms = [](const serve::Percentiles& p) {
     return fmt::format("p50 {:9.2f}  p90 {:9.2f}  p99 {:9.2f}  mean {:9.2f} ms", p.p50 * 1e3, p.p90 * 1e3,
                        p.p99 * 1e3, p.mean * 1e3);
   };
@@ -105,25 +112,24 @@ void print_text(const Options& o, const std::string& arch_label, const serve_sim
   fmt::print("sim time    {:.3f} s ({:.3f} s busy), {} iterations, {:.0f} tokens/iteration mean, {} running peak\n",
              r.sim_time_s, r.busy_s, r.iterations, r.mean_batch_tokens, r.batch_peak);
   fmt::print("throughput  {:.0f} output tokens/s, {:.0f} total tokens/s, {:.2f} requests/s\n",
-             r.output_tokens / r.sim_time_s, (r.output_tokens + r.prefill_tokens) / r.sim_time_s,
-             r.completed / r.sim_time_s);
+             r.output_tokens_per_s(), r.total_tokens_per_s(), r.requests_per_s());
   fmt::print("TTFT        {}\n", ms(r.ttft_s));
   fmt::print("TPOT        {}\n", ms(r.tpot_s));
   fmt::print("e2e         {}\n", ms(r.e2e_s));
   fmt::print("queueing    {}\n", ms(r.queue_s));
   fmt::print("KV peak     {:.1f}% reserved, {:.1f}% written\n", r.kv_reserved_peak * 100, r.kv_used_peak * 100);
   fmt::print("simulator   {:.3f} s wall, {:.0f} simulated s per wall s, {:.0f} ns per iteration\n", r.wall_s,
-             r.sim_time_s / r.wall_s, r.iterations ? r.wall_s * 1e9 / r.iterations : 0.0);
+             r.sim_s_per_wall_s(), r.ns_per_iteration());
 }
 
 // One static instantiation per shipped (model, tp): the tree is a type, so each is compiled.
 template <class Arch>
 int run(const Options& o, const std::string& label) {
-  const Arch arch;
   const Timing timing = load_timing(o.gpu, parse_timing_mode(o.timing));
-  const serve_sim::KvBudget kv = serve_sim::kv_budget(arch, timing.gpu(), o.server);
-  const auto reqs = o.trace.empty() ? serve_sim::generate(o.work) : serve_sim::load_trace(o.trace);
-  const serve_sim::Result r = serve_sim::simulate(arch, timing, reqs, o.server, kv.tokens);
+  serve::ArchModel<Arch> model(Arch{}, timing);
+  const serve::KvBudget kv = serve::kv_budget(model, timing.gpu(), o.server);
+  const auto reqs = o.trace.empty() ? o.work.generate() : serve::load_trace(o.trace);
+  const serve::SimResult r = serve::simulate(model, reqs, o.server, kv.tokens);
   if (o.json) {
     std::cout << to_json(o, label, kv, r).dump(2) << '\n';
   } else {
@@ -197,7 +203,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", o.json, "print the report as JSON");
   try {
     app.parse(argc, argv);
-    o.work.dist = o.dist == "uniform" ? serve_sim::LengthDist::uniform : serve_sim::LengthDist::lognormal;
+    o.work.dist = o.dist == "uniform" ? serve::LengthDist::uniform : serve::LengthDist::lognormal;
     if (o.model == "llama3_70b") return run<Llama3<Fixed<llama3_70b.with_tp(8)>>>(o, "Llama-3-70B tp 8");
     return run<Llama3<Fixed<llama3_8b>>>(o, "Llama-3-8B tp 1");
   } catch (const CLI::ParseError& e) {

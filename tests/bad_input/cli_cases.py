@@ -306,6 +306,43 @@ with tempfile.TemporaryDirectory() as d:
                  lambda j: None if j["families"][0]["rows"] == 0 and j["families"][0]["uncovered"] == 1
                  else f"got {j['families']}")
 
+# ---- costdsl plan: impossible deployments and bad search inputs --------------------
+PLAN = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50"]
+rejects("plan --gpus 0", PLAN[:5] + ["--gpus", "0", "--isl", "1000", "--osl", "50"], "--gpus",
+        "must be a positive integer (at least 1), got 0")
+rejects("plan --gpus 100000", PLAN[:5] + ["--gpus", "100000", "--isl", "1000", "--osl", "50"],
+        "--gpus 100000: at most 65536")
+rejects("plan model larger than the GPUs", ["plan", "--arch", "llama3_405b", "--gpu", "h200", "--gpus", "1", "--isl",
+                                            "1000", "--osl", "50"],
+        "the model does not fit on 1 x h200_sxm", "needs 811.7 GB of weights per GPU", "has 151.4 GB",
+        "136.3 GB after the 10% reserve")
+rejects("plan model larger than 4 GPUs", ["plan", "--arch", "llama3_405b", "--gpu", "h100", "--gpus", "4", "--isl",
+                                          "1000", "--osl", "50"],
+        "the model does not fit on 4 x h100_sxm: its leanest deployment (tp 4, 4 GPUs)", "of weights per GPU")
+rejects("plan ISL over the context", ["plan", "--arch", "llama3_70b", "--gpu", "h200", "--gpus", "8", "--isl", "9000",
+                                      "--osl", "10"],
+        "--isl 9000 + --osl 10 = 9010 tokens exceeds the model's context (max_position_embeddings 8192)")
+rejects("plan ISL + OSL over the context", ["plan", "--arch", "llama3_70b", "--gpu", "h200", "--gpus", "8", "--isl",
+                                            "8000", "--osl", "500"], "8500 tokens exceeds the model's context")
+rejects("plan --osl 1", PLAN[:-1] + ["1"], "--osl 1: must be at least 2 (TPOT is the time between output tokens)")
+rejects("plan --isl 0", PLAN[:7] + ["--isl", "0", "--osl", "50"], "--isl", "got 0")
+rejects("plan --prefix = --isl", PLAN + ["--prefix", "1000"],
+        "--prefix 1000 must be below --isl 1000 (the last prompt token is always computed)")
+rejects("plan --rate 0", PLAN + ["--rate", "0"], "--rate", "must be a positive finite number, got 0")
+rejects("plan --rate nan", PLAN + ["--rate", "nan"], "--rate", "must be a positive finite number, got nan")
+rejects("plan --ttft -5", PLAN + ["--ttft", "-5"], "--ttft", "must be a positive finite number, got -5")
+rejects("plan --tpot inf", PLAN + ["--tpot", "inf"], "--tpot", "must be a positive finite number, got inf")
+rejects("plan --rate with --concurrency", PLAN + ["--rate", "5", "--concurrency", "4"], "--concurrency", "--rate")
+rejects("plan --concurrency 0", PLAN + ["--concurrency", "0"], "--concurrency", "got 0")
+rejects("plan --mode both-ish", PLAN + ["--mode", "all"], "--mode", "all")
+rejects("plan --percentile 95", PLAN + ["--percentile", "95"], "--percentile", "95")
+rejects("plan --token-budgets 2048,0", PLAN + ["--token-budgets", "2048,0"], "--token-budgets", "got 0")
+rejects("plan without --isl", PLAN[:7] + ["--osl", "50"], "--isl is required")
+rejects("plan without --arch", ["plan", "--gpu", "h200", "--gpus", "2", "--isl", "10", "--osl", "10"], "--arch")
+accepts_json("plan: nothing meets the SLA is an answer, not an error", PLAN + ["--ttft", "0.001", "--json"],
+             lambda j: None if j["top"]["aggregated"] == [] and all(
+                 math.isfinite(c["tokens_per_s_gpu"]) for c in j["candidates"]) else f"got {j['top']}")
+
 # ---- accepted: finite and flagged ------------------------------------------------------------
 accepts_json("zero-token iteration", EVAL + ["--json"],
              lambda j: None if total_of(j)["time_ms"] == 0 and total_of(j)["coverage"] == [] else f"got {total_of(j)}")

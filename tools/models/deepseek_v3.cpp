@@ -5,10 +5,19 @@
 
 namespace costdsl::cli::models {
 
+using DeepseekV3 = archs::DeepseekV3<archs::DeepseekV3Config>;
+
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
-  return open<archs::DeepseekV3<archs::DeepseekV3Config>>(
+  return open<DeepseekV3>(
       options.with_dtype(archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel())), timing,
       ops::moe::Routing{options.routing_skew});
+}
+
+std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
+                                                       ops::moe::Routing routing) {
+  return source(
+      [config](serve::Parallel p) { return DeepseekV3(archs::DeepseekV3Config::from_hf(config, p.tp, p.ep)); }, true,
+      timing, routing);
 }
 
 }  // namespace costdsl::cli::models

@@ -1,0 +1,66 @@
+#pragma once
+// ArchModel: any costdsl arch (static Fixed<cfg> or run-time form; dense, or DP-attention
+// MoE) as an IterationModel. The tree is built once; each iteration only evaluates it,
+// through an archs::BatchFeed (dense archs take the batch whole, DP archs get it dealt
+// over their groups), so once warm an iteration allocates nothing.
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/evaluate.hpp"
+#include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/serve/detail/arch_facts.hpp"
+#include "costdsl/timing.hpp"
+
+namespace costdsl::serve {
+
+// What an arch must offer to be served.
+template <class A>
+concept ServableArch = requires(const A& a, const Timing& t, archs::BatchFeed& feed, const ops::AttentionBatch& b) {
+  a.build(t);
+  evaluate(a.build(t), feed(a, b));
+  { a.kv_bytes_per_token_per_gpu() } -> std::convertible_to<double>;
+  { a.weight_bytes_per_gpu() } -> std::convertible_to<double>;
+  a.form();
+};
+
+template <ServableArch Arch>
+class ArchModel {
+ public:
+  ArchModel(Arch arch, const Timing& timing, ops::moe::Routing routing = {})
+      : arch_(std::move(arch)), tree_(arch_.build(timing)), routing_(routing) {}
+  // The tree was built from arch_ and the feed holds buffers: neither moves.
+  ArchModel(const ArchModel&) = delete;
+  ArchModel& operator=(const ArchModel&) = delete;
+
+  double iteration_s(const ops::AttentionBatch& batch) {
+    const double t = evaluate(tree_, feed_(arch_, batch, routing_)).time_s;
+    if (!(t >= 0) || !std::isfinite(t))
+      throw Error("ArchModel: an iteration evaluated to " + std::to_string(t) + " s (" +
+                  std::to_string(batch.prefill.size()) + " prefill chunks, " + std::to_string(batch.decode_kv.size()) +
+                  " decodes); iteration times must be finite and >= 0");
+    return t;
+  }
+  double kv_bytes_per_token_per_gpu() const { return arch_.kv_bytes_per_token_per_gpu(); }
+  double weight_bytes_per_gpu() const { return arch_.weight_bytes_per_gpu(); }
+
+  // GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), tp otherwise.
+  std::uint32_t gpus() const { return detail::worker_gpus(arch_); }
+  // KV pools: each DP attention group keeps its own requests' KV; a dense arch has one.
+  std::uint32_t kv_groups() const { return detail::kv_groups(arch_); }
+  const Arch& arch() const noexcept { return arch_; }
+
+ private:
+  using Tree = decltype(std::declval<const Arch&>().build(std::declval<const Timing&>()));
+  Arch arch_;
+  Tree tree_;
+  archs::BatchFeed feed_;
+  ops::moe::Routing routing_;
+};
+
+}  // namespace costdsl::serve

@@ -1,0 +1,18 @@
+#pragma once
+// What the serving engine needs of a model: the GPU time of one scheduler iteration
+// (its prefill chunks and decode requests), and the memory figures that size its KV
+// cache. ArchModel adapts any costdsl arch to it; AnyModel erases the type.
+#include <concepts>
+
+#include "costdsl/ops/attention/batch.hpp"
+
+namespace costdsl::serve {
+
+template <class M>
+concept IterationModel = requires(M& m, const M& cm, const ops::AttentionBatch& batch) {
+  { m.iteration_s(batch) } -> std::convertible_to<double>;  // not const: models keep scratch buffers
+  { cm.kv_bytes_per_token_per_gpu() } -> std::convertible_to<double>;
+  { cm.weight_bytes_per_gpu() } -> std::convertible_to<double>;
+};
+
+}  // namespace costdsl::serve

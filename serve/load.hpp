@@ -1,0 +1,71 @@
+#pragma once
+// The load one deployment unit (an aggregated replica, or a disaggregated group of
+// prefill and decode workers) is put under: fixed-length requests, either a closed loop
+// of clients (each sends its next request when the previous one finishes: the
+// "concurrency" of a benchmark) or Poisson arrivals at a rate.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "costdsl/error.hpp"
+#include "costdsl/serve/detail/text.hpp"
+#include "costdsl/serve/request.hpp"
+
+namespace costdsl::serve {
+
+struct Load {
+  enum class Kind : std::uint8_t { closed, open };
+  Kind kind = Kind::closed;
+  std::uint32_t clients = 1;  // closed: requests in flight, each replaced when it finishes
+  // closed: client k sends its first request at k × stagger_s. Spread over about one
+  // request's latency, the clients run out of phase, as a steady stream of users does;
+  // all at 0 they would stay in lockstep (equal requests finish together, then queue
+  // for prefill together, round after round).
+  double stagger_s = 0;
+  double rate = 0;            // open: mean arrivals per second (Poisson)
+  std::uint32_t warmup = 0;   // leading requests run but left out of the statistics
+  std::uint32_t measured = 1; // requests in the statistics
+  std::uint64_t seed = 1;     // open: the arrival stream
+  std::uint32_t input_tokens = 1, output_tokens = 2, cached_tokens = 0;
+
+  std::uint32_t total() const noexcept { return warmup + measured; }
+
+  void check() const {
+    if (measured == 0) throw InputError("load: measured requests must be at least 1");
+    if (std::uint64_t{warmup} + measured > 0xfffffffeull) throw InputError("load: too many requests");
+    if (kind == Kind::closed && clients == 0) throw InputError("load: a closed loop needs at least 1 client");
+    if (!(stagger_s >= 0) || !std::isfinite(stagger_s))
+      throw InputError("load: stagger_s " + detail::shortest(stagger_s) + " must be finite and >= 0");
+    if (kind == Kind::open && (!(rate > 0) || !std::isfinite(rate)))
+      throw InputError("load: rate " + detail::shortest(rate) + " must be a positive finite number");
+    if (input_tokens == 0) throw InputError("load: input_tokens must be at least 1");
+    if (output_tokens < 2) throw InputError("load: output_tokens must be at least 2 (a TPOT needs a second token)");
+    if (cached_tokens >= input_tokens)
+      throw InputError("load: cached_tokens " + std::to_string(cached_tokens) + " must be below input_tokens " +
+                       std::to_string(input_tokens));
+  }
+
+  // The requests, by id. Open loop: arrival times from one seeded stream of unit-mean
+  // gaps divided by the rate, so every rate replays the same stream at its own speed.
+  // Closed loop: the clients' first requests at k × stagger_s, later ones set as clients send.
+  std::vector<Request> requests() const {
+    check();
+    std::vector<Request> out(total(), Request{0, input_tokens, output_tokens, cached_tokens});
+    if (kind == Kind::closed) {
+      for (std::uint32_t k = 0; k < clients && k < out.size(); ++k) out[k].arrival_s = k * stagger_s;
+    } else {
+      std::mt19937_64 rng(seed);
+      std::exponential_distribution<double> gap(1.0);
+      double t = 0;
+      for (Request& r : out) {
+        t += gap(rng);
+        r.arrival_s = t / rate;
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace costdsl::serve

@@ -1,0 +1,42 @@
+#pragma once
+// What a deployment search is asked: the GPUs, the requests, the latency targets and
+// the load, plus the search's own knobs.
+#include <cstdint>
+#include <vector>
+
+#include "costdsl/serve/sla.hpp"
+
+namespace costdsl::serve {
+
+struct PlanSpec {
+  std::uint32_t gpus = 8;           // GPUs available; a deployment uses at most this many
+  std::uint32_t gpus_per_node = 8;  // TP stays inside a node; a disaggregated unit within it hands KV over NVLink
+  std::uint32_t input_tokens = 4000, output_tokens = 500, cached_tokens = 0;
+  std::uint32_t context_tokens = 0;  // the model's max_position_embeddings (0: unknown, not checked)
+  Sla sla;
+
+  // The load: `sweep` runs each deployment at concurrency = its batch cap (a closed loop
+  // per replica, batch caps 1, 2, 4, ...), giving the throughput / latency trade-off;
+  // `rate` offers Poisson arrivals at `rate` requests/s over the whole deployment;
+  // `concurrency` keeps `concurrency` requests in flight over the whole deployment.
+  enum class LoadMode : std::uint8_t { sweep, rate, concurrency };
+  LoadMode load = LoadMode::sweep;
+  double rate = 0;
+  std::uint32_t concurrency = 0;
+
+  bool aggregated = true, disaggregated = true;
+  std::vector<std::uint32_t> token_budgets{2048, 8192};  // max_batch_tokens of an aggregated worker
+  std::uint32_t max_batch = 512;   // batch cap per worker (per DP group for a DP-attention arch)
+  std::uint32_t max_workers = 8;   // prefill or decode workers in one disaggregated unit, at most
+  std::uint32_t max_tp = 0;        // 0: gpus_per_node
+
+  // Requests each simulated unit runs. Closed loop: `warmup` = the clients (their first,
+  // simultaneous requests), then max(min_requests, rounds × clients) measured. Open loop:
+  // `requests` measured after requests / 10 of warm-up.
+  std::uint32_t rounds = 3, min_requests = 16, requests = 500;
+  std::uint64_t seed = 1;
+  std::uint32_t kv_block = 16;
+  double reserve_fraction = 0.10;
+};
+
+}  // namespace costdsl::serve

@@ -1,0 +1,251 @@
+// The serving engine (costdsl/serve): trace parsing, KV admission, and that the clock is
+// exactly the sum of costdsl's iteration times.
+#include <doctest/doctest.h>
+
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "../core/alloc_counter.hpp"
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/load_timing.hpp"
+#include "costdsl/serve/arch_model.hpp"
+#include "costdsl/serve/kv_budget.hpp"
+#include "costdsl/serve/load.hpp"
+#include "costdsl/serve/simulate_unit.hpp"
+#include "costdsl/serve/worker.hpp"
+#include "costdsl/serve/simulate.hpp"
+#include "costdsl/serve/synthetic_workload.hpp"
+#include "costdsl/serve/trace.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+namespace {
+using Arch = Llama3<Fixed<llama3_8b>>;
+const Timing& timing() {
+  static const Timing t = load_timing("h200", TimingMode::roofline);
+  return t;
+}
+std::vector<serve::Request> parse(const std::string& text) {
+  std::istringstream in(text);
+  return serve::parse_trace(in, "t.csv");
+}
+}  // namespace
+
+TEST_CASE("trace parsing is strict and names file:line") {
+  const auto r = parse("arrival_s,input_tokens,output_tokens\n0,10,2\r\n0.5,7,1\n");
+  REQUIRE(r.size() == 2);
+  CHECK(r[1].arrival_s == 0.5);
+  CHECK(r[1].input_tokens == 7);
+  CHECK_THROWS_WITH_AS(parse("a,b,c\n"), "t.csv:1: header must be 'arrival_s,input_tokens,output_tokens', got 'a,b,c'",
+                       InputError);
+  const std::string h = "arrival_s,input_tokens,output_tokens\n";
+  CHECK_THROWS_WITH_AS(parse(h + "0,1,1\n0,-3,1\n"), "t.csv:3: input_tokens '-3' is not a valid non-negative integer",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "0,1\n"), "t.csv:2: expected 3 comma-separated fields, got '0,1'", InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "0,1,1,1\n"), "t.csv:2: expected 3 comma-separated fields, got '0,1,1,1'",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "1,1,1\n0.5,1,1\n"), "t.csv:3: arrival_s 0.5 is earlier than the previous line's 1",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "0,0,1\n"), "t.csv:2: input_tokens and output_tokens must be at least 1", InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "0,1,1\n\n"), "t.csv:3: empty line", InputError);
+  CHECK_THROWS_WITH_AS(parse(h + "x,1,1\n"), "t.csv:2: arrival_s 'x' is not a valid number", InputError);
+  CHECK_THROWS_AS(parse(h), InputError);
+}
+
+TEST_CASE("one request: TTFT is its prefill chunks, e2e adds each decode, all from evaluate()") {
+  const Arch arch;
+  const auto tree = arch.build(timing());
+  serve::ServerConfig cfg;
+  cfg.max_batch_tokens = 8192;
+  const std::vector<serve::Request> reqs{{0.0, 10000, 3}};
+  const auto r = serve::simulate(arch, timing(), reqs, cfg, 1'000'000);
+  auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
+    return evaluate(tree, arch.inputs(Iteration{p, d})).time_s;
+  };
+  // 10000 prompt tokens in two chunks under an 8192 budget; then two decodes at KV 10001, 10002.
+  const double ttft = t({{0, 8192}}, {}) + t({{8192, 1808}}, {});
+  const double e2e = ttft + t({}, {10001}) + t({}, {10002});
+  CHECK(r.iterations == 4);
+  CHECK(r.completed == 1);
+  CHECK(r.ttft_s.p50 == doctest::Approx(ttft).epsilon(1e-12));
+  CHECK(r.e2e_s.p50 == doctest::Approx(e2e).epsilon(1e-12));
+  CHECK(r.tpot_s.p50 == doctest::Approx((e2e - ttft) / 2).epsilon(1e-12));
+  CHECK(r.prefill_tokens == 10000);
+  CHECK(r.output_tokens == 3);
+}
+
+TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {
+  const Arch arch;
+  serve::SyntheticWorkload w;
+  w.requests = 300;
+  w.rate = 1000;
+  const auto reqs = w.generate();
+  serve::ServerConfig cfg;
+  cfg.max_batch_tokens = 2048;
+  const std::uint64_t cap = 16 * 1024;  // far less than 300 concurrent footprints
+  const auto r = serve::simulate(arch, timing(), reqs, cfg, cap);
+  std::uint64_t in = 0, out = 0;
+  for (const auto& q : reqs) {
+    in += q.input_tokens;
+    out += q.output_tokens;
+  }
+  CHECK(r.completed + r.rejected == reqs.size());
+  CHECK(r.kv_reserved_peak <= 1.0);
+  CHECK(r.kv_reserved_peak > 0.8);  // the cache, not max_seqs, was the limit
+  CHECK(r.kv_used_peak <= r.kv_reserved_peak);
+  CHECK(r.ttft_le_e2e);
+  CHECK(r.queue_s.p99 > 0);
+  CHECK(r.busy_s <= r.sim_time_s);
+  if (r.rejected == 0) {
+    CHECK(r.prefill_tokens == in);
+    CHECK(r.output_tokens == out);
+  }
+}
+
+TEST_CASE("a request larger than the whole cache is rejected, the rest still run") {
+  const Arch arch;
+  const std::vector<serve::Request> reqs{{0.0, 100, 10}, {0.0, 5000, 10}, {0.1, 100, 10}};
+  const auto r = serve::simulate(arch, timing(), reqs, {}, 1024);
+  CHECK(r.rejected == 1);
+  CHECK(r.completed == 2);
+}
+
+TEST_CASE("KV capacity: HBM less weights less the reserve, over KV bytes per token, whole blocks") {
+  const Arch arch;
+  serve::ServerConfig cfg;
+  const auto kv = serve::kv_budget(arch, timing().gpu(), cfg);
+  const double free = timing().gpu().hbm_capacity * (1 - cfg.reserve_fraction) - arch.weight_bytes_per_gpu();
+  CHECK(kv.tokens % cfg.kv_block == 0);
+  CHECK(static_cast<double>(kv.tokens) <= free / arch.kv_bytes_per_token_per_gpu());
+  CHECK(static_cast<double>(kv.tokens + cfg.kv_block) > free / arch.kv_bytes_per_token_per_gpu());
+  cfg.reserve_fraction = 0.95;  // 8B weights do not fit in 5% of an H200
+  CHECK_THROWS_AS(serve::kv_budget(arch, timing().gpu(), cfg), InputError);
+}
+
+TEST_CASE("a workload no request of which fits the cache is an error that says why, not NaN rates") {
+  const Arch arch;
+  const std::vector<serve::Request> reqs{{0.0, 5000, 10}, {0.0, 6000, 10}};
+  CHECK_THROWS_WITH_AS(serve::simulate(arch, timing(), reqs, {}, 1024),
+                       "no request can run: all 2 need more KV than the cache holds (the smallest needs 5024 tokens, "
+                       "the cache holds 1024)",
+                       InputError);
+}
+
+TEST_CASE("a worker allocates nothing per iteration once its buffers have grown") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  serve::SyntheticWorkload w;
+  w.requests = 400;
+  w.rate = 400;
+  const auto reqs = w.generate();
+  serve::ServerConfig cfg;
+  cfg.max_seqs = 64;
+  cfg.max_batch_tokens = 2048;
+  serve::Worker<serve::ArchModel<Arch>> worker(model, reqs, cfg, 1 << 20, serve::Role::aggregated, reqs.size());
+  for (std::uint32_t i = 0; i < reqs.size(); ++i) worker.arrive(i, reqs[i].arrival_s);
+  for (int i = 0; i < 200; ++i) worker.step();  // warm: the batch reached the cap, the feed its size
+  REQUIRE(worker.stats().batch_peak == 64);
+  const long before = costdsl::testing::allocation_count();
+  std::uint64_t steps = 0;
+  while (worker.next_event_s() < std::numeric_limits<double>::infinity()) {
+    worker.step();
+    ++steps;
+  }
+  CHECK(costdsl::testing::allocation_count() == before);
+  CHECK(steps > 1000);
+  CHECK(worker.running() == 0);
+  CHECK(worker.queued() == 0);
+}
+
+TEST_CASE("roles: a prefill worker hands a request on at its first token; a decode worker takes it from there") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
+    return model.iteration_s({p, d});
+  };
+  serve::Load load;
+  load.kind = serve::Load::Kind::closed;
+  load.clients = 1;
+  load.measured = 1;
+  load.input_tokens = 3000;
+  load.output_tokens = 4;
+  const serve::WorkerSetup prefill{{2048, 8, 16, 0.1}, 1 << 20}, decode{{8, 8, 16, 0.1}, 1 << 20};
+  const double transfer = 0.004;
+  const serve::UnitResult r =
+      serve::simulate_disaggregated(model, 1, prefill, model, 1, decode, transfer, load, serve::Sla{});
+  // Prefill: two chunks under the 2048 budget. Decode: three more tokens at KV 3001..3003.
+  const double ttft = t({{0, 2048}}, {}) + t({{2048, 952}}, {});
+  const double e2e = ttft + transfer + t({}, {3001}) + t({}, {3002}) + t({}, {3003});
+  CHECK(r.finished == 1);
+  CHECK_FALSE(r.stopped_early);
+  CHECK(r.ttft_s.p50 == doctest::Approx(ttft).epsilon(1e-12));
+  CHECK(r.e2e_s.p50 == doctest::Approx(e2e).epsilon(1e-12));
+  CHECK(r.tpot_s.p50 == doctest::Approx((e2e - ttft) / 3).epsilon(1e-12));
+  CHECK(r.tokens_per_s_user == doctest::Approx(3 / (e2e - ttft)).epsilon(1e-9));
+  CHECK(r.iterations == 5);
+}
+
+TEST_CASE("a closed loop keeps its clients' requests in flight, out of phase, and every measured one finishes") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  serve::Load load;
+  load.clients = 8;
+  load.warmup = 8;
+  load.measured = 24;
+  load.stagger_s = 0.05;
+  load.input_tokens = 1000;
+  load.output_tokens = 50;
+  const auto reqs = load.requests();
+  for (std::uint32_t k = 0; k < 8; ++k) CHECK(reqs[k].arrival_s == doctest::Approx(0.05 * k));
+  const serve::WorkerSetup s{{4096, 8, 16, 0.1}, 1 << 20};
+  const serve::UnitResult r = serve::simulate_aggregated(model, s, load);
+  CHECK(r.finished == 24);
+  CHECK_FALSE(r.stopped_early);
+  CHECK(r.in_flight == 8);
+  CHECK(r.output_tokens_per_s > 0);
+  // 8 requests in flight, each producing a token per iteration at most: the unit cannot
+  // beat 8 tokens per decode iteration (decodes only take longer with prefill chunks in).
+  CHECK(r.output_tokens_per_s <= 8 / model.iteration_s({{}, std::vector<std::uint32_t>(8, 1000)}) * 1.0001);
+  CHECK(r.ttft_s.p50 <= r.e2e_s.p50);
+  CHECK(r.tpot_s.p99 >= r.tpot_s.p50);
+}
+
+TEST_CASE("with an SLA it cannot meet, a unit stops once the miss is certain, with the figures so far") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  serve::Load load;
+  load.clients = 4;
+  load.warmup = 4;
+  load.measured = 40;
+  load.stagger_s = 0.01;
+  load.input_tokens = 1000;
+  load.output_tokens = 20;
+  const serve::WorkerSetup s{{4096, 4, 16, 0.1}, 1 << 20};
+  serve::Sla sla;
+  sla.ttft_s = 1e-6;  // no prefill of 1000 tokens takes a microsecond
+  const serve::UnitResult stopped = serve::simulate_aggregated(model, s, load, sla);
+  CHECK(stopped.stopped_early);
+  // p90 of 40: once 40 - 36 + 1 = 5 measured requests miss, the percentile must miss.
+  CHECK(sla.certain_miss_count(40) == 5);
+  CHECK(stopped.finished < 40);
+  const serve::UnitResult full = serve::simulate_aggregated(model, s, load);
+  CHECK_FALSE(full.stopped_early);
+  CHECK(full.finished == 40);
+  CHECK(full.iterations > stopped.iterations);
+}
+
+TEST_CASE("load and SLA inputs: each rule named") {
+  serve::Load load;
+  load.output_tokens = 1;
+  CHECK_THROWS_WITH_AS(load.check(), "load: output_tokens must be at least 2 (a TPOT needs a second token)", InputError);
+  load.output_tokens = 2;
+  load.cached_tokens = 1;
+  CHECK_THROWS_WITH_AS(load.check(), "load: cached_tokens 1 must be below input_tokens 1", InputError);
+  load.cached_tokens = 0;
+  load.kind = serve::Load::Kind::open;
+  load.rate = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(load.check(), "load: rate nan must be a positive finite number", InputError);
+  serve::Sla sla;
+  CHECK_FALSE(sla.any());
+  sla.quantile = serve::Quantile::p99;
+  CHECK(sla.certain_miss_count(100) == 2);
+  CHECK(sla.certain_miss_count(1) == 1);
+}

@@ -1,0 +1,209 @@
+// The deployment search (serve::Planner) as laws: more GPUs never lower the best total
+// tokens/s at a fixed SLA, a looser SLA never lowers it, and at concurrency 1 the
+// lowest-latency deployment uses the most TP; plus its impossible inputs, sharding and
+// the iteration memo's exactness.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/qwen3_moe.hpp"
+#include "costdsl/data_dir.hpp"
+#include "costdsl/load_hf_config.hpp"
+#include "costdsl/load_timing.hpp"
+#include "costdsl/serve/arch_family.hpp"
+#include "costdsl/serve/planner.hpp"
+
+using namespace costdsl;
+
+namespace {
+
+const Timing& h200() {
+  static const Timing t = load_timing("h200", TimingMode::roofline);
+  return t;
+}
+
+HfConfig model_config(const std::string& name) {
+  return load_hf_config(default_data_dir() / "models" / (name + ".json"));
+}
+
+auto llama_family(const HfConfig& hf) {
+  return serve::ArchFamily(
+      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+      false, h200());
+}
+
+// A small search: short requests keep every simulation short.
+serve::PlanSpec small_spec(std::uint32_t gpus) {
+  serve::PlanSpec s;
+  s.gpus = gpus;
+  s.input_tokens = 1024;
+  s.output_tokens = 32;
+  s.token_budgets = {2048};
+  s.max_batch = 64;
+  s.max_workers = 3;
+  s.sla.ttft_s = 0.25;
+  s.sla.tpot_s = 0.012;
+  return s;
+}
+
+double best_total(const serve::PlanResult& res) {
+  double best = 0;
+  for (const auto& r : res.rows)
+    if (r.status == serve::Status::meets) best = std::max(best, r.tokens_per_s());
+  return best;
+}
+
+// Field by field: the rows' padding bytes are not part of their value.
+bool same(const serve::Percentiles& a, const serve::Percentiles& b) {
+  return a.p50 == b.p50 && a.p90 == b.p90 && a.p99 == b.p99 && a.mean == b.mean;
+}
+bool same(const serve::PlanRow& a, const serve::PlanRow& b) {
+  const serve::Candidate &x = a.c, &y = b.c;
+  return a.job == b.job && a.status == b.status && a.sla_ratio == b.sla_ratio && x.mode == y.mode &&
+         x.worker == y.worker && x.prefill == y.prefill && x.prefill_workers == y.prefill_workers &&
+         x.decode_workers == y.decode_workers && x.unit_gpus == y.unit_gpus && x.replicas == y.replicas &&
+         x.batch == y.batch && x.token_budget == y.token_budget && x.clients == y.clients && x.rate == y.rate &&
+         x.transfer_s == y.transfer_s && same(a.r.ttft_s, b.r.ttft_s) && same(a.r.tpot_s, b.r.tpot_s) &&
+         same(a.r.e2e_s, b.r.e2e_s) && a.r.output_tokens_per_s == b.r.output_tokens_per_s &&
+         a.r.tokens_per_s_user == b.r.tokens_per_s_user && a.r.in_flight == b.r.in_flight &&
+         a.r.measured == b.r.measured && a.r.finished == b.r.finished && a.r.stopped_early == b.r.stopped_early &&
+         a.r.iterations == b.r.iterations && a.r.sim_time_s == b.r.sim_time_s;
+}
+bool same(const std::vector<serve::PlanRow>& a, const std::vector<serve::PlanRow>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) { return same(x, y); });
+}
+
+serve::PlanResult search(serve::ModelSource& models, const serve::PlanSpec& spec) {
+  serve::Planner planner(models, h200(), spec);
+  return {planner.run()};
+}
+
+}  // namespace
+
+TEST_CASE("law: the best total tokens/s at a fixed SLA never falls when GPUs are added") {
+  const HfConfig hf = model_config("llama3_8b");
+  auto models = llama_family(hf);
+  double previous = 0;
+  for (std::uint32_t gpus = 1; gpus <= 6; ++gpus) {
+    const serve::PlanResult res = search(models, small_spec(gpus));
+    const double best = best_total(res);
+    INFO("gpus " << gpus << ": best " << best << ", previous " << previous);
+    CHECK(best > 0);
+    CHECK(best >= previous);
+    previous = best;
+  }
+}
+
+TEST_CASE("law: a looser SLA never lowers the best tokens/s") {
+  const HfConfig hf = model_config("llama3_8b");
+  auto models = llama_family(hf);
+  double previous = 0;
+  // From tight to loose, each target at least as loose as before, then none at all.
+  for (const double scale : {0.6, 1.0, 1.5, 3.0, 0.0}) {
+    serve::PlanSpec spec = small_spec(4);
+    if (scale > 0) {
+      spec.sla.ttft_s *= scale;
+      spec.sla.tpot_s *= scale;
+    } else {
+      spec.sla = serve::Sla{};
+    }
+    const double best = best_total(search(models, spec));
+    INFO("SLA scale " << scale << ": best " << best << ", previous " << previous);
+    CHECK(best >= previous);
+    previous = best;
+  }
+  CHECK(previous > 0);
+}
+
+TEST_CASE("law: at concurrency 1 the lowest-latency deployment uses the most TP") {
+  for (const char* name : {"llama3_8b", "llama3_70b"}) {
+    const HfConfig hf = model_config(name);
+    auto models = llama_family(hf);
+    serve::PlanSpec spec = small_spec(8);
+    spec.sla = serve::Sla{};
+    spec.aggregated = true;
+    spec.disaggregated = false;
+    spec.load = serve::PlanSpec::LoadMode::concurrency;
+    spec.concurrency = 1;
+    const serve::PlanResult res = search(models, spec);
+    REQUIRE(!res.rows.empty());
+    const auto fastest = std::min_element(res.rows.begin(), res.rows.end(), [](const auto& a, const auto& b) {
+      return a.r.e2e_s.mean < b.r.e2e_s.mean;
+    });
+    std::uint32_t most_tp = 0;
+    for (const auto& r : res.rows) most_tp = std::max(most_tp, r.c.worker.tp);
+    INFO(name << ": the fastest runs tp " << fastest->c.worker.tp);
+    CHECK(most_tp == 8);
+    CHECK(fastest->c.worker.tp == most_tp);
+  }
+}
+
+TEST_CASE("impossible inputs are errors naming the rule, with the bytes when the model does not fit") {
+  const HfConfig big = model_config("llama3_405b");
+  auto models = llama_family(big);
+  serve::PlanSpec spec = small_spec(1);
+  CHECK_THROWS_WITH_AS(search(models, spec),
+                       doctest::Contains("the model does not fit on 1 x h200_sxm: its leanest deployment (tp 1, 1 "
+                                         "GPU) needs 811.7 GB of weights per GPU; a h200_sxm has 151.4 GB, 136.3 GB "
+                                         "after the 10% reserve"),
+                       InputError);
+  spec.gpus = 0;
+  CHECK_THROWS_WITH_AS(search(models, spec), "--gpus 0: a deployment needs at least 1 GPU", InputError);
+  const HfConfig hf = model_config("llama3_70b");
+  auto seventy = llama_family(hf);
+  spec = small_spec(8);
+  spec.input_tokens = 8000;
+  spec.output_tokens = 500;
+  spec.context_tokens = 8192;
+  CHECK_THROWS_WITH_AS(search(seventy, spec),
+                       "--isl 8000 + --osl 500 = 8500 tokens exceeds the model's context (max_position_embeddings 8192)",
+                       InputError);
+  spec = small_spec(8);
+  spec.output_tokens = 1;
+  CHECK_THROWS_WITH_AS(search(seventy, spec), "--osl 1: must be at least 2 (TPOT is the time between output tokens)",
+                       InputError);
+  spec = small_spec(8);
+  spec.cached_tokens = 1024;
+  CHECK_THROWS_WITH_AS(search(seventy, spec),
+                       "--prefix 1024 must be below --isl 1024 (the last prompt token is always computed)", InputError);
+}
+
+TEST_CASE("sharded jobs merged in job order give the single run's rows exactly") {
+  const HfConfig hf = model_config("llama3_8b");
+  auto models = llama_family(hf);
+  serve::Planner planner(models, h200(), small_spec(4));
+  const std::vector<serve::PlanRow> whole = planner.run();
+  std::vector<serve::PlanRow> merged = planner.run(0, 3);
+  for (std::size_t shard = 1; shard < 3; ++shard) {
+    const auto part = planner.run(shard, 3);
+    merged.insert(merged.end(), part.begin(), part.end());
+  }
+  std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  REQUIRE(merged.size() == whole.size());
+  CHECK(same(merged, whole));
+  CHECK(planner.jobs().size() > 3);
+}
+
+TEST_CASE("remembering iteration times by batch changes no figure (DP-attention MoE)") {
+  const HfConfig hf = model_config("qwen3_30b_a3b");
+  const auto make = [&hf](serve::Parallel p) {
+    return archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep));
+  };
+  serve::ArchFamily memo(make, true, h200(), {}, serve::Memo::always);
+  serve::ArchFamily plain(make, true, h200(), {}, serve::Memo::never);
+  serve::PlanSpec spec = small_spec(4);
+  spec.disaggregated = false;
+  spec.max_tp = 1;
+  const auto a = search(memo, spec), b = search(plain, spec);
+  REQUIRE(a.rows.size() == b.rows.size());
+  CHECK(same(a.rows, b.rows));
+  std::uint64_t hits = 0;
+  const serve::Planner planner(memo, h200(), spec);
+  for (const auto& o : planner.options()) hits += memo.model(o.p).memo_hits();
+  CHECK(hits > 0);
+  CHECK(memo.model({1, 4}).memoized());
+  CHECK_FALSE(plain.model({1, 4}).memoized());
+}

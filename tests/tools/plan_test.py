@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `costdsl plan`: the issue's command (aggregated + disaggregated
+tables), JSON / CSV / SVG, the rate and concurrency loads, progress on stderr, and the
+explanation when no deployment meets the SLA. No figure anywhere may be NaN or inf.
+
+usage: plan_test.py COSTDSL CHECK_SVG_PY
+"""
+import csv
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+costdsl, check_svg = sys.argv[1], sys.argv[2]
+failures = []
+PLAN = ["plan", "--arch", "llama3_70b", "--gpu", "h200", "--gpus", "8", "--isl", "4000", "--osl", "500"]
+SMALL = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50"]
+
+
+def run(*args, expect=0, env=None):
+    r = subprocess.run([costdsl, *args], capture_output=True, text=True, env=env)
+    if r.returncode != expect:
+        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def finite_everywhere(value, path="$"):
+    """Every number in a JSON value is finite (json.loads accepts NaN and Infinity)."""
+    if isinstance(value, float):
+        check(math.isfinite(value), f"{path} is {value}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            finite_everywhere(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            finite_everywhere(v, f"{path}[{i}]")
+
+
+# The issue's command: both modes, a table each, under the SLA.
+r = run(*PLAN, "--ttft", "300", "--tpot", "20")
+out = r.stdout
+for needle in ("aggregated:", "disaggregated:", "parallel", "replicas", "gpus/worker", "batch", "concurrency",
+               "tokens/s/gpu", "tokens/s/user", "TTFT ms p50 / p90 / p99", "SLA   p90: TTFT ≤ 300 ms, TPOT ≤ 20 ms"):
+    check(needle in out, f"the issue's plan output lacks {needle!r}:\n{out}")
+check("nan" not in out.lower() and "inf" not in out.replace("infer", "").lower(), f"NaN or inf in the table:\n{out}")
+agg_rows = [l for l in out.splitlines() if l.strip()[:2].strip().isdigit() and " tp" in l]
+check(len(agg_rows) >= 2, f"expected ranked rows in the tables:\n{out}")
+
+j = json.loads(run(*PLAN, "--ttft", "300", "--tpot", "20", "--json").stdout or "{}")
+finite_everywhere(j)
+cands = j.get("candidates", [])
+check(cands and {c["mode"] for c in cands} == {"aggregated", "disaggregated"}, "JSON must hold both modes' candidates")
+for mode in ("aggregated", "disaggregated"):
+    top = j.get("top", {}).get(mode, [])
+    check(len(top) >= 1, f"JSON top.{mode} is empty")
+    for i in top:
+        c = cands[i]
+        check(c["status"] == "meets" and c["ttft_ms"]["p90"] <= 300 and c["tpot_ms"]["p90"] <= 20,
+              f"top {mode} candidate {i} does not meet the SLA: {c}")
+        check(c["gpus"] <= 8 and c["gpus"] == c["replicas"] * c["unit_gpus"], f"GPU count wrong: {c}")
+    tputs = [cands[i]["tokens_per_s_gpu"] for i in top]
+    check(tputs == sorted(tputs, reverse=True), f"top.{mode} not sorted by tokens/s/GPU: {tputs}")
+    front = j.get("pareto", {}).get(mode, [])
+    users = [cands[i]["tokens_per_s_user"] for i in front]
+    gpus = [cands[i]["tokens_per_s_gpu"] for i in front]
+    check(users == sorted(users) and gpus == sorted(gpus, reverse=True),
+          f"pareto.{mode} must rise in tokens/s/user while falling in tokens/s/GPU: {users} {gpus}")
+    for i, c in enumerate(cands):  # nothing meeting the SLA beats a frontier point on both axes
+        if c["mode"] == mode and c["status"] == "meets":
+            beaten = any(cands[f]["tokens_per_s_user"] >= c["tokens_per_s_user"] and
+                         cands[f]["tokens_per_s_gpu"] >= c["tokens_per_s_gpu"] for f in front)
+            check(beaten, f"candidate {i} is not dominated by the {mode} frontier: {c}")
+for c in cands:
+    if c["mode"] == "disaggregated":
+        check(c["transfer_ms"] > 0 and c["prefill"]["workers"] >= 1, f"disaggregated candidate lacks its hand-off: {c}")
+    check(c["ttft_ms"]["p50"] <= c["ttft_ms"]["p90"] <= c["ttft_ms"]["p99"], f"TTFT percentiles out of order: {c}")
+
+# Files: CSV rows = JSON candidates, SVG well-formed with a frontier per mode.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    run(*PLAN, "--ttft", "300", "--tpot", "20", "--csv", str(d / "p.csv"), "--svg", str(d / "p.svg"))
+    rows = list(csv.DictReader(open(d / "p.csv"))) if (d / "p.csv").exists() else []
+    check(len(rows) == len(cands), f"CSV has {len(rows)} rows, JSON {len(cands)} candidates")
+    check(all(r["status"] in ("meets", "misses", "stopped_early") for r in rows), "CSV status column")
+    for r in rows:
+        for k, v in r.items():
+            if k not in ("mode", "prefill_parallel", "parallel", "status") and v != "":
+                check(math.isfinite(float(v)), f"CSV {k} = {v}")
+    s = subprocess.run([sys.executable, check_svg, str(d / "p.svg")], capture_output=True, text=True)
+    check(s.returncode == 0, "plan SVG: " + s.stdout + s.stderr)
+    text = (d / "p.svg").read_text() if (d / "p.svg").exists() else ""
+    for needle in ('data-series="aggregated"', 'data-series="disaggregated"', 'class="frontier"', "tokens/s/user"):
+        check(needle in text, f"plan SVG lacks {needle}")
+
+# Loads: a rate and a concurrency; one mode each.
+j = json.loads(run(*SMALL, "--rate", "20", "--mode", "agg", "--requests", "60", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and all(c["mode"] == "aggregated" and c["rate_per_replica"] > 0 for c in j["candidates"]),
+      "--rate --mode agg: aggregated candidates with a rate")
+j = json.loads(run(*SMALL, "--concurrency", "8", "--mode", "disagg", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and all(c["mode"] == "disaggregated" and abs(c["concurrency"] - 8) < 1e-9 for c in j["candidates"]),
+      "--concurrency 8 --mode disagg: every candidate at concurrency 8")
+
+# Progress on stderr once the search has run past the threshold (a second by default; 0 and
+# 60 here, so that the test does not depend on this machine's speed), never on stdout.
+env = dict(os.environ, COSTDSL_PROGRESS_AFTER_S="0")
+r = run(*SMALL, "--ttft", "500", env=env)
+check("plan: " in r.stderr and "jobs" in r.stderr, f"no progress on stderr: {r.stderr!r}")
+check("jobs," not in r.stdout, "progress leaked to stdout")
+r = run(*SMALL, "--ttft", "500", env=dict(os.environ, COSTDSL_PROGRESS_AFTER_S="60"))
+check(r.stderr == "", f"a search shorter than the threshold must print no progress: {r.stderr!r}")
+
+# Nothing meets the SLA: which target, the lowest value reached, the nearest deployments.
+r = run(*SMALL, "--ttft", "1", "--tpot", "50")
+for needle in ("aggregated: none of", "TTFT p90 ≤ 1 ms: met by none; the lowest is", "TPOT p90 ≤ 50 ms: met by",
+               "nearest (largest percentile / limit first):"):
+    check(needle in r.stdout, f"nothing-fits output lacks {needle!r}:\n{r.stdout}")
+j = json.loads(run(*SMALL, "--ttft", "1", "--json").stdout or "{}")
+check(j and j["top"]["aggregated"] == [] and j["pareto"]["aggregated"] == [], "nothing fits: empty top and frontier")
+
+# A MoE arch searches ep and attention tp.
+j = json.loads(run("plan", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--gpus", "4", "--isl", "1000", "--osl", "50",
+                   "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and any(c["ep"] == 4 for c in j["candidates"]) and any("dp" in c["parallel"] for c in j["candidates"]),
+      "qwen3_30b_a3b on 4 GPUs: expected ep 4 deployments labelled tpXdpYepZ")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"plan cli: {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
