@@ -39,7 +39,7 @@ struct RankShape {
 const std::vector<ModelShape>& builtin_models();
 
 // model × TP degree → per-rank shapes; throws std::invalid_argument on a degree that
-// does not divide the heads / intermediate or exceeds the KV heads (reference §7).
+// does not divide the heads / intermediate or exceeds the KV heads (design §7).
 RankShape rank_shape(const ModelShape& m, std::uint32_t tp);
 
 // Rank shapes of the named models (empty: all built-in) at the given TP degrees

@@ -1,5 +1,5 @@
 #pragma once
-// Coverage flags: why a number may not be a plain measurement (reference §4).
+// Coverage flags: why a number may not be a plain measurement (design §4).
 #include <cstdint>
 #include <string>
 #include <vector>

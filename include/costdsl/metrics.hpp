@@ -27,7 +27,7 @@ struct Metrics {
   friend constexpr bool operator==(const Metrics&, const Metrics&) = default;
 };
 
-// The node algebra of reference §2, one function per rule. The static fold and
+// The node algebra of design §2, one function per rule. The static fold and
 // the flat twin both call exactly these, in the same order, so their results are
 // bitwise identical.
 namespace algebra {

@@ -5,7 +5,7 @@
 // Strict, because a silently misread column skews every number the model produces:
 // every malformed header or cell is a DataError "FILE:LINE:COL: ..." naming the
 // column, the value and the rule. Only bad measurements (time_ms NaN, infinite,
-// negative or 0) are dropped with a warning, as reference §8 asks for samples.
+// negative or 0) are dropped with a warning, as design §8 asks for samples.
 #include <algorithm>
 #include <compare>
 #include <cstddef>

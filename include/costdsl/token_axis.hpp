@@ -1,5 +1,5 @@
 #pragma once
-// The token axis shared by the profiler and the model (reference §8): 32, 64,
+// The token axis shared by the profiler and the model (design §8): 32, 64,
 // 128, 256, then steps of 128 to 4096, 256 to 8192, 1024 to 16384, 4096 to
 // 32768, then 65536: 63 points. Decode-size GEMMs also need m = 1..16.
 #include <array>

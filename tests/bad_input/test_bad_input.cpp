@@ -646,7 +646,7 @@ TEST_CASE("bad_input: gpus.json integer beyond int and wrong shape") {
 // =============================================================================
 
 TEST_CASE("bad_input: zero-token iteration") {
-  // Nothing to do: every leaf pushes an all-zero metric with no flags (reference §4),
+  // Nothing to do: every leaf pushes an all-zero metric with no flags (design §4),
   // in every family, never NO_COVERAGE and never NaN.
   CHECK(eval_llama({}) == Metrics{});
   const Qwen3Moe<Qwen3MoeConfig> qwen(qwen3_30b_a3b.with_parallel(1, 4));

@@ -133,7 +133,7 @@ auto random_inputs(std::mt19937_64& rng, Keep& keep) {
 
 }  // namespace gen
 
-// A recursive reference straight from the table in reference §2.
+// A recursive reference straight from the table in design §2.
 static Metrics reference(const RuntimeNode& n, const std::vector<Metrics>& row, std::size_t& next_slot) {
   if (n.kind == NodeKind::leaf) return row[next_slot++];
   std::vector<Metrics> c;

@@ -1,4 +1,4 @@
-// Interpolating caches (reference §8): axes, 1D/2D/3D interpolation, every
+// Interpolating caches (design §8): axes, 1D/2D/3D interpolation, every
 // extrapolation path and coverage flag, fit-time checks, and allocation-free queries.
 #include <algorithm>
 #include <atomic>
@@ -64,7 +64,7 @@ bool contains(const std::vector<std::string>& ws, const std::string& needle) {
   return std::any_of(ws.begin(), ws.end(), [&](const std::string& w) { return w.find(needle) != std::string::npos; });
 }
 
-// The shared token axis of reference §8 (63 points).
+// The shared token axis of design §8 (63 points).
 std::vector<double> token_axis() {
   std::vector<double> v{32, 64, 128, 256};
   for (double x = 384; x <= 4096; x += 128) v.push_back(x);

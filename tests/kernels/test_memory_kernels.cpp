@@ -185,7 +185,7 @@ TEST_CASE("kv_cache_append") {
   CHECK_THROWS_WITH_AS(Kernel<KvCacheAppend>(h200(), {Dtype::bf16, 8, 0}),
                        "kv_cache_append: head_dim 0 must be in 1..1024", ConfigError);
   common_checks<KvCacheAppend>(c, {3}, {0}, 32, 65536);
-  common_checks<KvCacheAppend>(f8, {643}, {0}, 32, 65536);  // reference §7: 512 + 128 + 3 decodes
+  common_checks<KvCacheAppend>(f8, {643}, {0}, 32, 65536);  // design §7: 512 + 128 + 3 decodes
 }
 
 TEST_CASE("sampler") {

@@ -93,7 +93,7 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
   CHECK(gemm.size() == 2 * (2 * (4 * 4 + 1)));  // (4 projections × 4 TPs + lm_head) × 2 models × 2 dtypes
   check_grid<k::Gemm>(gemm.front(), {Dtype::bf16, 6144, 4096});  // Llama-3-8B tp1 qkv_proj
   CHECK(gemm.front().points.size() == gemm_m_axis().size());
-  // Llama-3-8B at t = 4: qkv n = 1536, o_proj k = 1024 (reference §7).
+  // Llama-3-8B at t = 4: qkv n = 1536, o_proj k = 1024 (design §7).
   bool qkv = false, o = false;
   for (const auto& j : gemm) {
     qkv |= j.key == std::vector<std::string>{"bf16", "1536", "4096"};

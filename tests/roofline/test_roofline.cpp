@@ -60,7 +60,7 @@ TEST_CASE("committed roofline.json equals the built-in defaults") {
   CHECK(loaded.p2p_intra_node.eff_max == def.p2p_intra_node.eff_max);
 }
 
-TEST_CASE("H200 sanity figures (reference §9)") {
+TEST_CASE("H200 sanity figures (design §9)") {
   const auto rf = roofline("H200");
   // bf16 4096^3 GEMM reaches ~80% of the 989 TFLOP/s peak: 0.17-0.18 ms measured; the
   // six-GPU fit gives 75% (0.185 ms), its price for holding on GPUs it has not seen.

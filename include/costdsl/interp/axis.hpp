@@ -1,5 +1,5 @@
 #pragma once
-// A sorted interpolation axis and its branchless segment search (reference §8), plus
+// A sorted interpolation axis and its branchless segment search (design §8), plus
 // the grid machinery the 1D/2D/3D interpolators share: building a grid from sample
 // points at fit time, the fit-time checks, and the masked corner blend at query time.
 //

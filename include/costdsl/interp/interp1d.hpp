@@ -1,5 +1,5 @@
 #pragma once
-// Piecewise-linear interpolation over one sorted axis (reference §8).
+// Piecewise-linear interpolation over one sorted axis (design §8).
 //
 // Off the grid the edge segment extends linearly (flagged EXTRAPOLATED); a NaN or
 // infinite query, or a table with no data, answers 0 flagged NO_COVERAGE; the output

@@ -1,6 +1,6 @@
 #pragma once
 // Bilinear interpolation over two independently sorted axes with a validity mask
-// (reference §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
+// (design §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
 // no valid corner, a NaN/infinite query or an empty table gives NO_COVERAGE.
 // Off the grid each table applies its declared OffGrid policy (EXTRAPOLATED).
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
 // Trilinear interpolation over three independently sorted axes with a validity mask
-// (reference §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
+// (design §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
 // no valid corner, a NaN/infinite query or an empty table gives NO_COVERAGE. Off the
 // grid each axis extends its edge segment linearly (EXTRAPOLATED). Output >= 0.
 #include <array>

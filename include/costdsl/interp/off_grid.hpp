@@ -1,5 +1,5 @@
 #pragma once
-// The off-grid policy of a 2D interpolation table (reference §8).
+// The off-grid policy of a 2D interpolation table (design §8).
 #include <cstdint>
 #include <string_view>
 
