@@ -1,9 +1,11 @@
 // costdsl kernels / costdsl kernel <kind>: list the catalogue, evaluate one leaf.
 // Flags come from each kind's reflected Config and Input (`--num-kv-heads` for
 // num_kv_heads), so a new kernel file needs no CLI code.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -132,19 +134,33 @@ void add_kernel_commands(CLI::App& app) {
   list->add_flag("--json", *json_out, "print JSON");
   list->callback([json_out] {
     nlohmann::json out = nlohmann::json::array();
+    struct Row {
+      std::string kind, family, config, input;
+    };
+    std::vector<Row> rows;
     boost::mp11::mp_for_each<kernels::All>([&](auto k) {
       using K = decltype(k);
       const auto cfg = field_names<typename K::Config>(), in = field_names<typename K::Input>();
-      if (*json_out) {
-        out.push_back({{"kind", K::kind}, {"family", name(K::family)}, {"config", cfg}, {"input", in},
-                       {"axes", std::vector<std::string>(K::axes.begin(), K::axes.end())},
-                       {"backends", K::default_backends()}});
-      } else {
-        std::cout << fmt::format("{:<20} {:<14} config: {:<52} input: {}\n", K::kind, name(K::family),
-                                 fmt::join(cfg, ", "), fmt::join(in, ", "));
-      }
+      out.push_back({{"kind", K::kind}, {"family", name(K::family)}, {"config", cfg}, {"input", in},
+                     {"axes", std::vector<std::string>(K::axes.begin(), K::axes.end())},
+                     {"backends", K::default_backends()}});
+      rows.push_back({std::string(K::kind), std::string(name(K::family)), fmt::to_string(fmt::join(cfg, ", ")),
+                      fmt::to_string(fmt::join(in, ", "))});
     });
-    if (*json_out) std::cout << out.dump(2) << '\n';
+    if (*json_out) {
+      std::cout << out.dump(2) << '\n';
+      return;
+    }
+    // Columns as wide as their longest entry (a width on fmt::join would pad each field).
+    std::size_t kind_w = 0, family_w = 0, config_w = 0;
+    for (const Row& r : rows) {
+      kind_w = std::max(kind_w, r.kind.size());
+      family_w = std::max(family_w, r.family.size());
+      config_w = std::max(config_w, r.config.size());
+    }
+    for (const Row& r : rows)
+      std::cout << fmt::format("{:<{}}  {:<{}}  config: {:<{}}  input: {}\n", r.kind, kind_w, r.family, family_w,
+                               r.config, config_w, r.input);
   });
   auto* kernel = app.add_subcommand("kernel", "Evaluate one kernel leaf: costdsl kernel <kind> --gpu G --<field> V ...");
   kernel->require_subcommand(0, 1);

@@ -41,6 +41,14 @@ for args in (["kernel", "gemm", "--gpu", "h200", "--dtype", "bf16", "--m", "4096
         check(key in j, f"{args[1]} --json lacks {key}")
     check(j.get("time_ms", 0) > 0, f"{args[1]}: time_ms must be positive")
 
+# The kind list: one short line per kind (fields joined, not each padded), the same kinds as --json.
+listing = run("kernels").stdout.splitlines()
+kinds = [k["kind"] for k in json.loads(run("kernels", "--json").stdout or "[]")]
+check(len(kinds) >= 20 and len(listing) == len(kinds), f"kernels: {len(listing)} lines for {len(kinds)} kinds")
+check(all(line.split()[0] == kind for line, kind in zip(listing, kinds)), "kernels: one line per kind, in order")
+check(max(map(len, listing), default=0) <= 160, f"kernels: lines up to {max(map(len, listing), default=0)} chars")
+check(any("config: dtype, n, k" in line and "input: m" in line for line in listing), "kernels: gemm's fields")
+
 gemm = json.loads(run("kernel", "gemm", "--gpu", "H200", "--m", "4096", "--n", "4096", "--k", "4096", "--json").stdout)
 check(0.15 < gemm["time_ms"] < 0.2, f"bf16 4096^3 GEMM on H200 should be ~0.17 ms, got {gemm['time_ms']}")
 ar = json.loads(run("kernel", "all_reduce", "--gpu", "h200", "--num-gpus", "8", "--bytes", "33554432", "--json").stdout)
