@@ -134,6 +134,11 @@ with tempfile.TemporaryDirectory() as d:
     (pathlib.Path(d) / "m.json").write_text(json.dumps(cfg))
     r = run("describe", "--model-config", str(pathlib.Path(d) / "m.json"), "--ep", "8")
     check("model (Mixtral)" in r.stdout, "describe: model_type mixtral must read as the mixtral family")
+    llama = json.loads((root / "data/models/llama3_8b.json").read_text())
+    for arch in ("MistralForCausalLM", "Qwen2ForCausalLM"):  # the same dense layer as Llama
+        (pathlib.Path(d) / "l.json").write_text(json.dumps(dict(llama, architectures=[arch])))
+        r = run("describe", "--model-config", str(pathlib.Path(d) / "l.json"))
+        check("model (Llama3)" in r.stdout, f"describe: {arch} must read as the llama family")
     cfg["architectures"] = ["GPT2LMHeadModel"]
     (pathlib.Path(d) / "g.json").write_text(json.dumps(cfg))
     r = run("eval", "--model-config", str(pathlib.Path(d) / "g.json"), "--gpu", "h200", "--decode", "8x512", expect=2)
