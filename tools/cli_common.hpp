@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "costdsl/archs/registry.hpp"
 #include "costdsl/coverage.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
@@ -79,12 +80,19 @@ struct TimingOptions {
   }
 };
 
+// What --family accepts: every family in archs/registry.hpp.
+inline std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const archs::FamilyInfo& f : archs::families()) names.push_back(f.name);
+  return names;
+}
+
 inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
   cmd.add_option("--arch", o.arch, "a shipped arch (see `costdsl archs`)");
   cmd.add_option("--model-config", o.model_config, "a HuggingFace config.json to evaluate instead of --arch")
       ->check(CLI::ExistingFile);
-  cmd.add_option("--family", o.family, "the family of --model-config")
-      ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
+  cmd.add_option("--family", o.family, "the family of --model-config (default: from its architectures)")
+      ->check(CLI::IsMember(family_names()));
   cmd.add_option("--tp", o.tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
       ->check(positive)
       ->capture_default_str();

@@ -193,7 +193,7 @@ void add_arch_commands(CLI::App& app) {
     };
     nlohmann::json out = nlohmann::json::array();
     for (const auto& a : archs::catalog()) {
-      const bool moe = a.family != "llama";
+      const bool moe = archs::find_family(a.family).expert_parallel;
       const std::vector<std::uint32_t> tps = accepted(a, false);
       const std::vector<std::uint32_t> eps = moe ? accepted(a, true) : std::vector<std::uint32_t>{1};
       if (*list_json) {

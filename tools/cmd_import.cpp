@@ -70,7 +70,7 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
         options.arch = info.name;
         options.tp = tp;
         if (fp8) options.dtype = Dtype::fp8;
-        if (info.family == "llama") {
+        if (!archs::find_family(info.family).expert_parallel) {
           collect(options);
           continue;
         }

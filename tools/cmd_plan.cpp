@@ -114,8 +114,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--arch", st->model.arch, "a shipped arch (see `costdsl archs`)");
   cmd->add_option("--model-config", st->model.model_config, "a HuggingFace config.json instead of --arch")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--family", st->model.family, "the family of --model-config")
-      ->check(CLI::IsMember({"llama", "qwen3_moe", "deepseek_v3"}));
+  cmd->add_option("--family", st->model.family, "the family of --model-config (default: from its architectures)")
+      ->check(CLI::IsMember(family_names()));
   cmd->add_option("--routing-skew", st->model.routing_skew,
                   "MoE routing: power-law exponent of expert popularity (0 = uniform)")
       ->check(non_negative_number)

@@ -93,7 +93,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--arch", st->model.arch, "a shipped arch (see `costdsl archs`)");
   cmd->add_option("--model-config", st->model.model_config, "a HuggingFace config.json to evaluate instead of --arch")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--family", st->model.family, "the family of --model-config")->check(CLI::IsMember({"llama"}));
+  cmd->add_option("--family", st->model.family, "the family of --model-config (default: from its architectures)")
+      ->check(CLI::IsMember(family_names()));
   cmd->add_option("--gpu", st->gpus, "GPU name or alias (see `costdsl gpus`); repeatable")->required();
   cmd->add_option("--tp", st->tps, "tensor-parallel degrees, e.g. 1,2,4,8")
       ->delimiter(',')

@@ -1,7 +1,12 @@
 // ModelOptions resolved to a family and dispatched to its translation unit.
 #include "model.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "costdsl/archs/registry.hpp"
 #include "costdsl/data_dir.hpp"
@@ -11,12 +16,41 @@
 
 namespace costdsl::cli {
 
+namespace {
+// The family a config.json declares: its first `architectures` entry a family reads, else
+// (no architectures at all) its `model_type`. Neither known: a DataError naming both,
+// the rule and every supported name.
+std::string infer_family(const HfConfig& hf) {
+  const HfConfig::Value* listed = hf.find("architectures");
+  std::vector<std::string> declared;
+  if (listed != nullptr && listed->type == HfConfig::Value::Type::array)
+    for (const HfConfig::Value& item : listed->items)
+      if (item.type == HfConfig::Value::Type::string) declared.push_back(item.text);
+  for (const std::string& name : declared)
+    for (const archs::FamilyInfo& f : archs::families())
+      if (std::find(f.architectures.begin(), f.architectures.end(), name) != f.architectures.end()) return f.name;
+  const HfConfig::Value* type = hf.find("model_type");
+  const bool has_type = type != nullptr && type->type == HfConfig::Value::Type::string;
+  if (declared.empty() && has_type)
+    for (const archs::FamilyInfo& f : archs::families())
+      if (std::find(f.model_types.begin(), f.model_types.end(), type->text) != f.model_types.end()) return f.name;
+  std::string supported;
+  for (const archs::FamilyInfo& f : archs::families())
+    supported += fmt::format("{}{} ({})", supported.empty() ? "" : ", ", fmt::join(f.architectures, ", "), f.name);
+  throw DataError(fmt::format(
+      "{}: architectures {} (model_type {}) is no supported family: the first known architectures entry picks "
+      "it, model_type only when there is none; supported: {}; or give --family",
+      hf.file(), listed != nullptr ? listed->json : "absent", type != nullptr ? type->json : "absent", supported));
+}
+}  // namespace
+
 std::pair<HfConfig, std::string> ModelOptions::resolve() const {
   if (!model_config.empty()) {
-    if (family.empty()) throw InputError("--model-config needs --family (llama, qwen3_moe or deepseek_v3)");
-    return {load_hf_config(model_config), family};
+    HfConfig hf = load_hf_config(model_config);
+    std::string f = family.empty() ? infer_family(hf) : archs::find_family(family).name;
+    return {std::move(hf), std::move(f)};
   }
-  if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE --family F");
+  if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE");
   const archs::ArchInfo& info = archs::find_arch(arch);
   return {load_hf_config(default_data_dir() / "models" / info.config), info.family};
 }
@@ -32,12 +66,16 @@ std::uint32_t ModelOptions::expert_parallel() const {
 
 namespace {
 // The one place a family name picks its translation unit.
-template <class Llama, class Qwen3Moe, class DeepseekV3>
-auto by_family(const std::string& family, Llama llama, Qwen3Moe qwen3_moe, DeepseekV3 deepseek_v3) {
+template <class Llama, class Qwen3, class Qwen3Moe, class Mixtral, class DeepseekV3>
+auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwen3_moe, Mixtral mixtral,
+               DeepseekV3 deepseek_v3) {
   if (family == "llama") return llama();
+  if (family == "qwen3") return qwen3();
   if (family == "qwen3_moe") return qwen3_moe();
+  if (family == "mixtral") return mixtral();
   if (family == "deepseek_v3") return deepseek_v3();
-  throw InputError("unknown family '" + family + "' (llama, qwen3_moe, deepseek_v3)");
+  archs::find_family(family);  // throws, listing the known families
+  throw InputError("family '" + family + "' has no translation unit in tools/models/");
 }
 
 std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
@@ -45,7 +83,9 @@ std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timin
   const HfConfig& config = resolved.first;
   return by_family(
       resolved.second, [&] { return models::open_llama3(config, options, timing); },
+      [&] { return models::open_qwen3(config, options, timing); },
       [&] { return models::open_qwen3_moe(config, options, timing); },
+      [&] { return models::open_mixtral(config, options, timing); },
       [&] { return models::open_deepseek_v3(config, options, timing); });
 }
 }  // namespace
@@ -60,7 +100,9 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
                                                       const Timing& timing, ops::moe::Routing routing) {
   return by_family(
       family, [&] { return models::llama3_source(config, timing); },
+      [&] { return models::qwen3_source(config, timing); },
       [&] { return models::qwen3_moe_source(config, timing, routing); },
+      [&] { return models::mixtral_source(config, timing, routing); },
       [&] { return models::deepseek_v3_source(config, timing, routing); });
 }
 

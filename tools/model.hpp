@@ -43,7 +43,8 @@ struct ModelOptions {
     return c;
   }
 
-  // The config.json to build and its family (from --arch or --model-config --family).
+  // The config.json to build and its family: --arch's, or --model-config's from its
+  // `architectures` (else `model_type`), --family overriding.
   std::pair<HfConfig, std::string> resolve() const;
   // MoE archs: ep from --ep, or tp × --dp, or tp; --dp, when given, must be ep / tp.
   std::uint32_t expert_parallel() const;
@@ -77,11 +78,16 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
 namespace models {
 // One per family (tools/models/<family>.cpp); a null timing checks and returns null.
 std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+std::unique_ptr<Model> open_qwen3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing);
+std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing);
+std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing);
 std::unique_ptr<serve::ModelSource> qwen3_moe_source(const HfConfig& config, const Timing& timing,
                                                      ops::moe::Routing routing);
+std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const Timing& timing,
+                                                   ops::moe::Routing routing);
 std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
                                                        ops::moe::Routing routing);
 }  // namespace models

@@ -156,8 +156,6 @@ accepts_json("unknown backend, profile timing", GEMM + ["--m", "64", "--backends
              lambda j: None if j["coverage"] == ["NO_COVERAGE"] and j["time_ms"] == 0 else f"got {j}")
 accepts_json("unknown backend, auto timing", GEMM + ["--m", "64", "--backends", "nosuch", "--json"],
              lambda j: None if "ANALYTIC" in j["coverage"] and 0 < j["time_ms"] < math.inf else f"got {j}")
-rejects("model-config without family", ["eval", "--model-config", str(models / "llama3_8b.json"), "--gpu", "h200"],
-        "--model-config needs --family")
 rejects("--ep on a dense arch", EVAL + ["--ep", "2"], "llama archs are dense: --ep and --dp must be 1")
 
 # ---- parallel degrees the model cannot take ------------------------------------------------
@@ -165,13 +163,18 @@ rejects("heads not divisible by tp", EVAL + ["--tp", "3"], "tp 3 does not divide
 rejects("tp above num_key_value_heads", EVAL + ["--tp", "16"], "tp 16 exceeds num_kv_heads 8")
 rejects("experts not divisible by ep", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "24"],
         "ep 24 does not divide num_experts 256")
+rejects("experts not divisible by ep (mixtral)", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200", "--ep", "3"],
+        "ep 3 does not divide num_experts 8")
+rejects("--ep on a dense arch (qwen3)", ["eval", "--arch", "qwen3_8b", "--gpu", "h200", "--ep", "2"],
+        "qwen3 archs are dense: --ep and --dp must be 1")
 rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")
 
 # ---- config.json files ----------------------------------------------------------------------
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)
     base = {fam: json.loads((models / f).read_text())
-            for fam, f in (("llama", "llama3_8b.json"), ("qwen3_moe", "qwen3_30b_a3b.json"),
+            for fam, f in (("llama", "llama3_8b.json"), ("qwen3", "qwen3_8b.json"),
+                           ("qwen3_moe", "qwen3_30b_a3b.json"), ("mixtral", "mixtral_8x7b.json"),
                            ("deepseek_v3", "deepseek_v3.json"))}
 
     def config(name, family, text=None, **changes):
@@ -195,6 +198,9 @@ with tempfile.TemporaryDirectory() as d:
             "missing key 'hidden_size'")
     rejects("config missing key (qwen3_moe)", config("nohd.json", "qwen3_moe", head_dim=None),
             "missing key 'head_dim'")
+    rejects("config missing key (qwen3)", config("nohd3.json", "qwen3", head_dim=None), "missing key 'head_dim'")
+    rejects("config missing key (mixtral)", config("noexp.json", "mixtral", num_local_experts=None),
+            "missing key 'num_local_experts'")
     rejects("config missing key (deepseek_v3)", config("nokv.json", "deepseek_v3", kv_lora_rank=None),
             "missing key 'kv_lora_rank'")
     rejects("config string dim", config("str.json", "llama", num_attention_heads="32"),
@@ -221,6 +227,19 @@ with tempfile.TemporaryDirectory() as d:
             "tp 8 exceeds num_kv_heads 4")
     rejects("config experts vs ep (qwen3_moe)", config("q100.json", "qwen3_moe", num_experts=100) + ["--ep", "8"],
             "ep 8 does not divide num_experts 100")
+    # Without --family the family comes from `architectures` (else `model_type`); an unknown one names
+    # what it found, the rule and every supported architecture.
+    def inferred(args):
+        i = args.index("--family")
+        return args[:i] + args[i + 2:]
+
+    rejects("config unknown architecture",
+            inferred(config("gpt2.json", "llama", architectures=["GPT2LMHeadModel"], model_type="gpt2")),
+            str(d / "gpt2.json"), 'architectures ["GPT2LMHeadModel"]',
+            'model_type "gpt2"', "first known architectures entry", "MixtralForCausalLM (mixtral)", "--family")
+    rejects("config without architectures or model_type",
+            inferred(config("bare.json", "llama", architectures=None, model_type=None)),
+            "architectures absent (model_type absent)")
 
     # ---- a malformed profile table through --profile-dir -------------------------------
     prof = d / "profiles" / "h200_sxm"

@@ -112,6 +112,49 @@ for args, dp in ((["--arch", "qwen3_30b_a3b", "--ep", "8"], 8), (["--arch", "qwe
     check(2 < jm["total"]["time_ms"] < 1000, f"{args}: iteration time {jm['total']['time_ms']} implausible")
     ranks = [n["ranks"] for n in jm["manifest"]["nodes"] if "ranks" in n]
     check(len(ranks) >= 3 and set(ranks) == {dp}, f"{args}: DP fanout nodes {ranks}, expected dp {dp}")
+# The families added for issue 15: Qwen3 dense (Llama's layer plus q/k norm) and Mixtral
+# (8 experts top-2, DP attention + EP), by --arch and by --model-config with the family
+# inferred from the file's `architectures`.
+for args, q_norm, dp in ((["--arch", "qwen3_8b", "--tp", "2"], True, None),
+                         (["--arch", "qwen3_32b", "--tp", "8"], True, None),
+                         (["--model-config", str(root / "data/models/qwen3_32b.json"), "--tp", "4"], True, None),
+                         (["--model-config", str(root / "data/models/qwen3_8b.json"), "--family", "llama"], False,
+                          None),
+                         (["--arch", "mixtral_8x7b", "--ep", "8"], False, 8),
+                         (["--arch", "mixtral_8x22b", "--tp", "2", "--ep", "8"], False, 4),
+                         (["--model-config", str(root / "data/models/mixtral_8x7b.json"), "--tp", "2", "--ep", "4"],
+                          False, 2),
+                         (["--model-config", str(root / "data/models/qwen3_30b_a3b.json"), "--ep", "4"], True, 4)):
+    r = run("eval", *args, "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048", "--json")
+    jm = json.loads(r.stdout or "{}")
+    if not jm:
+        continue
+    t, f = aggregate(0, jm["manifest"]["nodes"], jm["slots"])
+    check(abs(t - jm["total"]["time_ms"]) <= 1e-9 * t, f"{args}: re-aggregated time {t} != {jm['total']['time_ms']}")
+    check(2 < jm["total"]["time_ms"] < 1000, f"{args}: iteration time {jm['total']['time_ms']} implausible")
+    names = [s["name"] for s in jm["slots"]]
+    check(any(n.endswith("attn.q_norm") for n in names) == q_norm, f"{args}: q_norm slot present must be {q_norm}")
+    ranks = {n["ranks"] for n in jm["manifest"]["nodes"] if "ranks" in n}
+    check(ranks == ({dp} if dp else set()), f"{args}: DP fanout ranks {ranks}, expected {dp}")
+with tempfile.TemporaryDirectory() as d:
+    cfg = json.loads((root / "data/models/mixtral_8x7b.json").read_text())
+    del cfg["architectures"]  # model_type alone picks the family
+    (pathlib.Path(d) / "m.json").write_text(json.dumps(cfg))
+    r = run("describe", "--model-config", str(pathlib.Path(d) / "m.json"), "--ep", "8")
+    check("model (Mixtral)" in r.stdout, "describe: model_type mixtral must read as the mixtral family")
+    llama = json.loads((root / "data/models/llama3_8b.json").read_text())
+    for arch in ("MistralForCausalLM", "Qwen2ForCausalLM"):  # the same dense layer as Llama
+        (pathlib.Path(d) / "l.json").write_text(json.dumps(dict(llama, architectures=[arch])))
+        r = run("describe", "--model-config", str(pathlib.Path(d) / "l.json"))
+        check("model (Llama3)" in r.stdout, f"describe: {arch} must read as the llama family")
+    cfg["architectures"] = ["GPT2LMHeadModel"]
+    (pathlib.Path(d) / "g.json").write_text(json.dumps(cfg))
+    r = run("eval", "--model-config", str(pathlib.Path(d) / "g.json"), "--gpu", "h200", "--decode", "8x512", expect=2)
+    check('architectures ["GPT2LMHeadModel"]' in r.stderr and "Qwen3ForCausalLM (qwen3)" in r.stderr,
+          f"an unknown architecture must be named with the supported ones: {r.stderr}")
+    r = run("eval", "--model-config", str(pathlib.Path(d) / "g.json"), "--family", "mixtral", "--gpu", "h200",
+            "--decode", "8x512")
+    check(r.returncode == 0, "--family overrides the architectures entry")
 # --bounds sees imbalance between DP ranks: one prefill chunk lands on one of 8 groups.
 r = run("eval", "--arch", "qwen3_30b_a3b", "--ep", "8", "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048",
         "--json", "--bounds")
@@ -138,6 +181,9 @@ archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
 check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
 check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
+check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].get("ep") == [1],
+      "qwen3_8b: dense, tp bounded by its 8 KV heads")
+check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 

@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 costdsl, check_svg = sys.argv[1], sys.argv[2]
+root = pathlib.Path(__file__).resolve().parents[2]
 failures = []
 PLAN = ["plan", "--arch", "llama3_70b", "--gpu", "h200", "--gpus", "8", "--isl", "4000", "--osl", "500"]
 SMALL = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50"]
@@ -133,6 +134,17 @@ j = json.loads(run("plan", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--gpus",
 finite_everywhere(j)
 check(j and any(c["ep"] == 4 for c in j["candidates"]) and any("dp" in c["parallel"] for c in j["candidates"]),
       "qwen3_30b_a3b on 4 GPUs: expected ep 4 deployments labelled tpXdpYepZ")
+
+# The issue-15 families through plan, their family inferred from the config.json: Mixtral
+# searches ep like Qwen3-MoE, Qwen3 dense searches tp.
+j = json.loads(run("plan", "--model-config", str(root / "data/models/mixtral_8x7b.json"), "--gpu", "h200", "--gpus",
+                   "4", "--isl", "1000", "--osl", "50", "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and any(c["ep"] == 4 for c in j["candidates"]), "mixtral_8x7b on 4 GPUs: expected ep 4 deployments")
+j = json.loads(run("plan", "--arch", "qwen3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50",
+                   "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and j["candidates"] and all(c["ep"] == 1 for c in j["candidates"]), "qwen3_8b is dense: no ep deployments")
 
 for f in failures:
     print("FAIL:", f)

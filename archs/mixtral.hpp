@@ -1,0 +1,170 @@
+#pragma once
+// L4 Mixtral (8x7B, 8x22B): 8 experts, top-2, no shared expert. Qwen3-MoE's layer
+// without the q/k norm: DP attention (attention TP a = tp inside each of dp = ep / tp
+// groups) and EP routed experts over all ep ranks.
+//
+//   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
+//   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
+//
+// The experts are EP-sharded (8 experts: ep ∈ {1, 2, 4, 8}); Max_dp is a run-time
+// Fanout (archs/dp_groups.hpp), so one tree type serves every degree.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <boost/hana/define_struct.hpp>
+
+#include "costdsl/archs/dp_groups.hpp"
+#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_router_local.hpp"
+
+namespace costdsl::archs {
+
+struct MixtralConfig {
+  BOOST_HANA_DEFINE_STRUCT(MixtralConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                           (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
+                           (Dtype, kv_dtype));
+
+  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
+  constexpr MixtralConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
+    MixtralConfig c = *this;
+    c.tp = tp_degree;
+    c.ep = ep_degree;
+    return c;
+  }
+
+  // Every expert is a full gated MLP: HF calls its width intermediate_size.
+  static MixtralConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
+    if (!hf.has("head_dim") && hidden % heads != 0)
+      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
+                      std::to_string(hidden) + " and there is no head_dim");
+    return {hidden,
+            heads,
+            hf.dim("num_key_value_heads", heads),
+            hf.dim("head_dim", hidden / heads),
+            hf.dim("intermediate_size"),
+            hf.dim("num_local_experts"),
+            hf.dim("num_experts_per_tok"),
+            hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"),
+            tp,
+            ep,
+            hf.dtype(),
+            hf.dtype()};
+  }
+};
+
+// Published shapes (data/models/mixtral_*.json are the source of truth; a test checks they agree).
+inline constexpr MixtralConfig mixtral_8x7b{4096, 32, 8, 128, 14336, 8, 2, 32000, 32, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr MixtralConfig mixtral_8x22b{6144, 48, 8, 128, 16384, 8, 2, 32768, 56, 1, 1, Dtype::bf16, Dtype::bf16};
+
+template <class Form>
+class Mixtral {
+ public:
+  // The arch's own partition: dp = ep / tp attention groups.
+  static constexpr auto resolve_config(const Form& form) {
+    const auto tp = dim<"tp">(form);
+    const auto ep = dim<"ep">(form);
+    require_nonzero(tp);
+    require_nonzero(ep);
+    require_nonzero(dim<"num_layers">(form));
+    const auto dp = ep / tp;
+    struct Resolved {
+      std::uint64_t tp, ep, dp;
+    };
+    return Resolved{tp.value(), ep.value(), dp.value()};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit Mixtral(const Form& form = {})
+      : form_(form), r_(resolve_config(form)), embed_(form), attn_(form), router_(form), experts_(form), head_(form) {}
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    return labeled<"model">(
+        "model (Mixtral) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
+            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
+            ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
+        sum(dp_groups(r_.dp, embed_.build(t)),
+            labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
+                             scale(dim<"num_layers">(form_).v,
+                                   sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
+            dp_groups(r_.dp, head_.build(t))));
+  }
+
+  // As Qwen3Moe: each DP group runs its own rows; its tp ranks then split them for routing.
+  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
+  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
+
+  // KV cache bytes one token occupies across the model, and on one GPU of its DP group.
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+
+  // Weights on one GPU: attention sharded by tp, experts by ep, router and embeddings replicated.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double per_layer = attn + experts + h * c.num_experts + 2 * h;
+    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+  const Resolved& resolved() const noexcept { return r_; }
+
+ private:
+  template <class Groups>
+  auto inputs_with(const MoeIteration& it, Groups groups) const {
+    const auto work = dp_work("Mixtral", it, r_.dp, r_.tp, groups, ops::collapse);
+    const auto& w = work.groups;
+    return nest<"model">(costdsl::inputs(
+        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
+        nest<"layer">(costdsl::inputs(groups.fan(r_.dp,
+                                                 [&](std::size_t g) {
+                                                   return costdsl::inputs(
+                                                       attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
+                                                       router_.inputs({w[g].slice}));
+                                                 }),
+                                      groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
+        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+  }
+
+  Form form_;
+  Resolved r_;
+  worklets::EmbedLocal<Form> embed_;
+  worklets::AttnBlockTp<Form> attn_;
+  worklets::MoeRouterLocal<Form> router_;
+  worklets::MoeExpertEp<Form> experts_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/mixtral.cpp).
+extern template class Mixtral<MixtralConfig>;
+#endif
+
+}  // namespace costdsl::archs

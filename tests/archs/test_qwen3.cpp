@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/qwen3.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = load_timing("h200", TimingMode::roofline);
+  return t;
+}
+struct Batch {
+  std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode;
+  ops::AttentionBatch it() const { return {prefill, decode}; }
+};
+}  // namespace
+
+TEST_CASE("Qwen3 dense: Llama's slots plus q_norm and k_norm after qkv_proj, in build order") {
+  using Tree = decltype(Qwen3<Fixed<qwen3_8b.with_tp(4)>>().build(roofline_h200()));
+  static_assert(n_slots<Tree> == 18);  // embed 1 + attn 10 (q_norm, k_norm, tp_allreduce) + mlp 5 + lm_head 2
+  static_assert(n_slots<decltype(Qwen3<Fixed<qwen3_8b>>().build(roofline_h200()))> == 16);  // tp 1: no all-reduces
+  const std::vector<std::string> attn{"input_norm", "qkv_proj", "q_norm", "k_norm", "rope", "kv_cache_append",
+                                      "prefill", "decode", "o_proj", "tp_allreduce"};
+  for (std::size_t i = 0; i < attn.size(); ++i)
+    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.attn." + attn[i]);
+  CHECK(std::string(slot_paths<Tree>[11]) == "model.layer.mlp.post_norm");
+}
+
+TEST_CASE("Qwen3-8B at tp 4: the q/k norm leaves, checked by hand") {
+  const Qwen3<Fixed<qwen3_8b.with_tp(4)>> arch;
+  const auto tree = arch.build(roofline_h200());
+  std::array<Metrics, n_slots<decltype(tree)>> row{};
+  const Batch b{{{0, 1000}}, std::vector<std::uint32_t>(24, 2048)};  // 1024 rows through the projections
+  evaluate(tree, arch.inputs(b.it()), row);
+  // One RMSNorm row per token and head over head_dim 128 (bf16): q has 32/4 = 8 heads per
+  // rank, k 8/4 = 2. Bytes = 2 B · (read + write 1024·heads·128 + the 128 weights).
+  CHECK(row[3].bytes == 2.0 * (2.0 * 1024 * 8 * 128 + 128));  // q_norm
+  CHECK(row[4].bytes == 2.0 * (2.0 * 1024 * 2 * 128 + 128));  // k_norm
+  CHECK(row[3].flops == 4.0 * 1024 * 8 * 128);
+  const nlohmann::json j = to_json(make_manifest(tree));
+  CHECK(j["slots"][3]["config"]["hidden"]["value"] == 128);  // the norm runs over head_dim
+  CHECK(j["slots"][2]["config"]["n"]["value"] == (8 + 2 * 2) * 128);
+}
+
+TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
+  const Timing& t = roofline_h200();
+  const Qwen3Config q = qwen3_8b.with_tp(2);
+  const Llama3Config same{q.hidden, q.num_qo_heads, q.num_kv_heads, q.head_dim, q.intermediate,
+                          q.vocab,  q.num_layers,   q.tp,           q.dtype,    q.kv_dtype};
+  const Qwen3<Qwen3Config> qwen(q);
+  const Llama3<Llama3Config> llama(same);
+  const Batch b{{{0, 2048}}, std::vector<std::uint32_t>(32, 4096)};
+  const auto qt = qwen.build(t);
+  std::array<Metrics, n_slots<decltype(qt)>> row{};
+  const Metrics mq = evaluate(qt, qwen.inputs(b.it()), row);
+  const Metrics ml = evaluate(llama.build(t), llama.inputs(b.it()));
+  const double layers = q.num_layers;
+  CHECK(mq.flops - ml.flops == doctest::Approx(layers * (row[3].flops + row[4].flops)));
+  CHECK(mq.bytes - ml.bytes == doctest::Approx(layers * (row[3].bytes + row[4].bytes)));
+  CHECK(mq.time_s - ml.time_s == doctest::Approx(layers * (row[3].time_s + row[4].time_s)));
+}
+
+TEST_CASE("Qwen3: static and run-time forms give bitwise identical totals and manifests") {
+  const Timing& t = roofline_h200();
+  const Qwen3<Fixed<qwen3_32b.with_tp(8)>> s;
+  const Qwen3<Qwen3Config> r(qwen3_32b.with_tp(8));
+  const auto st = s.build(t);
+  const auto rt = r.build(t);
+  static_assert(n_slots<decltype(st)> == n_slots<decltype(rt)>);
+  for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1, 2, 3}},
+                         Batch{{{1024, 128}, {0, 512}}, {4096}}}) {
+    std::array<Metrics, n_slots<decltype(st)>> srow{}, rrow{};
+    CHECK(evaluate(st, s.inputs(b.it()), srow) == evaluate(rt, r.inputs(b.it()), rrow));
+    CHECK(srow == rrow);
+  }
+  CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
+  CHECK(s.weight_bytes_per_gpu() == r.weight_bytes_per_gpu());
+}
+
+TEST_CASE("Qwen3: degrees the heads do not split into are run-time errors naming rule and values") {
+  CHECK_THROWS_WITH_AS(Qwen3<Qwen3Config>(qwen3_8b.with_tp(16)),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(Qwen3<Qwen3Config>(qwen3_32b.with_tp(3)), "tp 3 does not divide num_qo_heads 64",
+                       ConfigError);
+  Qwen3Config odd = qwen3_8b.with_tp(8);
+  odd.intermediate = 12300;
+  CHECK_THROWS_WITH_AS(Qwen3<Qwen3Config>{odd}, "tp 8 does not divide intermediate 12300", ConfigError);
+  CHECK_THROWS_AS(Qwen3<Qwen3Config>(qwen3_8b.with_tp(0)), ConfigError);
+}
+
+TEST_CASE("Qwen3: shipped config.json files agree with the presets; head_dim is required") {
+  auto load = [](const char* name, std::uint32_t tp) {
+    return Qwen3Config::from_hf(load_hf_config(default_data_dir() / "models" / name), tp);
+  };
+  auto same = [](const Qwen3Config& a, const Qwen3Config& b) {
+    return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
+           a.head_dim == b.head_dim && a.intermediate == b.intermediate && a.vocab == b.vocab &&
+           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype;
+  };
+  CHECK(same(load("qwen3_8b.json", 1), qwen3_8b));
+  CHECK(same(load("qwen3_32b.json", 4), qwen3_32b.with_tp(4)));
+  CHECK_THROWS_WITH_AS(
+      Qwen3Config::from_hf(parse_hf_config(R"({"hidden_size": 5120, "num_attention_heads": 64})", "x.json"), 1),
+      "x.json: missing key 'head_dim'", DataError);
+}
+
+TEST_CASE("Qwen3: KV bytes per token and weights per GPU") {
+  const Qwen3<Fixed<qwen3_8b>> a8;
+  CHECK(a8.kv_bytes_per_token() == 2.0 * 8 * 128 * 2 * 36);
+  // Qwen3-8B has 8.19 B parameters (embed and lm_head untied, 151936 × 4096 each).
+  CHECK(a8.weight_bytes_per_gpu() / 2 == doctest::Approx(8.19e9).epsilon(0.01));
+  const Qwen3<Qwen3Config> a32(qwen3_32b);
+  CHECK(a32.weight_bytes_per_gpu() / 2 == doctest::Approx(32.8e9).epsilon(0.01));
+}
