@@ -8,6 +8,9 @@ namespace costdsl::cli::models {
 using Qwen3Moe = archs::Qwen3Moe<archs::Qwen3MoeConfig>;
 
 std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
+  if (options.hp != 1)
+    throw InputError("--hp " + std::to_string(options.hp) +
+                     ": qwen3_moe archs do not take KV-parallel attention yet (hp must be 1; llama archs take it)");
   return open<Qwen3Moe>(
       options.with_dtype(archs::Qwen3MoeConfig::from_hf(config, options.tp, options.expert_parallel())), timing,
       ops::moe::Routing{options.routing_skew});
