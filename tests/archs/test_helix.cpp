@@ -11,6 +11,8 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
+#include "costdsl/serve/arch_model.hpp"
+#include "costdsl/serve/kv_budget.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -223,11 +225,18 @@ TEST_CASE("decode attention at 131,072 tokens of KV: per GPU it halves from hp 1
         evaluate(a1.build(roofline_h200()), a1.inputs(b.it())).time_s);
 }
 
-TEST_CASE("KV and weights per GPU follow the grain") {
+TEST_CASE("KV and weights per GPU follow the grain; a worker's KV capacity more than doubles with hp 2") {
   const Llama3<Fixed<llama3_70b.with_tp(8)>> a1;
   const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> a2;
   CHECK(a2.kv_bytes_per_token_per_gpu() == a1.kv_bytes_per_token_per_gpu() / 2);
-  CHECK(a2.weight_bytes_per_gpu() < a1.weight_bytes_per_gpu());
+  CHECK(a2.weight_bytes_per_gpu() < a1.weight_bytes_per_gpu());  // o_proj and the FFN over 16 GPUs
+  const serve::ArchModel m1(a1, roofline_h200());
+  const serve::ArchModel m2(a2, roofline_h200());
+  CHECK(m1.gpus() == 8);
+  CHECK(m2.gpus() == 16);
+  const GpuSpec& gpu = roofline_h200().gpu();
+  const serve::KvBudget b1 = serve::kv_budget(m1, gpu, {}), b2 = serve::kv_budget(m2, gpu, {});
+  CHECK(b2.worker_tokens() > 2 * b1.worker_tokens());
 }
 
 TEST_CASE("hp rejections name the field, the value and the rule") {

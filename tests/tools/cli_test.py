@@ -128,6 +128,9 @@ check("n=1536 = (num_qo_heads/tp+2*num_kv_heads/tp)*head_dim" in r.stdout, "desc
 r = run("archs", "--json")
 archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
+check(archs.get("llama3_70b", {}).get("hp") == [1, 2, 4, 8] and archs["llama3_70b"].get("hp_at_tp") == 8,
+      f"llama3_70b at tp 8 must accept hp 1, 2, 4, 8 (64 heads over hp × tp): {archs.get('llama3_70b')}")
+check(archs.get("deepseek_v3", {}).get("hp") == [1], "MoE archs take no hp yet")
 check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
 check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
 r = run("manifest", "--arch", "llama3_8b")
