@@ -3,9 +3,15 @@
 // One definition, two forms: Llama3<Fixed<cfg>> has compile-time dims and tp
 // (tp 16 on 8 KV heads does not compile); Llama3<Llama3Config> takes them at run
 // time (from a config.json) and throws a ConfigError instead.
+//
+// KV-parallel decode (hp > 1, the hptp grain): attention runs attn_block_hptp on
+// N = hp × tp GPUs and the FFN runs mlp_block_tp over all N. The grain is part of the
+// type, so that hp = 1 stays today's tree: a static form picks it from its hp, a
+// run-time form is tp unless built as Llama3<Llama3Config, AttnGrain::hptp>.
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include <boost/hana/define_struct.hpp>
 
@@ -18,8 +24,10 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
@@ -33,16 +41,21 @@ using Iteration = ops::AttentionBatch;
 struct Llama3Config {
   BOOST_HANA_DEFINE_STRUCT(Llama3Config, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
                            (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
-                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (Dtype, dtype),
-                           (Dtype, kv_dtype));
+                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
+                           (Dtype, dtype), (Dtype, kv_dtype));
 
   constexpr Llama3Config with_tp(std::uint32_t degree) const {
     Llama3Config c = *this;
     c.tp = degree;
     return c;
   }
+  constexpr Llama3Config with_hp(std::uint32_t degree) const {
+    Llama3Config c = *this;
+    c.hp = degree;
+    return c;
+  }
 
-  static Llama3Config from_hf(const HfConfig& hf, std::uint32_t tp) {
+  static Llama3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
@@ -55,20 +68,57 @@ struct Llama3Config {
             hf.dim("vocab_size"),
             hf.dim("num_hidden_layers"),
             tp,
+            hp,
             hf.dtype(),
             hf.dtype()};
   }
 };
 
 // Published shapes (data/models/*.json are the source of truth; a test checks they agree).
-inline constexpr Llama3Config llama3_8b{4096, 32, 8, 128, 14336, 128256, 32, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Llama3Config llama3_70b{8192, 64, 8, 128, 28672, 128256, 80, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Llama3Config llama3_405b{16384, 128, 8, 128, 53248, 128256, 126, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_8b{4096, 32, 8, 128, 14336, 128256, 32, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_70b{8192, 64, 8, 128, 28672, 128256, 80, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_405b{16384, 128, 8, 128, 53248, 128256, 126, 1, 1, Dtype::bf16, Dtype::bf16};
+
+// How attention is parallel: tp (heads split; every GPU holds whole sequences) or hptp
+// (heads split tp ways, every sequence's KV hp ways).
+enum class AttnGrain : bool { tp, hptp };
 
 template <class Form>
+inline constexpr AttnGrain default_grain = [] {
+  if constexpr (is_fixed_v<Form>) {
+    return Form::value.hp > 1 ? AttnGrain::hptp : AttnGrain::tp;
+  } else {
+    return AttnGrain::tp;
+  }
+}();
+
+template <class Form, AttnGrain Grain = default_grain<Form>>
 class Llama3 {
+  static constexpr bool hptp = Grain == AttnGrain::hptp;
+
+  // The form the FFN sees: under hptp, tp over all N = hp × tp GPUs (hp × tp must divide
+  // the intermediate size: checked here so the message names both degrees).
+  static constexpr auto ffn_form(const Form& form) {
+    if constexpr (!hptp) {
+      require_nonzero(dim<"hp">(form));
+      require_le<"the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV)">(dim<"hp">(form),
+                                                                                      sym<"max_hp">(Static<1>{}));
+      return form;
+    } else {
+      (void)(dim<"intermediate">(form) / (dim<"hp">(form) * dim<"tp">(form)));
+      if constexpr (is_fixed_v<Form>) {
+        return Fixed<Form::value.with_tp(Form::value.tp * Form::value.hp).with_hp(1)>{};
+      } else {
+        return form.with_tp(form.tp * form.hp).with_hp(1);
+      }
+    }
+  }
+  using FfnForm = decltype(ffn_form(std::declval<const Form&>()));
+  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<Form>, worklets::AttnBlockTp<Form>>;
+
  public:
-  explicit Llama3(const Form& form = {}) : form_(form), embed_(form), attn_(form), mlp_(form), head_(form) {
+  explicit Llama3(const Form& form = {})
+      : form_(form), embed_(form), attn_(form), mlp_(ffn_form(form)), head_(form) {
     require_nonzero(dim<"num_layers">(form));
   }
 
@@ -76,7 +126,8 @@ class Llama3 {
     const auto& c = values(form_);
     const auto layers = dim<"num_layers">(form_);
     return labeled<"model">(
-        "model (Llama3) [tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
+        "model (Llama3) [" + (hptp ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
+            "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
             ", hidden=" + std::to_string(c.hidden) + "]",
         sum(embed_.build(t),
             labeled<"layer">("layer (decoder layer)", scale(layers.v, sum(attn_.build(t), mlp_.build(t)))),
@@ -90,7 +141,7 @@ class Llama3 {
     const std::uint64_t tokens = w.append_tokens;
     const std::uint64_t requests = it.prefill.size() + w.decode_count;
     return nest<"model">(costdsl::inputs(
-        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_.inputs({tokens, w}), mlp_.inputs({tokens}))),
+        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_inputs(tokens, w, it), mlp_.inputs({tokens}))),
         head_.inputs({requests})));
   }
 
@@ -99,14 +150,18 @@ class Llama3 {
     const auto& c = values(form_);
     return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
   }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+  // A token's KV lives on one hp rank, split over its tp ranks' heads.
+  double kv_bytes_per_token_per_gpu() const {
+    return kv_bytes_per_token() / (double(values(form_).tp) * values(form_).hp);
+  }
 
   // Weight bytes resident on one GPU: the sharded layers plus the local embed and lm_head.
+  // QKV is split tp ways (replicated over hp), o_proj and the FFN over all hp × tp GPUs.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
-    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
-    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double mlp = 3.0 * h * c.intermediate / tp;
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / n) * h;
+    const double mlp = 3.0 * h * c.intermediate / n;
     const double per_layer = attn + mlp + 2 * h;
     return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
   }
@@ -114,10 +169,18 @@ class Llama3 {
   const Form& form() const noexcept { return form_; }
 
  private:
+  auto attn_inputs(std::uint64_t tokens, const ops::AttentionWork& w, const Iteration& it) const {
+    if constexpr (hptp) {
+      return attn_.inputs({tokens, w, it.decode_kv});
+    } else {
+      return attn_.inputs({tokens, w});
+    }
+  }
+
   Form form_;
   worklets::EmbedLocal<Form> embed_;
-  worklets::AttnBlockTp<Form> attn_;
-  worklets::MlpBlockTp<Form> mlp_;
+  Attn attn_;
+  worklets::MlpBlockTp<FfnForm> mlp_;
   worklets::LmHeadLocal<Form> head_;
 };
 
@@ -126,6 +189,7 @@ class Llama3 {
 // libcostdsl-compiled (src/archs/llama3.cpp): a translation unit that evaluates it does not
 // generate its code again.
 extern template class Llama3<Llama3Config>;
+extern template class Llama3<Llama3Config, AttnGrain::hptp>;
 #endif
 
 }  // namespace costdsl::archs

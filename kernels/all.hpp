@@ -16,6 +16,7 @@
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
+#include "costdsl/kernels/merge_attn_states.hpp"
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
 #include "costdsl/kernels/moe_router.hpp"
@@ -30,8 +31,8 @@
 namespace costdsl::kernels {
 
 using All = boost::mp11::mp_list<Gemm, GroupedGemm, FusedMoe, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
-                                 KvCacheAppend, AttnPrefill, AttnDecode, MlaPrefill, MlaDecode, MoeRouter, MoeSum,
-                                 AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
+                                 KvCacheAppend, AttnPrefill, AttnDecode, MergeAttnStates, MlaPrefill, MlaDecode, MoeRouter,
+                                 MoeSum, AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
 
 // The family of a kernel kind (for the lower-bound view and the pictures);
 // kinds outside the catalogue are Family::other.

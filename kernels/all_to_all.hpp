@@ -1,7 +1,8 @@
 #pragma once
-// L1 all_to_all: MoE token dispatch / combine across num_gpus ranks (per rank, NCCL).
-// Routing is uneven, so a rank's send and receive volumes differ; the slowest rank
-// (max over ranks, taken upstream) sets the step's time.
+// L1 all_to_all: MoE token dispatch / combine, and the HP exchange of partial attention
+// outputs of KV-parallel decode, across num_gpus ranks (per rank, NCCL). Routing is
+// uneven, so a rank's send and receive volumes differ; the slowest rank (max over ranks,
+// taken upstream) sets the step's time.
 #include <algorithm>
 #include <array>
 #include <string>

@@ -49,7 +49,8 @@ class ArchModel {
   double kv_bytes_per_token_per_gpu() const { return arch_.kv_bytes_per_token_per_gpu(); }
   double weight_bytes_per_gpu() const { return arch_.weight_bytes_per_gpu(); }
 
-  // GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), tp otherwise.
+  // GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), hp × tp for a
+  // KV-parallel one, tp otherwise.
   std::uint32_t gpus() const { return detail::worker_gpus(arch_); }
   // KV pools: each DP attention group keeps its own requests' KV; a dense arch has one.
   std::uint32_t kv_groups() const { return detail::kv_groups(arch_); }

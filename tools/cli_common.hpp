@@ -96,6 +96,11 @@ inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
   cmd.add_option("--tp", o.tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
       ->check(positive)
       ->capture_default_str();
+  cmd.add_option("--hp", o.hp,
+                 "KV-parallel degree (llama, decode only): every request's KV split over hp GPUs, attention on "
+                 "hp × tp GPUs, the FFN TP over all of them")
+      ->check(positive)
+      ->capture_default_str();
   cmd.add_option("--ep", o.ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
   cmd.add_option("--dp", o.dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
   cmd.add_option("--routing-skew", o.routing_skew,

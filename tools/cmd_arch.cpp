@@ -177,13 +177,16 @@ void add_arch_commands(CLI::App& app) {
   list->add_flag("--json", *list_json, "print JSON");
   list->callback([list_json] {
     // The degrees each arch accepts, found by building it (the checks live in resolve_config).
-    auto accepted = [](const archs::ArchInfo& a, bool vary_ep) {
+    // hp: at the arch's widest tp (KV-parallel attention is llama's alone for now).
+    enum class Vary { tp, ep, hp };
+    auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1) {
       std::vector<std::uint32_t> ok;
       for (std::uint32_t d : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
         try {
           ModelOptions o;
           o.arch = a.name;
-          (vary_ep ? o.ep : o.tp) = d;
+          o.tp = tp;
+          (vary == Vary::tp ? o.tp : vary == Vary::ep ? o.ep : o.hp) = d;
           check_model(o);
           ok.push_back(d);
         } catch (const ConfigError&) {
@@ -194,14 +197,19 @@ void add_arch_commands(CLI::App& app) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& a : archs::catalog()) {
       const bool moe = archs::find_family(a.family).expert_parallel;
-      const std::vector<std::uint32_t> tps = accepted(a, false);
-      const std::vector<std::uint32_t> eps = moe ? accepted(a, true) : std::vector<std::uint32_t>{1};
+      const bool kv_parallel = a.family == "llama";  // the family with an hptp grain so far
+      const std::vector<std::uint32_t> tps = accepted(a, Vary::tp);
+      const std::vector<std::uint32_t> eps = moe ? accepted(a, Vary::ep) : std::vector<std::uint32_t>{1};
+      const std::uint32_t widest = tps.empty() ? 1 : tps.back();
+      const std::vector<std::uint32_t> hps =
+          kv_parallel ? accepted(a, Vary::hp, widest) : std::vector<std::uint32_t>{1};
       if (*list_json) {
         out.push_back({{"name", a.name}, {"family", a.family}, {"config", a.config}, {"summary", a.summary},
-                       {"tp", tps}, {"ep", eps}});
+                       {"tp", tps}, {"ep", eps}, {"hp", hps}, {"hp_at_tp", widest}});
       } else {
         std::cout << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),
-                                 moe ? fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ",")) : "",
+                                 moe ? fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ","))
+                                     : fmt::format(", hp ∈ {{{}}} (at tp {})", fmt::join(hps, ","), widest),
                                  a.summary);
       }
     }

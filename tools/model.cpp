@@ -81,6 +81,10 @@ auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwe
 std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
   const std::pair<HfConfig, std::string> resolved = options.resolve();
   const HfConfig& config = resolved.first;
+  // The KV-parallel (hptp) attention grain exists for the llama family so far.
+  if (options.hp != 1 && resolved.second != "llama")
+    throw InputError("--hp " + std::to_string(options.hp) + ": " + resolved.second +
+                     " archs do not take KV-parallel attention yet (hp must be 1; llama archs take it)");
   return by_family(
       resolved.second, [&] { return models::open_llama3(config, options, timing); },
       [&] { return models::open_qwen3(config, options, timing); },

@@ -32,6 +32,7 @@ struct ModelOptions {
   std::string model_config;
   std::string family;
   std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
+  std::uint32_t hp = 1;                  // KV-parallel ranks (llama: attention on hp × tp GPUs)
   double routing_skew = 0;
   // The GEMM and KV-cache dtype in place of the config's own (e.g. fp8 weights and KV).
   std::optional<Dtype> dtype;

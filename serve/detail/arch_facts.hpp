@@ -6,11 +6,14 @@
 
 namespace costdsl::serve::detail {
 
-// GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), tp otherwise.
+// GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), hp × tp
+// for a KV-parallel one (attention and FFN on all of them), tp otherwise.
 template <class Arch>
 std::uint32_t worker_gpus(const Arch& arch) {
   if constexpr (requires { arch.resolved().ep; }) {
     return static_cast<std::uint32_t>(arch.resolved().ep);
+  } else if constexpr (requires { values(arch.form()).hp; }) {
+    return static_cast<std::uint32_t>(values(arch.form()).tp * values(arch.form()).hp);
   } else {
     return static_cast<std::uint32_t>(values(arch.form()).tp);
   }

@@ -3,3 +3,4 @@
 #include "costdsl/archs/llama3.hpp"
 
 template class costdsl::archs::Llama3<costdsl::archs::Llama3Config>;
+template class costdsl::archs::Llama3<costdsl::archs::Llama3Config, costdsl::archs::AttnGrain::hptp>;

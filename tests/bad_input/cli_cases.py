@@ -168,6 +168,16 @@ rejects("experts not divisible by ep (mixtral)", ["eval", "--arch", "mixtral_8x7
 rejects("--ep on a dense arch (qwen3)", ["eval", "--arch", "qwen3_8b", "--gpu", "h200", "--ep", "2"],
         "qwen3 archs are dense: --ep and --dp must be 1")
 rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")
+rejects("tp above kv heads suggests hp", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "16"],
+        "tp 16 exceeds num_kv_heads 8", "split each request's KV instead: --tp 8 --hp 2")
+rejects("hp 0", EVAL + ["--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
+rejects("hp not dividing the heads", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp", "3"],
+        "hp*tp 24 does not divide num_qo_heads 64")
+rejects("hp with a prefill chunk", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp", "2",
+                                    "--prefill", "0:4096", "--decode", "16x131072"],
+        "hp 2: an iteration with 1 prefill chunk(s)", "hp is a decode-side degree")
+rejects("hp on an MoE arch", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--ep", "8", "--hp", "2"],
+        "--hp 2: qwen3_moe archs do not take KV-parallel attention yet")
 
 # ---- config.json files ----------------------------------------------------------------------
 with tempfile.TemporaryDirectory() as d:
@@ -225,6 +235,9 @@ with tempfile.TemporaryDirectory() as d:
             "n_shared_experts 3 * moe_intermediate_size 2147483648", "overflows 32 bits")
     rejects("config tp above kv heads (qwen3_moe)", config("q.json", "qwen3_moe") + ["--tp", "8", "--ep", "8"],
             "tp 8 exceeds num_kv_heads 4")
+    rejects("config hp × tp not dividing the FFN (llama)",
+            config("ffn.json", "llama", intermediate_size=14000) + ["--tp", "8", "--hp", "4"],
+            "hp*tp 32 does not divide intermediate 14000")
     rejects("config experts vs ep (qwen3_moe)", config("q100.json", "qwen3_moe", num_experts=100) + ["--ep", "8"],
             "ep 8 does not divide num_experts 100")
     # Without --family the family comes from `architectures` (else `model_type`); an unknown one names

@@ -1,5 +1,5 @@
 // L1 kernels: grouped_gemm, rms_norm, fused_add_rms_norm, silu_and_mul, rope, embedding,
-// kv_cache_append, sampler, moe_router. Work formulas against hand arithmetic, the
+// kv_cache_append, merge_attn_states, sampler, moe_router. Work formulas against hand arithmetic, the
 // zero-work leaf, the analytic roofline, validation messages and the sweep grids.
 #include <doctest/doctest.h>
 
@@ -10,6 +10,7 @@
 #include "costdsl/kernels/fused_add_rms_norm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
+#include "costdsl/kernels/merge_attn_states.hpp"
 #include "costdsl/kernels/moe_router.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/rope.hpp"
@@ -34,6 +35,8 @@ static_assert(KernelDef<Embedding>);
 static_assert(SlotKernel<Kernel<Embedding>>);
 static_assert(KernelDef<KvCacheAppend>);
 static_assert(SlotKernel<Kernel<KvCacheAppend>>);
+static_assert(KernelDef<MergeAttnStates>);
+static_assert(SlotKernel<Kernel<MergeAttnStates>>);
 static_assert(KernelDef<Sampler>);
 static_assert(SlotKernel<Kernel<Sampler>>);
 static_assert(KernelDef<MoeRouter>);
@@ -186,6 +189,19 @@ TEST_CASE("kv_cache_append") {
                        "kv_cache_append: head_dim 0 must be in 1..1024", ConfigError);
   common_checks<KvCacheAppend>(c, {3}, {0}, 32, 65536);
   common_checks<KvCacheAppend>(f8, {643}, {0}, 32, 65536);  // design §7: 512 + 128 + 3 decodes
+}
+
+TEST_CASE("merge_attn_states") {
+  const MergeAttnStates::Config c{Dtype::bf16, 4, 128, 2};  // Llama-3-70B at tp 8, hp 2: 4 heads per GPU
+  // 3 tokens × 4 heads × 128 × 2 states, a multiply-add each: 6144.
+  CHECK(MergeAttnStates::flops(c, {3}) == 6144);
+  // 12 (token, head) rows: 2 partials read 12·128·2·2 = 6144, one written 3072, 2 fp32 LSEs 96.
+  CHECK(MergeAttnStates::bytes(c, {3}) == 6144 + 3072 + 96);
+  CHECK_THROWS_WITH_AS(Kernel<MergeAttnStates>(h200(), {Dtype::bf16, 4, 128, 0}),
+                       "merge_attn_states: num_states 0 must be in 1..65536", ConfigError);
+  CHECK_THROWS_WITH_AS(Kernel<MergeAttnStates>(h200(), {Dtype::bf16, 0, 128, 2}),
+                       "merge_attn_states: num_heads 0 must be in 1..4096", ConfigError);
+  common_checks<MergeAttnStates>(c, {3}, {0}, 32, 65536);
 }
 
 TEST_CASE("sampler") {

@@ -179,6 +179,9 @@ check("n=1536 = (num_qo_heads/tp+2*num_kv_heads/tp)*head_dim" in r.stdout, "desc
 r = run("archs", "--json")
 archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
+check(archs.get("llama3_70b", {}).get("hp") == [1, 2, 4, 8] and archs["llama3_70b"].get("hp_at_tp") == 8,
+      f"llama3_70b at tp 8 must accept hp 1, 2, 4, 8 (64 heads over hp × tp): {archs.get('llama3_70b')}")
+check(archs.get("deepseek_v3", {}).get("hp") == [1], "MoE archs take no hp yet")
 check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
 check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
 check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].get("ep") == [1],
@@ -186,6 +189,32 @@ check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].
 check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
+
+# --hp (issue 20): --hp 1 is the tp tree byte for byte; --hp 2 splits the KV, the HP all-to-all
+# and merge join the attention slots, the FFN runs TP over hp × tp GPUs; decode attention
+# per GPU halves at 131,072 tokens of KV.
+LONG = ["--arch", "llama3_70b", "--gpu", "h200", "--decode", "16x131072", "--json"]
+tp8 = run("eval", *LONG, "--tp", "8")
+check(tp8.stdout == run("eval", *LONG, "--tp", "8", "--hp", "1").stdout, "--hp 1 must print exactly the tp 8 eval")
+check(run("manifest", "--arch", "llama3_70b", "--tp", "8").stdout ==
+      run("manifest", "--arch", "llama3_70b", "--tp", "8", "--hp", "1").stdout, "--hp 1 must keep the tp manifest")
+hp2 = run("eval", *LONG, "--tp", "8", "--hp", "2")
+j1, j2 = json.loads(tp8.stdout or "{}"), json.loads(hp2.stdout or "{}")
+if j1 and j2:
+    s1 = {s["name"]: s for s in j1["slots"]}
+    s2 = {s["name"]: s for s in j2["slots"]}
+    check(set(s2) - set(s1) == {"model.layer.attn.hp_all_to_all", "model.layer.attn.hp_combine"},
+          f"hp 2 adds exactly the all-to-all and merge slots: {sorted(set(s2) ^ set(s1))}")
+    ratio = s2["model.layer.attn.decode"]["time_ms"] / s1["model.layer.attn.decode"]["time_ms"]
+    check(0.45 < ratio < 0.55, f"decode attention per GPU must about halve from hp 1 to hp 2, got ×{ratio:.3f}")
+    check(j2["total"]["time_ms"] < j1["total"]["time_ms"], "hp 2 must shorten the long-context iteration")
+    t, f = aggregate(0, j2["manifest"]["nodes"], j2["slots"])
+    check(abs(t - j2["total"]["time_ms"]) <= 1e-9 * t, "hp 2: re-aggregated time differs from the total")
+r = run("describe", "--arch", "llama3_70b", "--tp", "8", "--hp", "2")
+check("AttnBlockHptp) [hp=2, tp=8" in r.stdout and "num_qo_heads/(hp*tp)*head_dim" in r.stdout,
+      "describe --hp 2 must show the hptp worklet and the o_proj formula over hp × tp")
+r = run("eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp", "0", expect=2)
+check("--hp" in r.stderr + r.stdout, f"--hp 0 must name --hp: {r.stderr}")
 
 # Measured leaves: the shipped H100 tables answer the Llama-3-70B TP8 iteration's GEMMs,
 # attention and TP all-reduces; the other leaves say they are analytic.

@@ -1,0 +1,267 @@
+// KV-parallel decode (issue 20): attn_block_hptp and Llama3's hptp grain. The hp = 1 law
+// (the tp tree, leaf for leaf and bit for bit), the all-to-all and merge sizes by hand,
+// the KV deal over the hp ranks, decode attention shrinking with hp, and the rejections.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/archs/llama3.hpp"
+#include "costdsl/serve/arch_model.hpp"
+#include "costdsl/serve/kv_budget.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+namespace {
+const Timing& roofline_h200() {
+  static const Timing t = load_timing("h200", TimingMode::roofline);
+  return t;
+}
+struct Batch {
+  std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode;
+  Iteration it() const { return {prefill, decode}; }
+};
+
+// A slot's identity without formulas: the hptp worklet derives o_proj's k as
+// num_qo_heads/(hp*tp)*head_dim, the tp one as num_qo_heads/tp*head_dim.
+std::string identity(const SlotDescription& s) {
+  std::string out = s.name + " " + s.kind;
+  for (const ConfigField& f : s.config) {
+    out += " " + f.name + "=";
+    if (const Dim* d = std::get_if<Dim>(&f.value)) {
+      out += std::to_string(d->value);
+    } else if (const std::string* str = std::get_if<std::string>(&f.value)) {
+      out += *str;
+    } else if (const double* x = std::get_if<double>(&f.value)) {
+      out += std::to_string(*x);
+    }
+  }
+  for (const std::string& b : s.backends) out += " " + b;
+  return out;
+}
+
+const std::vector<Batch>& batches() {
+  static const std::vector<Batch> b{Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)},
+                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{{1024, 128}, {0, 512}}, {4096}},
+                                    Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{}};
+  return b;
+}
+
+// Static hp = 1: the hptp grain builds the tp tree's slots (no hp slot: they are absent),
+// and every total and slot row is bitwise the tp arch's.
+template <Llama3Config C>
+void static_law() {
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<C>> tp;
+  const Llama3<Fixed<C>, AttnGrain::hptp> hp;
+  const auto tt = tp.build(t);
+  const auto ht = hp.build(t);
+  static_assert(n_slots<decltype(tt)> == n_slots<decltype(ht)>);
+  const Manifest mt = make_manifest(tt), mh = make_manifest(ht);
+  REQUIRE(mt.slots.size() == mh.slots.size());
+  for (std::size_t i = 0; i < mt.slots.size(); ++i) CHECK(identity(mt.slots[i]) == identity(mh.slots[i]));
+  CHECK(mt.tree.size() == mh.tree.size());
+  for (const Batch& b : batches()) {
+    std::array<Metrics, n_slots<decltype(tt)>> rt{}, rh{};
+    CHECK(evaluate(tt, tp.inputs(b.it()), rt) == evaluate(ht, hp.inputs(b.it()), rh));
+    CHECK(rt == rh);
+  }
+}
+
+// Run-time hp = 1: the tree keeps the two hp slots (fixed shape), which push zero; every
+// other slot row and the total are bitwise the tp arch's.
+void runtime_law(const Llama3Config& c) {
+  const Timing& t = roofline_h200();
+  const Llama3<Llama3Config> tp(c);
+  const Llama3<Llama3Config, AttnGrain::hptp> hp(c);
+  const auto tt = tp.build(t);
+  const auto ht = hp.build(t);
+  const Manifest mt = make_manifest(tt), mh = make_manifest(ht);
+  REQUIRE(mh.slots.size() == mt.slots.size() + 2);
+  std::map<std::string, std::size_t> in_tp;
+  for (std::size_t i = 0; i < mt.slots.size(); ++i) in_tp[mt.slots[i].name] = i;
+  for (const Batch& b : batches()) {
+    std::vector<Metrics> rt(mt.slots.size()), rh(mh.slots.size());
+    const Metrics total_t = evaluate(tt, tp.inputs(b.it()), std::span<Metrics, n_slots<decltype(tt)>>(rt));
+    const Metrics total_h = evaluate(ht, hp.inputs(b.it()), std::span<Metrics, n_slots<decltype(ht)>>(rh));
+    CHECK(total_t == total_h);
+    std::size_t matched = 0;
+    for (std::size_t i = 0; i < mh.slots.size(); ++i) {
+      const auto it = in_tp.find(mh.slots[i].name);
+      if (it == in_tp.end()) {
+        CHECK(rh[i] == Metrics{});  // model.layer.attn.hp_all_to_all / hp_combine
+        continue;
+      }
+      ++matched;
+      CHECK(identity(mt.slots[it->second]) == identity(mh.slots[i]));
+      CHECK(rt[it->second] == rh[i]);
+    }
+    CHECK(matched == mt.slots.size());
+  }
+}
+
+template <class Arch>
+std::map<std::string, Metrics> rows(const Arch& arch, const Batch& b) {
+  const auto tree = arch.build(roofline_h200());
+  const Manifest m = make_manifest(tree);
+  std::array<Metrics, n_slots<decltype(tree)>> row{};
+  evaluate(tree, arch.inputs(b.it()), row);
+  std::map<std::string, Metrics> out;
+  for (std::size_t i = 0; i < row.size(); ++i) out[m.slots[i].name] = row[i];
+  return out;
+}
+}  // namespace
+
+TEST_CASE("hp = 1 is exactly the tp tree: static forms, every Llama and several tp") {
+  static_law<llama3_8b>();
+  static_law<llama3_8b.with_tp(4)>();
+  static_law<llama3_70b.with_tp(8)>();
+  static_law<llama3_405b.with_tp(8)>();
+}
+
+TEST_CASE("hp = 1 is exactly the tp tree: run-time forms, the hp slots push zero") {
+  for (const Llama3Config& c : {llama3_8b, llama3_8b.with_tp(2), llama3_70b.with_tp(8), llama3_405b.with_tp(4)})
+    runtime_law(c);
+}
+
+TEST_CASE("the static default grain follows hp; the static and run-time hptp forms agree") {
+  static_assert(default_grain<Fixed<llama3_70b.with_tp(8)>> == AttnGrain::tp);
+  static_assert(default_grain<Fixed<llama3_70b.with_tp(8).with_hp(2)>> == AttnGrain::hptp);
+  static_assert(default_grain<Llama3Config> == AttnGrain::tp);
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> s;
+  const Llama3<Llama3Config, AttnGrain::hptp> r(llama3_70b.with_tp(8).with_hp(2));
+  const auto st = s.build(t);
+  const auto rt = r.build(t);
+  static_assert(n_slots<decltype(st)> == n_slots<decltype(rt)>);
+  for (const Batch& b : {Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{{}, {1, 2, 3, 33, 100}}})
+    CHECK(evaluate(st, s.inputs(b.it())) == evaluate(rt, r.inputs(b.it())));
+}
+
+TEST_CASE("the KV deal: blocks of 32 tokens round-robin from rank 0, the new token's block owner writes") {
+  using worklets::KvSlices;
+  CHECK(KvSlices::slice(131072, 0, 2) == 65536);
+  CHECK(KvSlices::slice(131072, 1, 2) == 65536);
+  // 100 tokens = blocks 0, 1, 2 (32 each) + 4: rank 0 holds blocks 0 and 2, rank 1 block 1 and the 4.
+  CHECK(KvSlices::slice(100, 0, 2) == 64);
+  CHECK(KvSlices::slice(100, 1, 2) == 36);
+  CHECK(KvSlices::owner(100, 2) == 1);
+  CHECK(KvSlices::owner(64, 2) == 1);
+  CHECK(KvSlices::owner(65, 2) == 0);
+  // A short request lives on rank 0 alone; hp 1 holds everything.
+  CHECK(KvSlices::slice(5, 0, 4) == 5);
+  CHECK(KvSlices::slice(5, 3, 4) == 0);
+  CHECK(KvSlices::slice(12345, 0, 1) == 12345);
+  for (std::uint32_t len : {1u, 31u, 32u, 33u, 1000u, 131072u}) {
+    std::uint64_t sum = 0;
+    for (std::uint32_t r = 0; r < 8; ++r) sum += KvSlices::slice(len, r, 8);
+    CHECK(sum == len);
+  }
+}
+
+TEST_CASE("Llama-3-70B tp 8 hp 2: the slots, the all-to-all and merge sizes by hand, the FFN over 16 GPUs") {
+  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> arch;
+  const auto tree = arch.build(roofline_h200());
+  const Manifest m = make_manifest(tree);
+  std::vector<std::string> attn;
+  for (const SlotDescription& s : m.slots)
+    if (s.name.starts_with("model.layer.attn.")) attn.push_back(s.name.substr(17));
+  CHECK(attn == std::vector<std::string>{"input_norm", "qkv_proj", "rope", "kv_cache_append", "prefill", "decode",
+                                         "hp_all_to_all", "hp_combine", "o_proj", "tp_allreduce"});
+  const nlohmann::json j = to_json(m);
+  auto slot = [&](const std::string& name) {
+    for (const auto& s : j["slots"])
+      if (s["name"] == name) return s;
+    FAIL("no slot " << name);
+    return nlohmann::json{};
+  };
+  // QKV split tp ways (replicated over hp): (64/8 + 2·8/8)·128; o_proj row-parallel over 16: 64/16·128.
+  CHECK(slot("model.layer.attn.qkv_proj")["config"]["n"]["value"] == 1280);
+  CHECK(slot("model.layer.attn.o_proj")["config"]["k"]["value"] == 512);
+  CHECK(slot("model.layer.attn.o_proj")["config"]["k"]["formula"] == "num_qo_heads/(hp*tp)*head_dim");
+  CHECK(slot("model.layer.attn.hp_all_to_all")["config"]["num_gpus"]["value"] == 2);
+  CHECK(slot("model.layer.attn.hp_combine")["config"]["num_states"]["value"] == 2);
+  CHECK(slot("model.layer.attn.hp_combine")["config"]["num_heads"]["value"] == 4);
+  CHECK(slot("model.layer.attn.tp_allreduce")["config"]["num_gpus"]["value"] == 16);
+  CHECK(slot("model.layer.mlp.up_gate_proj")["config"]["n"]["value"] == 2 * 28672 / 16);
+  CHECK(slot("model.layer.mlp.tp_allreduce")["config"]["num_gpus"]["value"] == 16);
+
+  const auto r = rows(arch, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  // Message per GPU: 16 tokens × 8 heads × (128 × 2 B + one fp32 LSE) = 33,280 B; half leaves.
+  CHECK(r.at("model.layer.attn.hp_all_to_all").bytes == 16640.0);
+  // Merge: 16 tokens × 4 heads = 64 rows; 2 partials read + 1 written × 128 × 2 B, 2 LSEs × 4 B.
+  CHECK(r.at("model.layer.attn.hp_combine").bytes == 64 * 128 * 2 * 3 + 64 * 2 * 4);
+  // Each rank attends over 16 × 65,536 tokens; the slot is that launch, work of both ranks.
+  const Kernel<kernels::AttnDecode> dec(roofline_h200(), {Dtype::bf16, 8, 1, 128});
+  const Metrics one = dec.eval({16, 16 * 65536});
+  CHECK(r.at("model.layer.attn.decode").time_s == one.time_s);
+  CHECK(r.at("model.layer.attn.decode").flops == 2 * one.flops);
+  // 131,072 tokens end block 4095 (odd): every new token is written by rank 1.
+  const Kernel<kernels::KvCacheAppend> app(roofline_h200(), {Dtype::bf16, 1, 128});
+  CHECK(r.at("model.layer.attn.kv_cache_append").time_s == app.eval({16}).time_s);
+}
+
+TEST_CASE("decode attention at 131,072 tokens of KV: per GPU it halves from hp 1 to hp 2, and keeps shrinking") {
+  const Batch b{{}, std::vector<std::uint32_t>(16, 131072)};
+  const auto r1 = rows(Llama3<Fixed<llama3_70b.with_tp(8)>>(), b);
+  const auto r2 = rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), b);
+  const auto r4 = rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(4)>>(), b);
+  const double d1 = r1.at("model.layer.attn.decode").time_s, d2 = r2.at("model.layer.attn.decode").time_s,
+               d4 = r4.at("model.layer.attn.decode").time_s;
+  CHECK(d2 / d1 == doctest::Approx(0.5).epsilon(0.05));
+  CHECK(d4 / d2 == doctest::Approx(0.5).epsilon(0.05));
+  // The exchange and merge are small next to what they save.
+  CHECK(r2.at("model.layer.attn.hp_all_to_all").time_s + r2.at("model.layer.attn.hp_combine").time_s < (d1 - d2) / 4);
+  // The whole iteration is shorter too.
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> a1;
+  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> a2;
+  CHECK(evaluate(a2.build(roofline_h200()), a2.inputs(b.it())).time_s <
+        evaluate(a1.build(roofline_h200()), a1.inputs(b.it())).time_s);
+}
+
+TEST_CASE("KV and weights per GPU follow the grain; a worker's KV capacity more than doubles with hp 2") {
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> a1;
+  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> a2;
+  CHECK(a2.kv_bytes_per_token_per_gpu() == a1.kv_bytes_per_token_per_gpu() / 2);
+  CHECK(a2.weight_bytes_per_gpu() < a1.weight_bytes_per_gpu());  // o_proj and the FFN over 16 GPUs
+  const serve::ArchModel m1(a1, roofline_h200());
+  const serve::ArchModel m2(a2, roofline_h200());
+  CHECK(m1.gpus() == 8);
+  CHECK(m2.gpus() == 16);
+  const GpuSpec& gpu = roofline_h200().gpu();
+  const serve::KvBudget b1 = serve::kv_budget(m1, gpu, {}), b2 = serve::kv_budget(m2, gpu, {});
+  CHECK(b2.worker_tokens() > 2 * b1.worker_tokens());
+}
+
+TEST_CASE("hp rejections name the field, the value and the rule") {
+  using Hp = Llama3<Llama3Config, AttnGrain::hptp>;
+  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(0)), "hp is 0; it must be at least 1", ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(16).with_hp(2)),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(3)), "hp*tp 24 does not divide num_qo_heads 64",
+                       ConfigError);
+  Llama3Config odd = llama3_8b.with_tp(8).with_hp(4);
+  odd.intermediate = 14000;
+  CHECK_THROWS_WITH_AS(Hp{odd}, "hp*tp 32 does not divide intermediate 14000", ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(2048)), "hp may not exceed max_hp: hp 2048 exceeds max_hp 1024",
+                       ConfigError);
+  // The tp grain takes hp 1 only.
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_70b.with_tp(8).with_hp(2)),
+                       "the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV): hp 2 exceeds max_hp 1",
+                       ConfigError);
+  // Prefill under hp > 1 is a decode-side degree's misuse.
+  const Hp arch(llama3_70b.with_tp(8).with_hp(2));
+  const Batch mixed{{{0, 512}}, {4096}};
+  CHECK_THROWS_WITH_AS(arch.inputs(mixed.it()),
+                       "hp 2: an iteration with 1 prefill chunk(s) under KV-parallel attention; hp is a decode-side "
+                       "degree (vLLM's decode context parallelism and TensorRT-LLM's helix take the KV from a "
+                       "prefill server): run prefill at hp 1",
+                       InputError);
+}

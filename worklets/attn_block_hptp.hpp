@@ -1,0 +1,258 @@
+#pragma once
+// L3 attn_block_hptp: KV-parallel attention (Helix, Bhatia et al. arXiv 2507.07120; vLLM
+// decode context parallelism) on N = hp × tp GPUs, ending at the all-reduce over N.
+// Heads are split tp ways and replicated over the hp ranks; every request's KV is split
+// hp ways, so each GPU attends over its own slice and the partial outputs are made exact
+// by an all-to-all and a log-sum-exp merge:
+//   input_norm → qkv_proj → [q_norm, k_norm] → rope → (kv_cache_append, prefill, decode)
+//   → hp_all_to_all (hp > 1) → hp_combine (hp > 1) → o_proj (row-parallel over N)
+//   → tp_allreduce (N > 1)
+// At hp = 1 this is attn_block_tp leaf for leaf, number for number (static hp: the same
+// slots; run-time hp: the two hp slots push zero). With tp = 1 it is the `hp` grain
+// (KV split alone), which needs no worklet of its own.
+//
+// KV placement, as TensorRT-LLM's helix does it: each request's KV is cut into blocks of
+// kv_block_tokens, dealt round-robin over the hp ranks from rank 0, and a new token's K
+// and V are written only by the rank that owns its block. kv_cache_append and decode are
+// each ONE slot that runs every hp rank's launch and folds them with the Max algebra (time
+// = slowest rank, its gap the slice imbalance; work sums): ranks never get slots (INV-1).
+//
+// hp is a decode-side degree wherever it ships: vLLM's decode context parallelism and
+// TensorRT-LLM's helix take the KV from a prefill server, so an hp > 1 iteration rejects
+// prefill chunks (InputError) rather than model a prefill no framework runs.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "costdsl/concepts.hpp"
+#include "costdsl/detail/str.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/fixed_string.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/all_to_all.hpp"
+#include "costdsl/kernels/attn_decode.hpp"
+#include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/kv_cache_append.hpp"
+#include "costdsl/kernels/merge_attn_states.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/leaf.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/static_value.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/when.hpp"
+#include "costdsl/worklets/detail/attn_body.hpp"
+
+namespace costdsl::worklets {
+
+// The decode batch as the hp ranks hold it.
+struct KvSlices {
+  // TensorRT-LLM's default tokens_per_block: the unit of the round-robin deal.
+  static constexpr std::uint32_t kv_block_tokens = 32;
+
+  std::span<const std::uint32_t> decode_kv;  // each decode's KV length (its own token included)
+  std::uint64_t prefill_tokens = 0;          // appended by rank 0 (only at hp = 1: see above)
+  std::uint32_t hp = 1;
+
+  // The tokens of a `len`-token KV that rank `rank` holds: its share of the whole blocks,
+  // plus the partial last block if it is the block's owner.
+  static constexpr std::uint64_t slice(std::uint32_t len, std::uint32_t rank, std::uint32_t hp) noexcept {
+    const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
+    std::uint64_t mine = std::uint64_t{blocks / hp + (rank < blocks % hp ? 1u : 0u)} * kv_block_tokens;
+    if (blocks % hp == rank) mine += rest;
+    return mine;
+  }
+  // The rank that writes a decode's new token (position len − 1).
+  static constexpr std::uint32_t owner(std::uint32_t len, std::uint32_t hp) noexcept {
+    return ((len - 1) / kv_block_tokens) % hp;
+  }
+};
+
+// A slot that owns the loop over the hp ranks: one launch per rank, Max-folded.
+template <KernelDef K>
+struct KvRankFolded {
+  static constexpr std::string_view kind = K::kind;
+  using Input = KvSlices;
+  Kernel<K> kernel;
+
+  static typename K::Input rank_input(const KvSlices& s, std::uint32_t rank) {
+    if constexpr (std::is_same_v<K, kernels::KvCacheAppend>) {
+      std::uint64_t rows = rank == 0 ? s.prefill_tokens : 0;
+      for (std::uint32_t len : s.decode_kv) rows += KvSlices::owner(len, s.hp) == rank ? 1 : 0;
+      return {rows};
+    } else {
+      static_assert(std::is_same_v<K, kernels::AttnDecode>, "KvRankFolded: kv_cache_append or attn_decode");
+      std::uint64_t batch = 0, kv = 0;
+      for (std::uint32_t len : s.decode_kv) {
+        const std::uint64_t mine = KvSlices::slice(len, rank, s.hp);
+        batch += mine != 0 ? 1 : 0;  // a rank holding none of a request's KV skips it
+        kv += mine;
+      }
+      return {batch, kv};
+    }
+  }
+  Metrics eval(const Input& s) const {
+    Metrics acc = algebra::empty();
+    double slowest = -1;
+    for (std::uint32_t r = 0; r < s.hp; ++r) {
+      const Metrics m = kernel.eval(rank_input(s, r));
+      algebra::accumulate_max(acc, m);
+      if (m.time_s > slowest) {  // report the backend of the rank that sets the time
+        slowest = m.time_s;
+        acc.backend = m.backend;
+      }
+    }
+    return acc;
+  }
+  double lower_bound_s(const Input& s) const {
+    double b = 0;
+    for (std::uint32_t r = 0; r < s.hp; ++r) b = std::max(b, kernel.lower_bound_s(rank_input(s, r)));
+    return b;
+  }
+  std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
+  std::vector<std::string> backends() const { return kernel.backends(); }
+};
+
+template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
+class AttnBlockHptp {
+ public:
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype.
+  struct Input {
+    std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
+    ops::AttentionWork attention;
+    std::span<const std::uint32_t> decode_kv;  // the decodes' KV lengths, sliced per hp rank
+  };
+  // The most GPUs one request's KV is split over (bounds the per-rank loop of a slot).
+  static constexpr std::uint64_t max_hp = 1024;
+
+  static constexpr auto resolve_config(const Form& form) {
+    using namespace literals;
+    const auto hidden = dim<"hidden">(form);
+    const auto num_qo_heads = dim<"num_qo_heads">(form);
+    const auto num_kv_heads = dim<"num_kv_heads">(form);
+    const auto head_dim = dim<"head_dim">(form);
+    const auto tp = dim<"tp">(form);
+    const auto hp = dim<"hp">(form);
+    // tp first, in attn_block_tp's order: its rejections read the same here.
+    require_nonzero(tp);
+    require_le<"tp may not exceed num_kv_heads (KV heads are not replicated)">(tp, num_kv_heads);
+    const auto qo_per_rank = num_qo_heads / tp;
+    const auto kv_per_rank = num_kv_heads / tp;
+    require_nonzero(hp);
+    require_le<"hp may not exceed max_hp">(hp, sym<"max_hp">(Static<max_hp>{}));
+    const auto gpus = hp * tp;
+    const auto qo_per_gpu = num_qo_heads / gpus;  // the heads each GPU merges and projects out
+    using hidden_type = decltype(hidden);
+    using head_dim_type = decltype(head_dim);
+    using tp_type = decltype(tp);
+    using hp_type = decltype(hp);
+    using gpus_type = decltype(gpus);
+    using num_qo_heads_per_rank_type = decltype(qo_per_rank);
+    using num_kv_heads_per_rank_type = decltype(kv_per_rank);
+    using num_qo_heads_per_gpu_type = decltype(qo_per_gpu);
+    using qkv_n_type = decltype((qo_per_rank + 2_c * kv_per_rank) * head_dim);
+    using o_proj_k_type = decltype(qo_per_gpu * head_dim);
+    using has_hp_type = decltype(greater_than_one(hp));
+    using has_allreduce_type = decltype(greater_than_one(gpus));
+    struct Resolved {
+      hidden_type hidden;
+      head_dim_type head_dim;
+      tp_type tp;
+      hp_type hp;
+      gpus_type gpus;  // N = hp × tp
+      num_qo_heads_per_rank_type num_qo_heads_per_rank;
+      num_kv_heads_per_rank_type num_kv_heads_per_rank;
+      num_qo_heads_per_gpu_type num_qo_heads_per_gpu;
+      qkv_n_type qkv_n;
+      o_proj_k_type o_proj_k;
+      has_hp_type has_hp;
+      has_allreduce_type has_allreduce;
+      // Each GPU's partial outputs, all tokens × its tp rank's heads, with one fp32 LSE per
+      // token and head; (hp − 1)/hp of it leaves the GPU (AllToAll's bus factor).
+      double a2a_bytes_per_token;
+      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/N
+    };
+    const Dtype dtype = values(form).dtype;
+    return Resolved{hidden,
+                    head_dim,
+                    tp,
+                    hp,
+                    gpus,
+                    qo_per_rank,
+                    kv_per_rank,
+                    qo_per_gpu,
+                    (qo_per_rank + 2_c * kv_per_rank) * head_dim,
+                    qo_per_gpu * head_dim,
+                    greater_than_one(hp),
+                    greater_than_one(gpus),
+                    double(qo_per_rank.value()) * (double(head_dim.value()) * bytes_per_element(dtype) +
+                                                   bytes_per_element(Dtype::fp32)),
+                    double(hidden.value()) * bytes_per_element(dtype)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit AttnBlockHptp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+
+  const Resolved& resolved() const noexcept { return r_; }
+
+  auto build(const Timing& t) const {
+    using namespace kernels;
+    const auto& v = values(form_);
+    const std::string label = costdsl::detail::str(
+        Name.view(), " (AttnBlockHptp) [hp=", r_.hp.value(), ", tp=", r_.tp.value(),
+        ", qo/rank=", r_.num_qo_heads_per_rank.value(), ", kv/rank=", r_.num_kv_heads_per_rank.value(),
+        ", qo/gpu=", r_.num_qo_heads_per_gpu.value(), "]");
+    const Dim qo = to_dim(r_.num_qo_heads_per_rank), kv = to_dim(r_.num_kv_heads_per_rank),
+              hd = to_dim(r_.head_dim);
+    return labeled<Name>(
+        label,
+        sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_),
+            // Nested as the attention op nests them: the same fold order as attn_block_tp.
+            sum(leaf<"kv_cache_append">(KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
+                leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd})}),
+                leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
+            when(r_.has_hp, leaf<"hp_all_to_all">(Kernel<AllToAll>(t, {to_dim(r_.hp)}))),
+            when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
+                                t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
+            leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
+            when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.gpus)})))));
+  }
+
+  // Slot inputs in build() order; m = batch_tokens for every projection, and every hp
+  // rank computes partial outputs for all m tokens.
+  auto inputs(const Input& in) const {
+    const std::uint64_t m = in.batch_tokens;
+    const auto hp = static_cast<std::uint32_t>(r_.hp.value());
+    if (hp > 1 && !in.attention.prefill.empty())
+      throw InputError(costdsl::detail::str(
+          "hp ", hp, ": an iteration with ", in.attention.prefill.size(),
+          " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
+          "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
+    const KvSlices slices{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
+    const auto a2a = static_cast<std::uint64_t>(double(m) * r_.a2a_bytes_per_token);
+    return nest<Name>(costdsl::inputs(
+        detail::pre_attn_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(slices), input<"prefill">(in.attention.prefill),
+        input<"decode">(slices), when(r_.has_hp, input<"hp_all_to_all">(kernels::AllToAll::Input{a2a, a2a})),
+        when(r_.has_hp, input<"hp_combine">(kernels::MergeAttnStates::Input{m})),
+        input<"o_proj">(kernels::Gemm::Input{m}),
+        when(r_.has_allreduce, input<"tp_allreduce">(kernels::AllReduce::Input{
+                                   static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
+  }
+
+ private:
+  Form form_;
+  Resolved r_;
+};
+
+}  // namespace costdsl::worklets
