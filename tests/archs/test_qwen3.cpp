@@ -54,7 +54,8 @@ TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
   const Timing& t = roofline_h200();
   const Qwen3Config q = qwen3_8b.with_tp(2);
   const Llama3Config same{q.hidden, q.num_qo_heads, q.num_kv_heads, q.head_dim, q.intermediate,
-                          q.vocab,  q.num_layers,   q.tp,           q.dtype,    q.kv_dtype};
+                          q.vocab,  q.num_layers,   q.tp,           1,          q.dtype,
+                          q.kv_dtype};  // hp 1
   const Qwen3<Qwen3Config> qwen(q);
   const Llama3<Llama3Config> llama(same);
   const Batch b{{{0, 2048}}, std::vector<std::uint32_t>(32, 4096)};
