@@ -11,8 +11,8 @@
       fails when a recorded time exceeds 1.3 x its figure in BUDGET_JSON.
 """
 import json
+import os
 import pathlib
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,18 +23,22 @@ MARGIN = 1.3
 
 
 def compile_once(cxx, include, source, flags, extra=()):
-    """CPU seconds and peak MiB of one compiler run (its children's rusage)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """CPU seconds and peak MiB of one compiler run. wait4 gives this run's own rusage
+    (the driver and the cc1plus it waited for); RUSAGE_CHILDREN's maxrss would be the
+    largest of every compile so far."""
     with tempfile.TemporaryDirectory() as tmp:
         out = ["-fsyntax-only"] if "-fsyntax-only" in flags else ["-c", "-o", str(pathlib.Path(tmp) / "tu.o")]
         cmd = [cxx, "-std=c++20", *[f for f in flags if f != "-fsyntax-only"], *out, f"-I{include}", *extra,
                str(source)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit(f"{source.name} does not compile:\n{r.stderr[:4000]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, after.ru_maxrss / 1024  # ru_maxrss: the largest child so far, in KiB
+        with open(pathlib.Path(tmp) / "stderr", "w+") as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            err.seek(0)
+            stderr = err.read()
+    if proc.returncode != 0:
+        sys.exit(f"{source.name} does not compile:\n{stderr[:4000]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss in KiB
 
 
 def table(cxx, repeat):
