@@ -8,6 +8,7 @@
 // N = hp × tp GPUs and the FFN runs mlp_block_tp over all N. The grain is part of the
 // type, so that hp = 1 stays today's tree: a static form picks it from its hp, a
 // run-time form is tp unless built as Llama3<Llama3Config, AttnGrain::hptp>.
+// kv_replicate opts into tp above the KV heads by copying them (worklets/attn_grain.hpp).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
@@ -42,7 +44,8 @@ struct Llama3Config {
   BOOST_HANA_DEFINE_STRUCT(Llama3Config, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
                            (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
                            (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                           (Dtype, dtype), (Dtype, kv_dtype));
+                           (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
+                           (bool, hop_b));
 
   constexpr Llama3Config with_tp(std::uint32_t degree) const {
     Llama3Config c = *this;
@@ -70,55 +73,43 @@ struct Llama3Config {
             tp,
             hp,
             hf.dtype(),
-            hf.dtype()};
+            hf.dtype(),
+            false,
+            false};
   }
 };
 
 // Published shapes (data/models/*.json are the source of truth; a test checks they agree).
-inline constexpr Llama3Config llama3_8b{4096, 32, 8, 128, 14336, 128256, 32, 1, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Llama3Config llama3_70b{8192, 64, 8, 128, 28672, 128256, 80, 1, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Llama3Config llama3_405b{16384, 128, 8, 128, 53248, 128256, 126, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Llama3Config llama3_8b{
+    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
+    .intermediate = 14336, .vocab = 128256, .num_layers = 32, .tp = 1, .hp = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+inline constexpr Llama3Config llama3_70b{
+    .hidden = 8192, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
+    .intermediate = 28672, .vocab = 128256, .num_layers = 80, .tp = 1, .hp = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+inline constexpr Llama3Config llama3_405b{
+    .hidden = 16384, .num_qo_heads = 128, .num_kv_heads = 8, .head_dim = 128,
+    .intermediate = 53248, .vocab = 128256, .num_layers = 126, .tp = 1, .hp = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
-// How attention is parallel: tp (heads split; every GPU holds whole sequences) or hptp
-// (heads split tp ways, every sequence's KV hp ways).
-enum class AttnGrain : bool { tp, hptp };
-
-template <class Form>
-inline constexpr AttnGrain default_grain = [] {
-  if constexpr (is_fixed_v<Form>) {
-    return Form::value.hp > 1 ? AttnGrain::hptp : AttnGrain::tp;
-  } else {
-    return AttnGrain::tp;
-  }
-}();
+using worklets::AttnGrain;
+using worklets::default_grain;
 
 template <class Form, AttnGrain Grain = default_grain<Form>>
 class Llama3 {
   static constexpr bool hptp = Grain == AttnGrain::hptp;
-
-  // The form the FFN sees: under hptp, tp over all N = hp × tp GPUs (hp × tp must divide
-  // the intermediate size: checked here so the message names both degrees).
-  static constexpr auto ffn_form(const Form& form) {
-    if constexpr (!hptp) {
-      require_nonzero(dim<"hp">(form));
-      require_le<"the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV)">(dim<"hp">(form),
-                                                                                      sym<"max_hp">(Static<1>{}));
-      return form;
-    } else {
-      (void)(dim<"intermediate">(form) / (dim<"hp">(form) * dim<"tp">(form)));
-      if constexpr (is_fixed_v<Form>) {
-        return Fixed<Form::value.with_tp(Form::value.tp * Form::value.hp).with_hp(1)>{};
-      } else {
-        return form.with_tp(form.tp * form.hp).with_hp(1);
-      }
-    }
-  }
-  using FfnForm = decltype(ffn_form(std::declval<const Form&>()));
-  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<Form>, worklets::AttnBlockTp<Form>>;
+  using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
+  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
+  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<AttnForm>, worklets::AttnBlockTp<AttnForm>>;
 
  public:
   explicit Llama3(const Form& form = {})
-      : form_(form), embed_(form), attn_(form), mlp_(ffn_form(form)), head_(form) {
+      : form_(form),
+        embed_(form),
+        attn_(worklets::attention_form(form)),
+        mlp_(worklets::ffn_form<Grain>(form)),
+        head_(form) {
     require_nonzero(dim<"num_layers">(form));
   }
 
@@ -145,22 +136,21 @@ class Llama3 {
         head_.inputs({requests})));
   }
 
-  // KV cache bytes one token occupies across the whole model (all ranks), and on one GPU.
-  double kv_bytes_per_token() const {
-    const auto& c = values(form_);
-    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
-  }
-  // A token's KV lives on one hp rank, split over its tp ranks' heads.
+  // KV cache bytes one token occupies across the whole model (each KV head once), and on
+  // one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
+  double kv_bytes_per_token() const { return kv_bytes_per_token(values(form_).num_kv_heads); }
   double kv_bytes_per_token_per_gpu() const {
-    return kv_bytes_per_token() / (double(values(form_).tp) * values(form_).hp);
+    const auto& c = values(form_);
+    return kv_bytes_per_token(stored_kv_heads()) / (double(c.tp) * c.hp);
   }
 
   // Weight bytes resident on one GPU: the sharded layers plus the local embed and lm_head.
-  // QKV is split tp ways (replicated over hp), o_proj and the FFN over all hp × tp GPUs.
+  // QKV is split tp ways (replicated over hp; replicated KV heads counted per copy),
+  // o_proj and the FFN over all hp × tp GPUs.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp;
-    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / n) * h;
+    const double attn = h * (c.num_qo_heads + 2.0 * stored_kv_heads()) * hd / tp + (c.num_qo_heads * hd / n) * h;
     const double mlp = 3.0 * h * c.intermediate / n;
     const double per_layer = attn + mlp + 2 * h;
     return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
@@ -175,6 +165,13 @@ class Llama3 {
     } else {
       return attn_.inputs({tokens, w});
     }
+  }
+
+  // KV heads held over the tp ranks: the model's, or tp copies under kv_replicate.
+  double stored_kv_heads() const { return values(worklets::attention_form(form_)).num_kv_heads; }
+  double kv_bytes_per_token(double kv_heads) const {
+    const auto& c = values(form_);
+    return 2.0 * kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
   }
 
   Form form_;

@@ -6,9 +6,13 @@
 //
 // One definition, two forms: Qwen3<Fixed<cfg>> has compile-time dims and tp (tp 16 on
 // 8 KV heads does not compile); Qwen3<Qwen3Config> takes them from a config.json at
-// run time and throws a ConfigError instead.
+// run time and throws a ConfigError instead. The attention grains and KV-head
+// replication are Llama's (worklets/attn_grain.hpp): hp > 1 runs attn_block_hptp with
+// the q/k norm on hp × tp GPUs and the FFN over all of them.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
 
 #include <boost/hana/define_struct.hpp>
 
@@ -22,7 +26,9 @@
 #include "costdsl/scale.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
@@ -32,17 +38,23 @@ namespace costdsl::archs {
 struct Qwen3Config {
   BOOST_HANA_DEFINE_STRUCT(Qwen3Config, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
                            (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
-                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (Dtype, dtype),
-                           (Dtype, kv_dtype));
+                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
+                           (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
+                           (bool, hop_b));
 
   constexpr Qwen3Config with_tp(std::uint32_t degree) const {
     Qwen3Config c = *this;
     c.tp = degree;
     return c;
   }
+  constexpr Qwen3Config with_hp(std::uint32_t degree) const {
+    Qwen3Config c = *this;
+    c.hp = degree;
+    return c;
+  }
 
   // head_dim is required: Qwen3 decouples it from hidden / heads (32B: 5120 / 64 = 80, head_dim 128).
-  static Qwen3Config from_hf(const HfConfig& hf, std::uint32_t tp) {
+  static Qwen3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
     const std::uint32_t heads = hf.dim("num_attention_heads");
     return {hf.dim("hidden_size"),
             heads,
@@ -52,19 +64,39 @@ struct Qwen3Config {
             hf.dim("vocab_size"),
             hf.dim("num_hidden_layers"),
             tp,
+            hp,
             hf.dtype(),
-            hf.dtype()};
+            hf.dtype(),
+            false,
+            false};
   }
 };
 
 // Published shapes (data/models/qwen3_8b.json, qwen3_32b.json are the source of truth; a test checks they agree).
-inline constexpr Qwen3Config qwen3_8b{4096, 32, 8, 128, 12288, 151936, 36, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Qwen3Config qwen3_32b{5120, 64, 8, 128, 25600, 151936, 64, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr Qwen3Config qwen3_8b{
+    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
+    .intermediate = 12288, .vocab = 151936, .num_layers = 36, .tp = 1, .hp = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+inline constexpr Qwen3Config qwen3_32b{
+    .hidden = 5120, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
+    .intermediate = 25600, .vocab = 151936, .num_layers = 64, .tp = 1, .hp = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
-template <class Form>
+template <class Form, worklets::AttnGrain Grain = worklets::default_grain<Form>>
 class Qwen3 {
+  static constexpr bool hptp = Grain == worklets::AttnGrain::hptp;
+  using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
+  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
+  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<AttnForm, "attn", worklets::QkNorm::per_head>,
+                                  worklets::AttnBlockTp<AttnForm, "attn", worklets::QkNorm::per_head>>;
+
  public:
-  explicit Qwen3(const Form& form = {}) : form_(form), embed_(form), attn_(form), mlp_(form), head_(form) {
+  explicit Qwen3(const Form& form = {})
+      : form_(form),
+        embed_(form),
+        attn_(worklets::attention_form(form)),
+        mlp_(worklets::ffn_form<Grain>(form)),
+        head_(form) {
     require_nonzero(dim<"num_layers">(form));
   }
 
@@ -72,7 +104,8 @@ class Qwen3 {
     const auto& c = values(form_);
     const auto layers = dim<"num_layers">(form_);
     return labeled<"model">(
-        "model (Qwen3) [tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
+        "model (Qwen3) [" + (hptp ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
+            "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
             ", hidden=" + std::to_string(c.hidden) + "]",
         sum(embed_.build(t),
             labeled<"layer">("layer (decoder layer)", scale(layers.v, sum(attn_.build(t), mlp_.build(t)))),
@@ -85,23 +118,24 @@ class Qwen3 {
     const std::uint64_t tokens = w.append_tokens;
     const std::uint64_t requests = it.prefill.size() + w.decode_count;
     return nest<"model">(costdsl::inputs(
-        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_.inputs({tokens, w}), mlp_.inputs({tokens}))),
+        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_inputs(tokens, w, it), mlp_.inputs({tokens}))),
         head_.inputs({requests})));
   }
 
-  // KV cache bytes one token occupies across the whole model (all ranks), and on one GPU.
-  double kv_bytes_per_token() const {
-    const auto& c = values(form_);
-    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  // KV cache bytes one token occupies across the whole model (each KV head once), and on
+  // one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
+  double kv_bytes_per_token() const { return kv_bytes_per_token(values(form_).num_kv_heads); }
+  double kv_bytes_per_token_per_gpu() const {
+    return kv_bytes_per_token(stored_kv_heads()) / (double(values(form_).tp) * values(form_).hp);
   }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
 
-  // Weight bytes on one GPU: the sharded layers plus the local embed and (untied) lm_head.
+  // Weight bytes on one GPU: the sharded layers plus the local embed and (untied) lm_head;
+  // QKV split tp ways (replicated KV heads counted per copy), o_proj and the FFN over hp × tp.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
-    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
-    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double mlp = 3.0 * h * c.intermediate / tp;
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp;
+    const double attn = h * (c.num_qo_heads + 2.0 * stored_kv_heads()) * hd / tp + (c.num_qo_heads * hd / n) * h;
+    const double mlp = 3.0 * h * c.intermediate / n;
     const double per_layer = attn + mlp + 2 * h + 2 * hd;  // + norms (incl. q/k norm)
     return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
   }
@@ -109,16 +143,30 @@ class Qwen3 {
   const Form& form() const noexcept { return form_; }
 
  private:
+  auto attn_inputs(std::uint64_t tokens, const ops::AttentionWork& w, const ops::AttentionBatch& it) const {
+    if constexpr (hptp) {
+      return attn_.inputs({tokens, w, it.decode_kv});
+    } else {
+      return attn_.inputs({tokens, w});
+    }
+  }
+  double stored_kv_heads() const { return values(worklets::attention_form(form_)).num_kv_heads; }
+  double kv_bytes_per_token(double kv_heads) const {
+    const auto& c = values(form_);
+    return 2.0 * kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+
   Form form_;
   worklets::EmbedLocal<Form> embed_;
-  worklets::AttnBlockTp<Form, "attn", worklets::QkNorm::per_head> attn_;
-  worklets::MlpBlockTp<Form> mlp_;
+  Attn attn_;
+  worklets::MlpBlockTp<FfnForm> mlp_;
   worklets::LmHeadLocal<Form> head_;
 };
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time form is instantiated once, in libcostdsl-compiled (src/archs/qwen3.cpp).
 extern template class Qwen3<Qwen3Config>;
+extern template class Qwen3<Qwen3Config, worklets::AttnGrain::hptp>;
 #endif
 
 }  // namespace costdsl::archs

@@ -21,6 +21,7 @@
 // TensorRT-LLM's helix take the KV from a prefill server, so an hp > 1 iteration rejects
 // prefill chunks (InputError) rather than model a prefill no framework runs.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -60,6 +61,8 @@ namespace costdsl::worklets {
 struct KvSlices {
   // TensorRT-LLM's default tokens_per_block: the unit of the round-robin deal.
   static constexpr std::uint32_t kv_block_tokens = 32;
+  // The most GPUs one request's KV is split over (bounds the per-rank arrays of a deal).
+  static constexpr std::uint32_t max_hp = 1024;
 
   std::span<const std::uint32_t> decode_kv;  // each decode's KV length (its own token included)
   std::uint64_t prefill_tokens = 0;          // appended by rank 0 (only at hp = 1: see above)
@@ -77,64 +80,178 @@ struct KvSlices {
   static constexpr std::uint32_t owner(std::uint32_t len, std::uint32_t hp) noexcept {
     return ((len - 1) / kv_block_tokens) % hp;
   }
+
+  // One rank's share of the iteration: the new tokens it writes, the decodes it attends
+  // for (a rank holding none of a request's KV skips it) and the KV tokens it reads.
+  struct RankLoad {
+    std::uint64_t rows = 0, batch = 0, kv = 0;
+  };
+
+  // Every rank's load in one pass over the decodes, O(decodes + hp): a request's whole
+  // rounds of blocks reach every rank, its leftover whole blocks ranks [0, r) (a range,
+  // kept as a difference array), its partial block rank r alone. out[0, hp) is written.
+  void deal(std::span<RankLoad, max_hp> out) const noexcept {
+    struct Step {
+      std::uint64_t batch = 0, kv = 0;
+    };
+    std::array<Step, max_hp + 1> diff;  // at rank r: what ranks ≥ r add over ranks < r
+    for (std::uint32_t r = 0; r <= hp; ++r) diff[r] = {};
+    for (std::uint32_t r = 0; r < hp; ++r) out[r] = {};
+    out[0].rows = prefill_tokens;
+    Step everyone;
+    for (const std::uint32_t len : decode_kv) {
+      if (len == 0) continue;
+      const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
+      const std::uint32_t rounds = blocks / hp, r = blocks % hp;
+      everyone.kv += std::uint64_t{rounds} * kv_block_tokens;
+      diff[0].kv += kv_block_tokens;
+      diff[r].kv -= kv_block_tokens;
+      out[r].kv += rest;
+      if (rounds > 0) {
+        ++everyone.batch;
+      } else {
+        ++diff[0].batch;
+        --diff[r].batch;
+        if (rest > 0) ++out[r].batch;
+      }
+      ++out[owner(len, hp)].rows;
+    }
+    Step running = everyone;
+    for (std::uint32_t r = 0; r < hp; ++r) {
+      running.batch += diff[r].batch;
+      running.kv += diff[r].kv;
+      out[r].batch += running.batch;
+      out[r].kv += running.kv;
+    }
+  }
 };
 
-// A slot that owns the loop over the hp ranks: one launch per rank, Max-folded.
+// A slot that owns the loop over the hp ranks: one launch per rank, Max-folded. Ranks
+// with the same load (most of them, once requests span every rank) share one evaluation.
 template <KernelDef K>
 struct KvRankFolded {
+  static_assert(std::is_same_v<K, kernels::KvCacheAppend> || std::is_same_v<K, kernels::AttnDecode>,
+                "KvRankFolded: kv_cache_append or attn_decode");
   static constexpr std::string_view kind = K::kind;
   using Input = KvSlices;
   Kernel<K> kernel;
 
-  static typename K::Input rank_input(const KvSlices& s, std::uint32_t rank) {
+  static typename K::Input rank_input(const KvSlices::RankLoad& load) noexcept {
     if constexpr (std::is_same_v<K, kernels::KvCacheAppend>) {
-      std::uint64_t rows = rank == 0 ? s.prefill_tokens : 0;
-      for (std::uint32_t len : s.decode_kv) rows += KvSlices::owner(len, s.hp) == rank ? 1 : 0;
-      return {rows};
+      return {load.rows};
     } else {
-      static_assert(std::is_same_v<K, kernels::AttnDecode>, "KvRankFolded: kv_cache_append or attn_decode");
-      std::uint64_t batch = 0, kv = 0;
-      for (std::uint32_t len : s.decode_kv) {
-        const std::uint64_t mine = KvSlices::slice(len, rank, s.hp);
-        batch += mine != 0 ? 1 : 0;  // a rank holding none of a request's KV skips it
-        kv += mine;
-      }
-      return {batch, kv};
+      return {load.batch, load.kv};
+    }
+  }
+  static bool same_input(const KvSlices::RankLoad& a, const KvSlices::RankLoad& b) noexcept {
+    if constexpr (std::is_same_v<K, kernels::KvCacheAppend>) {
+      return a.rows == b.rows;
+    } else {
+      return a.batch == b.batch && a.kv == b.kv;
+    }
+  }
+  // f(rank input, repeats): each run of ranks with equal inputs once.
+  template <class F>
+  static void for_each_rank(const Input& s, F&& f) {
+    std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
+    s.deal(loads);
+    for (std::uint32_t r = 0; r < s.hp;) {
+      std::uint32_t same = 1;
+      while (r + same < s.hp && same_input(loads[r + same], loads[r])) ++same;
+      f(rank_input(loads[r]), same);
+      r += same;
     }
   }
   Metrics eval(const Input& s) const {
     Metrics acc = algebra::empty();
     double slowest = -1;
-    for (std::uint32_t r = 0; r < s.hp; ++r) {
-      const Metrics m = kernel.eval(rank_input(s, r));
-      algebra::accumulate_max(acc, m);
+    for_each_rank(s, [&](const typename K::Input& in, std::uint32_t repeats) {
+      const Metrics m = kernel.eval(in);
+      for (std::uint32_t i = 0; i < repeats; ++i) algebra::accumulate_max(acc, m);
       if (m.time_s > slowest) {  // report the backend of the rank that sets the time
         slowest = m.time_s;
         acc.backend = m.backend;
       }
-    }
+    });
     return acc;
   }
   double lower_bound_s(const Input& s) const {
     double b = 0;
-    for (std::uint32_t r = 0; r < s.hp; ++r) b = std::max(b, kernel.lower_bound_s(rank_input(s, r)));
+    for_each_rank(s, [&](const typename K::Input& in, std::uint32_t) { b = std::max(b, kernel.lower_bound_s(in)); });
     return b;
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
 };
 
+// The HP all-to-all, serial or under HOP-B (Helix's batch-wise overlap, arXiv 2507.07120
+// §3.3): the decode batch is cut into S slices and slice i's exchange runs beside slice
+// i + 1's attention. The slot keeps the all_to_all kind, config and work; under HOP-B its
+// time is the exchange's exposed part, (the pipelined attention + exchange) − (the
+// attention alone), for the best S of {1, 2, 4, 8}: S = 1 is the serial schedule, so the
+// overlap never costs more than running it serially (a scheduler can always not split).
+struct HpExchange {
+  static constexpr std::string_view kind = kernels::AllToAll::kind;
+  static constexpr std::uint32_t max_slices = 8;
+  struct Input {
+    KvSlices slices;                  // the decode batch as the hp ranks hold it
+    double bytes_per_token = 0;       // one token's partial outputs and LSEs on one GPU
+    std::uint64_t extra_tokens = 0;   // rows that are not decodes (none under hp > 1)
+  };
+  Kernel<kernels::AllToAll> exchange;
+  KvRankFolded<kernels::AttnDecode> attention;  // the decode slot's launch, per slice
+  bool hop_b = false;
+
+  static kernels::AllToAll::Input message(double bytes_per_token, std::uint64_t tokens) noexcept {
+    const auto b = static_cast<std::uint64_t>(double(tokens) * bytes_per_token);
+    return {b, b};
+  }
+  Metrics eval(const Input& in) const {
+    const std::uint64_t decodes = in.slices.decode_kv.size();
+    Metrics m = exchange.eval(message(in.bytes_per_token, decodes + in.extra_tokens));
+    if (!hop_b || decodes < 2 || in.extra_tokens != 0) return m;
+    const double whole = attention.eval(in.slices).time_s;
+    double exposed = m.time_s;
+    for (std::uint32_t slices = 2; slices <= max_slices && slices <= decodes; slices *= 2)
+      exposed = std::min(exposed, pipelined_s(in, slices) - whole);
+    m.time_s = std::max(exposed, 0.0);
+    return m;
+  }
+  // Under HOP-B the exchange can hide entirely behind attention.
+  double lower_bound_s(const Input& in) const {
+    if (hop_b) return 0.0;
+    return exchange.lower_bound_s(message(in.bytes_per_token, in.slices.decode_kv.size() + in.extra_tokens));
+  }
+  std::vector<ConfigField> config_fields() const { return exchange.config_fields(); }
+  std::vector<std::string> backends() const { return exchange.backends(); }
+
+ private:
+  // Slice i's attention starts when slice i − 1's ends; its exchange when both its
+  // attention and the previous exchange are done.
+  double pipelined_s(const Input& in, std::uint32_t slices) const {
+    const std::span<const std::uint32_t> all = in.slices.decode_kv;
+    const std::size_t per_slice = (all.size() + slices - 1) / slices;
+    double attention_done = 0, exchange_done = 0;
+    for (std::size_t first = 0; first < all.size(); first += per_slice) {
+      const std::span<const std::uint32_t> part = all.subspan(first, std::min(per_slice, all.size() - first));
+      attention_done += attention.eval(KvSlices{part, 0, in.slices.hp}).time_s;
+      exchange_done = std::max(exchange_done, attention_done) +
+                      exchange.eval(message(in.bytes_per_token, part.size())).time_s;
+    }
+    return exchange_done;
+  }
+};
+
 template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
 class AttnBlockHptp {
  public:
-  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype.
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype, hop_b.
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
     ops::AttentionWork attention;
     std::span<const std::uint32_t> decode_kv;  // the decodes' KV lengths, sliced per hp rank
   };
-  // The most GPUs one request's KV is split over (bounds the per-rank loop of a slot).
-  static constexpr std::uint64_t max_hp = 1024;
+  static constexpr std::uint64_t max_hp = KvSlices::max_hp;
 
   static constexpr auto resolve_config(const Form& form) {
     using namespace literals;
@@ -222,7 +339,9 @@ class AttnBlockHptp {
             sum(leaf<"kv_cache_append">(KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
                 leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd})}),
                 leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
-            when(r_.has_hp, leaf<"hp_all_to_all">(Kernel<AllToAll>(t, {to_dim(r_.hp)}))),
+            when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange{
+                                Kernel<AllToAll>(t, {to_dim(r_.hp)}),
+                                KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})}, v.hop_b})),
             when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                 t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
             leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
@@ -240,10 +359,11 @@ class AttnBlockHptp {
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
     const KvSlices slices{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
-    const auto a2a = static_cast<std::uint64_t>(double(m) * r_.a2a_bytes_per_token);
     return nest<Name>(costdsl::inputs(
         detail::pre_attn_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(slices), input<"prefill">(in.attention.prefill),
-        input<"decode">(slices), when(r_.has_hp, input<"hp_all_to_all">(kernels::AllToAll::Input{a2a, a2a})),
+        input<"decode">(slices),
+        when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, r_.a2a_bytes_per_token,
+                                                                  m - in.attention.decode_count})),
         when(r_.has_hp, input<"hp_combine">(kernels::MergeAttnStates::Input{m})),
         input<"o_proj">(kernels::Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(kernels::AllReduce::Input{

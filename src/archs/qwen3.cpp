@@ -3,3 +3,4 @@
 #include "costdsl/archs/qwen3.hpp"
 
 template class costdsl::archs::Qwen3<costdsl::archs::Qwen3Config>;
+template class costdsl::archs::Qwen3<costdsl::archs::Qwen3Config, costdsl::worklets::AttnGrain::hptp>;

@@ -265,3 +265,124 @@ TEST_CASE("hp rejections name the field, the value and the rule") {
                        "prefill server): run prefill at hp 1",
                        InputError);
 }
+
+TEST_CASE("the KV deal in one pass: every rank's load matches slice() and owner() request by request") {
+  using worklets::KvSlices;
+  std::vector<std::uint32_t> lens{1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4096, 4097, 131072, 131071, 777};
+  for (std::uint32_t i = 0; i < 200; ++i) lens.push_back(1 + (i * 2654435761u) % 20000);
+  for (const std::uint32_t hp : {1u, 2u, 3u, 4u, 7u, 8u, 16u, 64u}) {
+    const KvSlices s{lens, 500, hp};
+    std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
+    s.deal(loads);
+    for (std::uint32_t r = 0; r < hp; ++r) {
+      KvSlices::RankLoad want{r == 0 ? 500u : 0u, 0, 0};
+      for (const std::uint32_t len : lens) {
+        const std::uint64_t mine = KvSlices::slice(len, r, hp);
+        want.kv += mine;
+        want.batch += mine != 0 ? 1 : 0;
+        want.rows += KvSlices::owner(len, hp) == r ? 1 : 0;
+      }
+      CHECK(loads[r].kv == want.kv);
+      CHECK(loads[r].batch == want.batch);
+      CHECK(loads[r].rows == want.rows);
+    }
+  }
+}
+
+TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline hp must beat") {
+  constexpr Llama3Config tp16 = [] {
+    Llama3Config c = llama3_70b.with_tp(16);
+    c.kv_replicate = true;
+    return c;
+  }();
+  const Llama3<Fixed<tp16>> s;
+  const Llama3<Llama3Config> r(tp16);
+  const auto st = s.build(roofline_h200());
+  const auto rt = r.build(roofline_h200());
+  const Batch b{{{0, 2048}}, std::vector<std::uint32_t>(16, 131072)};
+  CHECK(evaluate(st, s.inputs(b.it())) == evaluate(rt, r.inputs(b.it())));
+  // Each rank projects and stores its copy of one KV head next to 64/16 = 4 query heads.
+  const nlohmann::json j = to_json(make_manifest(st));
+  for (const auto& slot : j["slots"])
+    if (slot["name"] == "model.layer.attn.qkv_proj") CHECK(slot["config"]["n"]["value"] == (4 + 2 * 1) * 128);
+  // The KV cache per GPU stops shrinking past tp = num_kv_heads; hp keeps splitting it.
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> tp8;
+  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> hp2;
+  CHECK(s.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu());
+  CHECK(hp2.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu() / 2);
+  CHECK(s.kv_bytes_per_token() == tp8.kv_bytes_per_token());  // the model's KV is the same either way
+  // Weights per GPU: the copied K and V projections, tp-sharded o_proj and FFN.
+  const double h = 8192, per_layer = h * (64 + 2 * 16) * 128 / 16 + (64 * 128 / 16) * h + 3 * h * 28672 / 16 + 2 * h;
+  CHECK(s.weight_bytes_per_gpu() == doctest::Approx(2 * (80 * per_layer + 2 * 128256 * h + h)));
+  // 16 GPUs on 16 long decodes: replicated heads read the whole KV on every GPU, hp half of it.
+  const auto rep = rows(s, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  const auto kvp = rows(hp2, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  CHECK(kvp.at("model.layer.attn.decode").time_s < 0.6 * rep.at("model.layer.attn.decode").time_s);
+  // Without the opt-in the rule stands; with it, num_kv_heads must divide tp.
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_70b.with_tp(16)),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
+                       ConfigError);
+  Llama3Config tp12 = llama3_70b.with_tp(12);
+  tp12.kv_replicate = true;
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>{tp12}, "num_kv_heads 8 does not divide tp 12", ConfigError);
+  // At or below the KV heads the flag changes nothing.
+  Llama3Config tp8_flag = llama3_70b.with_tp(8);
+  tp8_flag.kv_replicate = true;
+  const Llama3<Llama3Config> a(llama3_70b.with_tp(8)), f(tp8_flag);
+  CHECK(evaluate(a.build(roofline_h200()), a.inputs(b.it())) == evaluate(f.build(roofline_h200()), f.inputs(b.it())));
+}
+
+TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never costs more than serial") {
+  const Timing& t = roofline_h200();
+  const std::vector<Batch> decodes{Batch{{}, std::vector<std::uint32_t>(16, 131072)},
+                                   Batch{{}, std::vector<std::uint32_t>(256, 8192)},
+                                   Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{}, {4096}}, Batch{}};
+  for (const std::uint32_t hp : {2u, 4u, 8u}) {
+    Llama3Config serial_cfg = llama3_70b.with_tp(8).with_hp(hp), overlap_cfg = serial_cfg;
+    overlap_cfg.hop_b = true;
+    const Llama3<Llama3Config, AttnGrain::hptp> serial(serial_cfg), overlapped(overlap_cfg);
+    const auto ts = serial.build(t);
+    const auto to = overlapped.build(t);
+    const Manifest m = make_manifest(ts);
+    CHECK(identity(m.slots[7]) == identity(make_manifest(to).slots[7]));  // same slot, same kind and config
+    for (const Batch& b : decodes) {
+      std::vector<Metrics> rs(m.slots.size()), ro(m.slots.size());
+      const Metrics s = evaluate(ts, serial.inputs(b.it()), std::span<Metrics, n_slots<decltype(ts)>>(rs));
+      const Metrics o = evaluate(to, overlapped.inputs(b.it()), std::span<Metrics, n_slots<decltype(to)>>(ro));
+      CHECK(o.time_s <= s.time_s);
+      for (std::size_t i = 0; i < m.slots.size(); ++i) {
+        CHECK(ro[i].bytes == rs[i].bytes);  // the same work; only the exchange's exposed time changes
+        if (m.slots[i].name != "model.layer.attn.hp_all_to_all") CHECK(ro[i] == rs[i]);
+      }
+    }
+  }
+  // The exposed exchange by hand: the best of the serial schedule and S = 2, 4, 8 slices, each
+  // slice's attention the slowest rank's, its exchange after its attention and the previous one.
+  Llama3Config c = llama3_70b.with_tp(8).with_hp(4);
+  c.hop_b = true;
+  const Batch& b = decodes[1];
+  const auto on = rows(Llama3<Llama3Config, AttnGrain::hptp>(c), b);
+  const auto off = rows(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), b);
+  const Kernel<kernels::AttnDecode> dec(t, {Dtype::bf16, 8, 1, 128});
+  const Kernel<kernels::AllToAll> a2a(t, {4});
+  const double per_token = 8 * (128 * 2 + 4);  // tp rank's heads × (head_dim × bf16 + fp32 LSE)
+  auto attention = [&](std::size_t n) {  // n decodes of 8192: every rank holds 2048 of each
+    return dec.eval({n, n * 2048}).time_s;
+  };
+  auto exchange = [&](std::size_t n) {
+    const auto bytes = static_cast<std::uint64_t>(double(n) * per_token);
+    return a2a.eval({bytes, bytes}).time_s;
+  };
+  double want = exchange(256);
+  CHECK(off.at("model.layer.attn.hp_all_to_all").time_s == want);
+  for (const std::size_t slices : {2u, 4u, 8u}) {
+    double attention_done = 0, exchange_done = 0;
+    for (std::size_t i = 0; i < slices; ++i) {
+      attention_done += attention(256 / slices);
+      exchange_done = std::max(exchange_done, attention_done) + exchange(256 / slices);
+    }
+    want = std::min(want, exchange_done - attention(256));
+  }
+  CHECK(on.at("model.layer.attn.hp_all_to_all").time_s == doctest::Approx(std::max(want, 0.0)).epsilon(1e-12));
+  CHECK(on.at("model.layer.attn.decode") == off.at("model.layer.attn.decode"));
+}

@@ -53,9 +53,10 @@ TEST_CASE("Qwen3-8B at tp 4: the q/k norm leaves, checked by hand") {
 TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
   const Timing& t = roofline_h200();
   const Qwen3Config q = qwen3_8b.with_tp(2);
-  const Llama3Config same{q.hidden, q.num_qo_heads, q.num_kv_heads, q.head_dim, q.intermediate,
-                          q.vocab,  q.num_layers,   q.tp,           1,          q.dtype,
-                          q.kv_dtype};  // hp 1
+  const Llama3Config same{.hidden = q.hidden, .num_qo_heads = q.num_qo_heads, .num_kv_heads = q.num_kv_heads,
+                          .head_dim = q.head_dim, .intermediate = q.intermediate, .vocab = q.vocab,
+                          .num_layers = q.num_layers, .tp = q.tp, .hp = q.hp, .dtype = q.dtype,
+                          .kv_dtype = q.kv_dtype, .kv_replicate = q.kv_replicate, .hop_b = q.hop_b};
   const Qwen3<Qwen3Config> qwen(q);
   const Llama3<Llama3Config> llama(same);
   const Batch b{{{0, 2048}}, std::vector<std::uint32_t>(32, 4096)};
@@ -121,4 +122,38 @@ TEST_CASE("Qwen3: KV bytes per token and weights per GPU") {
   CHECK(a8.weight_bytes_per_gpu() / 2 == doctest::Approx(8.19e9).epsilon(0.01));
   const Qwen3<Qwen3Config> a32(qwen3_32b);
   CHECK(a32.weight_bytes_per_gpu() / 2 == doctest::Approx(32.8e9).epsilon(0.01));
+}
+
+TEST_CASE("Qwen3 hptp: hp 1 is the tp tree; hp 2 keeps the q/k norm, splits the KV and halves decode attention") {
+  const Timing& t = roofline_h200();
+  const Batch mixed{{{0, 2048}}, std::vector<std::uint32_t>(32, 4096)};
+  const Batch decode{{}, std::vector<std::uint32_t>(16, 131072)};
+  // Run-time hp 1: the hptp tree's hp slots push zero, the total is the tp tree's bit for bit.
+  const Qwen3<Qwen3Config> tp(qwen3_32b.with_tp(8));
+  const Qwen3<Qwen3Config, worklets::AttnGrain::hptp> hp1(qwen3_32b.with_tp(8));
+  for (const Batch* b : {&mixed, &decode})
+    CHECK(evaluate(tp.build(t), tp.inputs(b->it())) == evaluate(hp1.build(t), hp1.inputs(b->it())));
+  // Static hp 2 picks the hptp grain: q/k norm between qkv_proj and rope, the hp exchange after decode.
+  using Tree = decltype(Qwen3<Fixed<qwen3_32b.with_tp(8).with_hp(2)>>().build(t));
+  const std::vector<std::string> attn{"input_norm", "qkv_proj",      "q_norm",     "k_norm", "rope",
+                                      "kv_cache_append", "prefill", "decode", "hp_all_to_all", "hp_combine",
+                                      "o_proj",     "tp_allreduce"};
+  for (std::size_t i = 0; i < attn.size(); ++i)
+    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.attn." + attn[i]);
+  const Qwen3<Fixed<qwen3_32b.with_tp(8)>> s1;
+  const Qwen3<Fixed<qwen3_32b.with_tp(8).with_hp(2)>> s2;
+  const Qwen3<Qwen3Config, worklets::AttnGrain::hptp> r2(qwen3_32b.with_tp(8).with_hp(2));
+  const auto t1 = s1.build(t);
+  const auto t2 = s2.build(t);
+  CHECK(evaluate(t2, s2.inputs(decode.it())) == evaluate(r2.build(t), r2.inputs(decode.it())));
+  std::array<Metrics, n_slots<decltype(t1)>> row1{};
+  std::array<Metrics, n_slots<decltype(t2)>> row2{};
+  evaluate(t1, s1.inputs(decode.it()), row1);
+  evaluate(t2, s2.inputs(decode.it()), row2);
+  const double d1 = row1[1 + 7].time_s, d2 = row2[1 + 7].time_s;  // model.layer.attn.decode
+  CHECK(d2 / d1 == doctest::Approx(0.5).epsilon(0.05));
+  CHECK(s2.kv_bytes_per_token_per_gpu() == s1.kv_bytes_per_token_per_gpu() / 2);
+  // FFN over all 16 GPUs: 16 divides 25600; hp 3 × tp 8 does not divide the query heads.
+  CHECK_THROWS_WITH_AS((Qwen3<Qwen3Config, worklets::AttnGrain::hptp>(qwen3_32b.with_tp(8).with_hp(3))),
+                       "hp*tp 24 does not divide num_qo_heads 64", ConfigError);
 }

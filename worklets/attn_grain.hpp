@@ -1,0 +1,74 @@
+#pragma once
+// How a dense decoder's attention is parallel, and the forms its worklets see.
+//
+//   AttnGrain::tp    heads split tp ways, every GPU holds whole sequences (attn_block_tp);
+//   AttnGrain::hptp  heads split tp ways and every sequence's KV hp ways (attn_block_hptp),
+//                    with the FFN tensor-parallel over all N = hp × tp GPUs.
+//
+// KV-head replication (`kv_replicate`) is the other way past tp = num_kv_heads, as vLLM
+// and TensorRT-LLM run it: each KV head is copied to tp / num_kv_heads ranks, which then
+// project, store and read it redundantly. It is an explicit opt-in because it is the
+// baseline hp must beat, not a free choice: the KV cache per GPU stops shrinking with tp.
+#include <cstdint>
+
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/static_value.hpp"
+
+namespace costdsl::worklets {
+
+enum class AttnGrain : bool { tp, hptp };
+
+// A static form picks its grain from its hp; a run-time form is tp unless built hptp.
+template <class Form>
+inline constexpr AttnGrain default_grain = [] {
+  if constexpr (is_fixed_v<Form>) {
+    return Form::value.hp > 1 ? AttnGrain::hptp : AttnGrain::tp;
+  } else {
+    return AttnGrain::tp;
+  }
+}();
+
+namespace detail {
+// The config with its KV heads replicated up to tp (each rank holds one copy of one head).
+template <class Config>
+constexpr Config with_replicated_kv(Config c) noexcept {
+  if (c.kv_replicate && c.tp > c.num_kv_heads) c.num_kv_heads = c.tp;
+  return c;
+}
+}  // namespace detail
+
+// The form attention sees: the config's own, or with replicated KV heads where it opts in
+// and tp exceeds them (then num_kv_heads must divide tp: every copy serves whole groups).
+template <class Form>
+constexpr auto attention_form(const Form& form) {
+  if constexpr (is_fixed_v<Form>) {
+    constexpr auto& c = Form::value;
+    if constexpr (c.kv_replicate && c.tp > c.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+    return Fixed<detail::with_replicated_kv(c)>{};
+  } else {
+    if (form.kv_replicate && form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+    return detail::with_replicated_kv(form);
+  }
+}
+
+// The form the FFN sees: under hptp, tp over all N = hp × tp GPUs (checked here, so the
+// message names both degrees); under tp, the form itself, whose hp must be 1.
+template <AttnGrain Grain, class Form>
+constexpr auto ffn_form(const Form& form) {
+  if constexpr (Grain == AttnGrain::tp) {
+    require_nonzero(dim<"hp">(form));
+    require_le<"the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV)">(dim<"hp">(form),
+                                                                                    sym<"max_hp">(Static<1>{}));
+    return form;
+  } else {
+    (void)(dim<"intermediate">(form) / (dim<"hp">(form) * dim<"tp">(form)));
+    if constexpr (is_fixed_v<Form>) {
+      return Fixed<Form::value.with_tp(Form::value.tp * Form::value.hp).with_hp(1)>{};
+    } else {
+      return form.with_tp(form.tp * form.hp).with_hp(1);
+    }
+  }
+}
+
+}  // namespace costdsl::worklets
