@@ -40,17 +40,18 @@ struct FamilyInfo {
   std::vector<std::string> architectures;  // config.json `architectures` entries it reads
   std::vector<std::string> model_types;    // config.json `model_type` values, when architectures is absent
   bool expert_parallel;                    // takes --ep / --dp (DP attention + EP experts)
+  bool kv_parallel;                        // takes --hp (KV-parallel attention) and --kv-replicate
 };
 
 // Mistral and Qwen2 read as Llama: the same dense layer (Qwen2's q/k/v bias and
 // Mistral-7B-v0.1's sliding window are not modelled).
 inline const std::vector<FamilyInfo>& families() {
   static const std::vector<FamilyInfo> all{
-      {"llama", {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"}, {"llama", "mistral", "qwen2"}, false},
-      {"qwen3", {"Qwen3ForCausalLM"}, {"qwen3"}, false},
-      {"qwen3_moe", {"Qwen3MoeForCausalLM"}, {"qwen3_moe"}, true},
-      {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true},
-      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true},
+      {"llama", {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"}, {"llama", "mistral", "qwen2"}, false, true},
+      {"qwen3", {"Qwen3ForCausalLM"}, {"qwen3"}, false, true},
+      {"qwen3_moe", {"Qwen3MoeForCausalLM"}, {"qwen3_moe"}, true, false},
+      {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true, false},
+      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, false},
   };
   return all;
 }

@@ -26,6 +26,8 @@ class ModelSource {
   virtual ~ModelSource() = default;
   // true: workers vary ep and the attention tp inside each DP group; false: tp only.
   virtual bool expert_parallel() const = 0;
+  // true: dense workers also vary hp (KV-parallel decode workers of hp × tp GPUs).
+  virtual bool kv_parallel() const { return false; }
   // nullopt when the arch rejects p (a ConfigError: a degree that does not divide a dim);
   // `why` then holds the arch's message.
   virtual std::optional<WorkerFacts> facts(Parallel p, std::string* why = nullptr) const = 0;

@@ -1,13 +1,15 @@
 #pragma once
 // The parallelism of one worker: tensor parallel degree (for a DP-attention MoE arch,
-// the attention TP inside each DP group) and expert-parallel degree (1 for a dense arch;
-// for a MoE arch, the worker's GPUs: dp = ep / tp attention groups).
+// the attention TP inside each DP group), expert-parallel degree (1 for a dense arch;
+// for a MoE arch, the worker's GPUs: dp = ep / tp attention groups) and KV-parallel
+// degree (a dense arch's hptp grain: hp × tp GPUs, decode only).
 #include <cstdint>
 
 namespace costdsl::serve {
 
 struct Parallel {
   std::uint32_t tp = 1, ep = 1;
+  std::uint32_t hp = 1;
   friend bool operator==(const Parallel&, const Parallel&) = default;
 };
 

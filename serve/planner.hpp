@@ -7,7 +7,8 @@
 // The search space, and how it is kept small enough to simulate:
 // - workers: every parallelism the arch accepts within N GPUs: tp (TP stays inside a
 //   node); for an expert-parallel arch every ep and attention tp dividing it (dp = ep/tp
-//   attention groups). One whose weights plus the HBM reserve leave no KV room for a
+//   attention groups); for a KV-parallel family also every hp > 1 with hp × tp GPUs in a
+//   node, as decode workers only (hp is a decode-side degree: the disaggregated search). One whose weights plus the HBM reserve leave no KV room for a
 //   request is dropped; if none is left the input is impossible (an InputError with the
 //   bytes needed and available).
 // - aggregated: each worker × each token budget, replicated floor(N / gpus) times; the
@@ -61,6 +62,7 @@ class Planner {
     WorkerFacts f;
     std::uint64_t kv_tokens_per_group = 0;  // KV tokens one DP group (a dense worker: the worker) holds
     bool prefill = false;                   // kept by the disaggregated screen
+    bool decode_only() const noexcept { return p.hp > 1; }
   };
   struct Job {
     Mode mode = Mode::aggregated;
@@ -266,6 +268,23 @@ class Planner {
     if (!(s.reserve_fraction >= 0 && s.reserve_fraction < 1))
       throw InputError("reserve fraction " + detail::shortest(s.reserve_fraction) + " must be in [0, 1)");
     if (s.kv_block == 0) throw InputError("kv block must be at least 1 token");
+    for (const std::uint32_t hp : s.hps)
+      if (hp == 0) throw InputError("--hp 0: a KV-parallel degree is at least 1");
+    if (!s.hps.empty() && !models_.kv_parallel() &&
+        std::any_of(s.hps.begin(), s.hps.end(), [](std::uint32_t hp) { return hp > 1; }))
+      throw InputError("--hp: this model family does not take KV-parallel attention (hp must be 1)");
+  }
+
+  // The hp degrees above 1 to try: the spec's, else the powers of two.
+  std::vector<std::uint32_t> hp_degrees() const {
+    std::vector<std::uint32_t> out;
+    if (!spec_.hps.empty()) {
+      for (const std::uint32_t hp : spec_.hps)
+        if (hp > 1) out.push_back(hp);
+    } else {
+      for (std::uint32_t hp = 2; hp <= spec_.gpus; hp *= 2) out.push_back(hp);
+    }
+    return out;
   }
 
   std::uint64_t kv_round(std::uint64_t tokens) const noexcept {
@@ -283,6 +302,12 @@ class Planner {
           if (ep % tp == 0) tries.push_back({tp, ep});
     } else {
       for (std::uint32_t tp = 1; tp <= max_tp; ++tp) tries.push_back({tp, 1});
+    }
+    if (models_.kv_parallel()) {
+      const std::uint32_t node = std::min(spec_.gpus, std::max<std::uint32_t>(spec_.gpus_per_node, 1));
+      for (std::uint32_t tp = 1; tp <= max_tp; ++tp)
+        for (const std::uint32_t hp : hp_degrees())
+          if (std::uint64_t{hp} * tp <= node) tries.push_back({tp, 1, hp});
     }
     const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);
     const std::uint64_t need_agg = kv_round(std::uint64_t{spec_.input_tokens} + spec_.output_tokens);
@@ -314,7 +339,8 @@ class Planner {
     const WorkerFacts& f = leanest->f;
     const std::string where = std::to_string(spec_.gpus) + " x " + gpu.name;
     const std::string lean = "tp " + std::to_string(leanest->p.tp) +
-                             (models_.expert_parallel() ? " ep " + std::to_string(leanest->p.ep) : "");
+                             (models_.expert_parallel() ? " ep " + std::to_string(leanest->p.ep) : "") +
+                             (leanest->p.hp > 1 ? " hp " + std::to_string(leanest->p.hp) : "");
     const auto gpus_text = [](std::uint32_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); };
     if (f.weight_bytes_per_gpu >= usable)
       throw InputError("the model does not fit on " + where + ": its leanest deployment (" + lean + ", " +
@@ -334,7 +360,8 @@ class Planner {
 
   void add_aggregated_jobs() {
     for (std::size_t i = 0; i < options_.size(); ++i)
-      for (const std::uint32_t b : spec_.token_budgets) jobs_.push_back({Mode::aggregated, i, 0, 0, 0, 1, b});
+      if (!options_[i].decode_only())
+        for (const std::uint32_t b : spec_.token_budgets) jobs_.push_back({Mode::aggregated, i, 0, 0, 0, 1, b});
   }
 
   // The prefill workers' token budget (per group): the smallest of the budgets that
@@ -384,7 +411,7 @@ class Planner {
     for (std::size_t i = 0; i < options_.size(); ++i) {
       const WorkerOption& o = options_[i];
       AnyModel& m = models_.model(o.p);
-      if (o.kv_tokens_per_group >= need_prefill) {
+      if (!o.decode_only() && o.kv_tokens_per_group >= need_prefill) {
         chunks.assign(1, {spec_.cached_tokens, prompt});
         const double one = m.iteration_s({chunks, kv});
         // A full iteration: the prefill budget of every group filled with prompts.

@@ -97,10 +97,14 @@ inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
       ->check(positive)
       ->capture_default_str();
   cmd.add_option("--hp", o.hp,
-                 "KV-parallel degree (llama, decode only): every request's KV split over hp GPUs, attention on "
-                 "hp × tp GPUs, the FFN TP over all of them")
+                 "KV-parallel degree (dense archs, decode only): every request's KV split over hp GPUs, attention "
+                 "on hp × tp GPUs, the FFN TP over all of them")
       ->check(positive)
       ->capture_default_str();
+  cmd.add_flag("--kv-replicate", o.kv_replicate,
+               "dense archs: allow tp above the KV heads by copying each KV head to tp / num_kv_heads GPUs");
+  cmd.add_flag("--hop-b", o.hop_b,
+               "hp > 1: overlap each batch slice's HP all-to-all with the next slice's attention (Helix HOP-B)");
   cmd.add_option("--ep", o.ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
   cmd.add_option("--dp", o.dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
   cmd.add_option("--routing-skew", o.routing_skew,

@@ -177,7 +177,7 @@ void add_arch_commands(CLI::App& app) {
   list->add_flag("--json", *list_json, "print JSON");
   list->callback([list_json] {
     // The degrees each arch accepts, found by building it (the checks live in resolve_config).
-    // hp: at the arch's widest tp (KV-parallel attention is llama's alone for now).
+    // hp: at the arch's widest tp, for the families with a KV-parallel grain.
     enum class Vary { tp, ep, hp };
     auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1) {
       std::vector<std::uint32_t> ok;
@@ -197,7 +197,7 @@ void add_arch_commands(CLI::App& app) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& a : archs::catalog()) {
       const bool moe = archs::find_family(a.family).expert_parallel;
-      const bool kv_parallel = a.family == "llama";  // the family with an hptp grain so far
+      const bool kv_parallel = archs::find_family(a.family).kv_parallel;
       const std::vector<std::uint32_t> tps = accepted(a, Vary::tp);
       const std::vector<std::uint32_t> eps = moe ? accepted(a, Vary::ep) : std::vector<std::uint32_t>{1};
       const std::uint32_t widest = tps.empty() ? 1 : tps.back();

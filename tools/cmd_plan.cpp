@@ -90,6 +90,7 @@ void add_plan_command(CLI::App& app) {
     double ttft_ms = 0, tpot_ms = 0, latency_ms = 0, rate = 0;
     std::string mode = "both";
     std::vector<std::uint32_t> budgets{2048, 8192};
+    std::vector<std::uint32_t> hps;
     std::uint32_t max_batch = 512, requests = 500;
     std::uint64_t seed = 1;
     bool json = false;
@@ -150,6 +151,11 @@ void add_plan_command(CLI::App& app) {
       ->delimiter(',')
       ->check(positive)
       ->capture_default_str();
+  cmd->add_option("--hp", st->hps,
+                  "KV-parallel degrees to try for decode workers of dense archs, e.g. 1,2,4 (default: 1 and every "
+                  "power of two that fits a node; 1: none)")
+      ->delimiter(',')
+      ->check(positive);
   cmd->add_option("--max-batch", st->max_batch, "largest batch cap per worker (per DP group) to try")
       ->check(positive)
       ->capture_default_str();
@@ -187,6 +193,7 @@ void add_plan_command(CLI::App& app) {
       spec.concurrency = st->concurrency;
     }
     spec.token_budgets = st->budgets;
+    spec.hps = st->hps;
     spec.max_batch = st->max_batch;
     spec.requests = st->requests;
     spec.seed = st->seed;

@@ -21,6 +21,7 @@ namespace {
 struct SweepRow {
   std::string gpu;  // canonical name
   std::uint32_t tp = 1;
+  std::uint32_t hp = 1;
   std::uint32_t batch = 0;
   double time_s = 0;
   double tokens_per_s = 0;
@@ -54,7 +55,7 @@ class ProgressBar {
 
 std::string sweep_csv(const std::string& arch, std::uint32_t kv, std::uint32_t prefill_len,
                              const std::vector<SweepRow>& rows) {
-  std::string out = "arch,gpu,tp,batch,kv,prefill_len,time_ms,tokens_per_s";
+  std::string out = "arch,gpu,tp,hp,batch,kv,prefill_len,time_ms,tokens_per_s";
   for (const Family f : all_families) out += fmt::format(",{}_ms", name(f));
   out += '\n';
   auto field = [](const std::string& s) {  // RFC 4180 quoting where needed
@@ -64,7 +65,8 @@ std::string sweep_csv(const std::string& arch, std::uint32_t kv, std::uint32_t p
     return q + "\"";
   };
   for (const auto& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.3f}", field(arch), field(r.gpu), r.tp, r.batch, kv, prefill_len,
+    out += fmt::format("{},{},{},{},{},{},{},{:.6f},{:.3f}", field(arch), field(r.gpu), r.tp, r.hp, r.batch, kv,
+                       prefill_len,
                        r.time_s * 1e3, r.tokens_per_s);
     for (const double t : r.family_s) out += fmt::format(",{:.6f}", t * 1e3);
     out += '\n';
@@ -79,6 +81,7 @@ void add_sweep_command(CLI::App& app) {
     ModelOptions model;
     std::vector<std::string> gpus;
     std::vector<std::uint32_t> tps{1};
+    std::vector<std::uint32_t> hps{1};
     std::vector<std::uint32_t> batches{1, 2, 4, 8, 16, 32, 64, 128, 256};
     std::uint32_t kv = 2048;
     std::uint32_t prefill_len = 0;
@@ -100,6 +103,14 @@ void add_sweep_command(CLI::App& app) {
       ->delimiter(',')
       ->check(positive)
       ->capture_default_str();
+  cmd->add_option("--hp", st->hps, "KV-parallel degrees (dense archs, decode only), e.g. 1,2,4: attention on hp × tp GPUs")
+      ->delimiter(',')
+      ->check(positive)
+      ->capture_default_str();
+  cmd->add_flag("--kv-replicate", st->model.kv_replicate,
+                "dense archs: allow tp above the KV heads by copying each KV head to tp / num_kv_heads GPUs");
+  cmd->add_flag("--hop-b", st->model.hop_b,
+                "hp > 1: overlap each batch slice's HP all-to-all with the next slice's attention (Helix HOP-B)");
   cmd->add_option("--ep", st->model.ep, "expert-parallel degree (MoE archs)")->check(positive);
   cmd->add_option("--dp", st->model.dp, "data-parallel attention groups (MoE archs)")->check(positive);
   cmd->add_option("--decode-batch", st->batches, "decode batch sizes, e.g. 1,2,4,...,256")
@@ -123,6 +134,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->callback([st] {
     if (st->batches.empty()) throw InputError("--decode-batch needs at least one batch size");
     if (st->tps.empty()) throw InputError("--tp needs at least one degree");
+    if (st->hps.empty()) throw InputError("--hp needs at least one degree");
     for (const std::uint32_t b : st->batches)
       if (b > 1u << 20) throw InputError("--decode-batch " + std::to_string(b) + ": more than 2^20 decode requests");
     std::optional<std::filesystem::path> dir;
@@ -130,7 +142,7 @@ void add_sweep_command(CLI::App& app) {
     const TimingMode mode = parse_timing_mode(st->timing);
     const std::string arch_name = st->model.arch.empty() ? st->model.model_config : st->model.arch;
 
-    const std::size_t n_points = st->gpus.size() * st->tps.size() * st->batches.size();
+    const std::size_t n_points = st->gpus.size() * st->tps.size() * st->hps.size() * st->batches.size();
     ProgressBar progress(n_points, n_points > 20 && isatty(STDERR_FILENO) != 0);
 
     std::vector<SweepRow> rows;
@@ -139,38 +151,43 @@ void add_sweep_command(CLI::App& app) {
     if (st->prefill_len > 0) chunks.push_back({0, st->prefill_len});
     for (const std::string& gpu : st->gpus) {
       const Timing timing = load_timing(gpu, mode, dir);
-      for (const std::uint32_t tp : st->tps) {
-        ModelOptions opts = st->model;
-        opts.tp = tp;
-        SweepSeries s;
-        s.name = fmt::format("{} tp={}", timing.gpu().name, tp);
-        try {
-          const std::unique_ptr<Model> model = open_model(opts, timing);
-          const Manifest& m = model->manifest();
-          std::vector<Metrics> row(m.slots.size());
-          std::vector<Metrics> nodes(m.tree.size());
-          std::vector<std::uint32_t> decode_kv;
-          for (const std::uint32_t b : st->batches) {
-            decode_kv.assign(b, st->kv);
-            const Metrics total = model->evaluate(ops::AttentionBatch{chunks, decode_kv}, row);
-            m.tree.aggregate(row, nodes);
-            SweepRow r;
-            r.gpu = timing.gpu().name;
-            r.tp = tp;
-            r.batch = b;
-            r.time_s = total.time_s;
-            r.tokens_per_s = total.time_s > 0 ? (b + st->prefill_len) / total.time_s : 0.0;
-            r.family_s = family_times(m, nodes);
-            r.coverage = total.coverage;
-            rows.push_back(r);
-            s.points.push_back({static_cast<double>(b), r.time_s, r.tokens_per_s, r.family_s});
-            progress.step(fmt::format("{} batch {}", s.name, b));
+      for (const std::uint32_t tp : st->tps)
+        for (const std::uint32_t hp : st->hps) {
+          ModelOptions opts = st->model;
+          opts.tp = tp;
+          opts.hp = hp;
+          SweepSeries s;
+          s.name = hp > 1 ? fmt::format("{} tp={} hp={}", timing.gpu().name, tp, hp)
+                          : fmt::format("{} tp={}", timing.gpu().name, tp);
+          try {
+            const std::unique_ptr<Model> model = open_model(opts, timing);
+            const Manifest& m = model->manifest();
+            std::vector<Metrics> row(m.slots.size());
+            std::vector<Metrics> nodes(m.tree.size());
+            std::vector<std::uint32_t> decode_kv;
+            for (const std::uint32_t b : st->batches) {
+              decode_kv.assign(b, st->kv);
+              const Metrics total = model->evaluate(ops::AttentionBatch{chunks, decode_kv}, row);
+              m.tree.aggregate(row, nodes);
+              SweepRow r;
+              r.gpu = timing.gpu().name;
+              r.tp = tp;
+              r.hp = hp;
+              r.batch = b;
+              r.time_s = total.time_s;
+              r.tokens_per_s = total.time_s > 0 ? (b + st->prefill_len) / total.time_s : 0.0;
+              r.family_s = family_times(m, nodes);
+              r.coverage = total.coverage;
+              rows.push_back(r);
+              s.points.push_back({static_cast<double>(b), r.time_s, r.tokens_per_s, r.family_s});
+              progress.step(fmt::format("{} batch {}", s.name, b));
+            }
+          } catch (const ConfigError& e) {
+            throw ConfigError(hp > 1 ? fmt::format("--tp {} --hp {} on {}: {}", tp, hp, arch_name, e.what())
+                                     : fmt::format("--tp {} on {}: {}", tp, arch_name, e.what()));
           }
-        } catch (const ConfigError& e) {
-          throw ConfigError(fmt::format("--tp {} on {}: {}", tp, arch_name, e.what()));
+          series.push_back(std::move(s));
         }
-        series.push_back(std::move(s));
-      }
     }
 
     if (!st->csv.empty()) write_text_file(st->csv, sweep_csv(arch_name, st->kv, st->prefill_len, rows));
@@ -189,6 +206,7 @@ void add_sweep_command(CLI::App& app) {
         for (const Family f : all_families) fam[std::string(name(f)) + "_ms"] = r.family_s[family_index(f)] * 1e3;
         points.push_back({{"gpu", r.gpu},
                           {"tp", r.tp},
+                          {"hp", r.hp},
                           {"batch", r.batch},
                           {"time_ms", r.time_s * 1e3},
                           {"tokens_per_s", r.tokens_per_s},
@@ -204,12 +222,13 @@ void add_sweep_command(CLI::App& app) {
                 << '\n';
       return;
     }
-    std::string header = fmt::format("{:<16} {:>4} {:>6} {:>12} {:>12}", "gpu", "tp", "batch", "time ms", "tokens/s");
+    std::string header = fmt::format("{:<16} {:>4} {:>4} {:>6} {:>12} {:>12}", "gpu", "tp", "hp", "batch", "time ms",
+                                     "tokens/s");
     for (const Family f : all_families) header += fmt::format(" {:>15}", fmt::format("{} %", name(f)));
     std::cout << header << '\n';
     for (const auto& r : rows) {
-      std::string line = fmt::format("{:<16} {:>4} {:>6} {:>12.4f} {:>12.1f}", r.gpu, r.tp, r.batch, r.time_s * 1e3,
-                                     r.tokens_per_s);
+      std::string line = fmt::format("{:<16} {:>4} {:>4} {:>6} {:>12.4f} {:>12.1f}", r.gpu, r.tp, r.hp, r.batch,
+                                     r.time_s * 1e3, r.tokens_per_s);
       for (const double t : r.family_s) line += fmt::format(" {:>15.1f}", r.time_s > 0 ? 100 * t / r.time_s : 0.0);
       const auto flags = coverage_names(r.coverage);
       if (!flags.empty()) line += "  [" + coverage_text(r.coverage) + "]";

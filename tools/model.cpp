@@ -81,10 +81,18 @@ auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwe
 std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
   const std::pair<HfConfig, std::string> resolved = options.resolve();
   const HfConfig& config = resolved.first;
-  // The KV-parallel (hptp) attention grain exists for the llama family so far.
-  if (options.hp != 1 && resolved.second != "llama")
-    throw InputError("--hp " + std::to_string(options.hp) + ": " + resolved.second +
-                     " archs do not take KV-parallel attention yet (hp must be 1; llama archs take it)");
+  // The KV-parallel (hptp) attention grain and KV-head replication: dense GQA families.
+  if ((options.hp != 1 || options.kv_replicate || options.hop_b) && !archs::find_family(resolved.second).kv_parallel) {
+    std::string takers;
+    for (const archs::FamilyInfo& f : archs::families())
+      if (f.kv_parallel) takers += (takers.empty() ? "" : ", ") + f.name;
+    throw InputError(fmt::format("{}: {} archs do not take KV-parallel attention or KV-head replication yet (hp "
+                                 "must be 1, no --kv-replicate; the {} families take them)",
+                                 options.hp != 1       ? fmt::format("--hp {}", options.hp)
+                                 : options.kv_replicate ? std::string("--kv-replicate")
+                                                        : std::string("--hop-b"),
+                                 resolved.second, takers));
+  }
   return by_family(
       resolved.second, [&] { return models::open_llama3(config, options, timing); },
       [&] { return models::open_qwen3(config, options, timing); },

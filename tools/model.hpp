@@ -32,7 +32,9 @@ struct ModelOptions {
   std::string model_config;
   std::string family;
   std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
-  std::uint32_t hp = 1;                  // KV-parallel ranks (llama: attention on hp × tp GPUs)
+  std::uint32_t hp = 1;                  // KV-parallel ranks (dense archs: attention on hp × tp GPUs)
+  bool kv_replicate = false;             // tp above the KV heads by copying them (dense archs)
+  bool hop_b = false;                    // hp > 1: overlap the HP all-to-all with attention (Helix HOP-B)
   double routing_skew = 0;
   // The GEMM and KV-cache dtype in place of the config's own (e.g. fp8 weights and KV).
   std::optional<Dtype> dtype;
@@ -42,6 +44,14 @@ struct ModelOptions {
   ArchConfig with_dtype(ArchConfig c) const {
     if (dtype) c.dtype = c.kv_dtype = *dtype;
     return c;
+  }
+  // The dense archs' attention options (hp, kv_replicate) and the dtype override.
+  template <class ArchConfig>
+  ArchConfig dense(ArchConfig c) const {
+    c.hp = hp;
+    c.kv_replicate = kv_replicate;
+    c.hop_b = hop_b;
+    return with_dtype(c);
   }
 
   // The config.json to build and its family: --arch's, or --model-config's from its

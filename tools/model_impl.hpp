@@ -3,8 +3,10 @@
 // take a batch whole, DP-attention MoE archs get it dealt over their groups); and a
 // family as a serve::ModelSource (serve::ArchFamily). Included only by
 // tools/models/*.cpp, one family each.
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "costdsl/archs/batch_feed.hpp"
@@ -13,6 +15,7 @@
 #include "costdsl/lower.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/serve/arch_family.hpp"
+#include "costdsl/serve/grain_family.hpp"
 #include "model.hpp"
 
 namespace costdsl::cli::models {
@@ -61,11 +64,34 @@ std::unique_ptr<Model> open(Config config, const Timing* timing, ops::moe::Routi
   return std::make_unique<ModelImpl<Arch>>(std::move(arch), *timing, routing);
 }
 
+// Opens a dense arch config c with open_arch(); tp above the KV heads that the arch
+// rejects gets the two ways past it in its message: split the KV (hp) or copy the heads.
+template <class ArchConfig, class Open>
+std::unique_ptr<Model> with_kv_hint(const ArchConfig& c, Open open_arch) {
+  try {
+    return open_arch();
+  } catch (const ConfigError& e) {
+    if (c.kv_replicate || c.num_kv_heads == 0 || c.tp <= c.num_kv_heads || c.tp % c.num_kv_heads != 0) throw;
+    const std::uint64_t gpus = std::uint64_t{c.tp} * c.hp;
+    throw ConfigError(std::string(e.what()) + "; to run attention on " + std::to_string(gpus) +
+                      " GPUs, split each request's KV instead: --tp " + std::to_string(c.num_kv_heads) + " --hp " +
+                      std::to_string(gpus / c.num_kv_heads) + " (or copy each KV head to " +
+                      std::to_string(c.tp / c.num_kv_heads) + " GPUs: --kv-replicate)");
+  }
+}
+
 // The family as a deployment search's model source: make(Parallel) -> the arch.
 template <class Make>
 std::unique_ptr<serve::ModelSource> source(Make make, bool expert_parallel, const Timing& timing,
                                            ops::moe::Routing routing = {}) {
   return std::make_unique<serve::ArchFamily<Make>>(std::move(make), expert_parallel, timing, routing);
+}
+
+// A dense family with both attention grains (serve::GrainFamily): hp 1 workers run the
+// tp arch, hp > 1 the hptp one.
+template <class MakeTp, class MakeHptp>
+std::unique_ptr<serve::ModelSource> grain_source(MakeTp tp, MakeHptp hptp, const Timing& timing) {
+  return std::make_unique<serve::GrainFamily<MakeTp, MakeHptp>>(std::move(tp), std::move(hptp), timing);
 }
 
 }  // namespace costdsl::cli::models

@@ -27,7 +27,7 @@ struct PlanContext {
 };
 
 inline std::string parallel_label(const serve::Parallel& p, bool expert_parallel) {
-  if (!expert_parallel) return fmt::format("tp{}", p.tp);
+  if (!expert_parallel) return p.hp > 1 ? fmt::format("tp{}hp{}", p.tp, p.hp) : fmt::format("tp{}", p.tp);
   return fmt::format("tp{}dp{}ep{}", p.tp, p.ep / p.tp, p.ep);
 }
 
@@ -122,7 +122,8 @@ inline std::string plan_table(const PlanContext& ctx, const serve::PlanResult& r
                        "tokens/s/gpu", "tokens/s/user", lat_head);
     for (std::size_t i = 0; i < top.size(); ++i) {
       const serve::PlanRow& r = res.rows[top[i]];
-      const std::uint32_t gp = r.c.prefill.ep * (ep ? 1 : r.c.prefill.tp), gd = r.c.worker.ep * (ep ? 1 : r.c.worker.tp);
+      const std::uint32_t gp = ep ? r.c.prefill.ep : r.c.prefill.tp * r.c.prefill.hp,
+                          gd = ep ? r.c.worker.ep : r.c.worker.tp * r.c.worker.hp;
       out += fmt::format("{:>3}  {:<12} {:>2} {:<12} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11.0f} {:>12.1f} {:>13.1f}  {}\n",
                          i + 1, parallel_label(r.c.prefill, ep), r.c.prefill_workers, parallel_label(r.c.worker, ep),
                          r.c.decode_workers, r.c.replicas, fmt::format("{}/{}", gp, gd), r.c.gpus(), r.c.batch,
@@ -222,6 +223,7 @@ inline nlohmann::json row_json(const serve::PlanRow& r, bool ep) {
                    {"parallel", parallel_label(r.c.worker, ep)},
                    {"tp", r.c.worker.tp},
                    {"ep", r.c.worker.ep},
+                   {"hp", r.c.worker.hp},
                    {"workers", r.c.decode_workers},
                    {"replicas", r.c.replicas},
                    {"unit_gpus", r.c.unit_gpus},

@@ -55,6 +55,16 @@ def check_impossible(exe):
     return errors
 
 
+def check_hp(exe):
+    """hp > 1 on the aggregated worker: exit 2 naming the flag and pointing at the disaggregated search."""
+    r = subprocess.run([exe, "--hp", "2"], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    if r.returncode != 2 or "--hp 2: serve_sim runs one aggregated worker" not in out or \
+            "costdsl plan --mode disagg --hp 2" not in out:
+        return [f"--hp 2: exit {r.returncode}, expected 2 and the decode-only rule: {out[-500:]}"]
+    return []
+
+
 def main():
     exe, trace, workload = sys.argv[1], sys.argv[2], sys.argv[3:]
     synthetic = run(exe, workload)
@@ -70,6 +80,7 @@ def main():
     if traced["output_tokens"] != sum(int(r[2]) for r in rows):
         errors.append("trace: output tokens do not add up to the trace's output tokens")
     errors += check_impossible(exe)
+    errors += check_hp(exe)
     for e in errors:
         print("FAIL", e)
     print(f"synthetic: {synthetic['completed']} requests, TTFT p50 {synthetic['ttft_s']['p50'] * 1e3:.1f} ms; "

@@ -34,6 +34,7 @@ struct Options {
   std::string dist = "lognormal";
   serve::SyntheticWorkload work;
   serve::ServerConfig server;
+  std::uint32_t hp = 1;
   bool json = false;
 };
 
@@ -200,9 +201,19 @@ int main(int argc, char** argv) {
   app.add_option("--reserve", o.server.reserve_fraction, "fraction of HBM kept out of the KV cache")
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();
+  app.add_option("--hp", o.hp, "KV-parallel degree: 1 (an aggregated worker prefills, and hp is decode-only)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   app.add_flag("--json", o.json, "print the report as JSON");
   try {
     app.parse(argc, argv);
+    // Every framework that ships KV-parallel attention (vLLM's decode context parallelism,
+    // TensorRT-LLM's helix) runs it on decode workers fed by a prefill server.
+    if (o.hp != 1)
+      throw InputError("--hp " + std::to_string(o.hp) +
+                       ": serve_sim runs one aggregated worker, which prefills every prompt in its own iterations, and "
+                       "KV-parallel attention is decode-only; search KV-parallel decode workers with `costdsl plan "
+                       "--mode disagg --hp " + std::to_string(o.hp) + "`");
     o.work.dist = o.dist == "uniform" ? serve::LengthDist::uniform : serve::LengthDist::lognormal;
     if (o.model == "llama3_70b") return run<Llama3<Fixed<llama3_70b.with_tp(8)>>>(o, "Llama-3-70B tp 8");
     return run<Llama3<Fixed<llama3_8b>>>(o, "Llama-3-8B tp 1");

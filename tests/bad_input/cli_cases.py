@@ -177,7 +177,25 @@ rejects("hp with a prefill chunk", ["eval", "--arch", "llama3_70b", "--gpu", "h2
                                     "--prefill", "0:4096", "--decode", "16x131072"],
         "hp 2: an iteration with 1 prefill chunk(s)", "hp is a decode-side degree")
 rejects("hp on an MoE arch", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--ep", "8", "--hp", "2"],
-        "--hp 2: qwen3_moe archs do not take KV-parallel attention yet")
+        "--hp 2: qwen3_moe archs do not take KV-parallel attention or KV-head replication yet",
+        "the llama, qwen3 families take them")
+rejects("kv-replicate on an MoE arch", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200", "--kv-replicate"],
+        "--kv-replicate: mixtral archs do not take")
+rejects("hop-b on an MoE arch", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--hop-b"],
+        "--hop-b: deepseek_v3 archs do not take")
+rejects("tp above kv heads also suggests replication", ["eval", "--arch", "qwen3_32b", "--gpu", "h200", "--tp", "16"],
+        "tp 16 exceeds num_kv_heads 8", "--tp 8 --hp 2", "(or copy each KV head to 2 GPUs: --kv-replicate)")
+rejects("kv-replicate with kv heads not dividing tp", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp",
+                                                       "12", "--kv-replicate"],
+        "num_kv_heads 8 does not divide tp 12")
+rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
+                                       "1000", "--osl", "100", "--hp", "1,2"],
+        "--hp: this model family does not take KV-parallel attention (hp must be 1)")
+rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
+                        "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
+rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",
+                                              "3", "--decode-batch", "1"],
+        "--tp 8 --hp 3 on llama3_70b", "hp*tp 24 does not divide num_qo_heads 64")
 
 # ---- config.json files ----------------------------------------------------------------------
 with tempfile.TemporaryDirectory() as d:

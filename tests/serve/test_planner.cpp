@@ -14,6 +14,7 @@
 #include "costdsl/load_hf_config.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/serve/arch_family.hpp"
+#include "costdsl/serve/grain_family.hpp"
 #include "costdsl/serve/planner.hpp"
 
 using namespace costdsl;
@@ -206,4 +207,51 @@ TEST_CASE("remembering iteration times by batch changes no figure (DP-attention 
   CHECK(hits > 0);
   CHECK(memo.model({1, 4}).memoized());
   CHECK_FALSE(plain.model({1, 4}).memoized());
+}
+
+TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, beside tp") {
+  const HfConfig hf = model_config("llama3_70b");
+  serve::GrainFamily family(
+      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+      [&hf](serve::Parallel p) {
+        return archs::Llama3<archs::Llama3Config, archs::AttnGrain::hptp>(
+            archs::Llama3Config::from_hf(hf, p.tp, p.hp));
+      },
+      h200());
+  // 24 GPUs, NVLink domains of 16: a tp 8 prefill worker beside a tp 8 × hp 2 decode worker
+  // (16 GPUs, which tp alone cannot use: 8 KV heads).
+  serve::PlanSpec spec = small_spec(24);
+  spec.gpus_per_node = 16;
+  spec.input_tokens = 16384;
+  spec.output_tokens = 8;
+  spec.token_budgets = {16384};
+  spec.max_batch = 4;
+  spec.max_workers = 1;
+  spec.hps = {2};
+  spec.sla = {};
+  serve::Planner planner(family, h200(), spec);
+  bool has_hp = false;
+  for (const auto& o : planner.options()) {
+    if (o.p.hp == 1) continue;
+    has_hp = true;
+    CHECK(o.p.hp == 2);
+    CHECK(o.f.gpus == 2 * o.p.tp);  // hp × tp GPUs
+    CHECK(!o.prefill);              // never a prefill worker
+  }
+  CHECK(has_hp);
+  bool decoded_with_hp = false;
+  for (const serve::PlanRow& r : planner.run()) {
+    if (r.c.mode == serve::Mode::aggregated) CHECK(r.c.worker.hp == 1);
+    if (r.c.mode == serve::Mode::disaggregated) {
+      CHECK(r.c.prefill.hp == 1);
+      decoded_with_hp = decoded_with_hp || r.c.worker.hp == 2;
+    }
+  }
+  CHECK(decoded_with_hp);
+  // A family without a KV-parallel grain rejects an hp search.
+  auto dense = llama_family(hf);
+  serve::PlanSpec bad = small_spec(8);
+  bad.hps = {1, 2};
+  CHECK_THROWS_WITH_AS(serve::Planner(dense, h200(), bad),
+                       "--hp: this model family does not take KV-parallel attention (hp must be 1)", InputError);
 }

@@ -1,6 +1,4 @@
-// The Llama family (dense, TP) for the CLI: its run-time form, instantiated here once.
-#include <fmt/format.h>
-
+// The Llama family (dense, TP) for the CLI: its run-time forms, instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/llama3.hpp"
 
@@ -11,22 +9,17 @@ using Llama3Hptp = archs::Llama3<archs::Llama3Config, archs::AttnGrain::hptp>;
 
 std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   if (options.ep > 1 || options.dp > 1) throw InputError("llama archs are dense: --ep and --dp must be 1");
-  const archs::Llama3Config c = options.with_dtype(archs::Llama3Config::from_hf(config, options.tp, options.hp));
-  try {
-    // hp 1 is today's tp tree (its own type); hp > 1 the KV-parallel grain.
-    return options.hp == 1 ? open<Llama3>(c, timing) : open<Llama3Hptp>(c, timing);
-  } catch (const ConfigError& e) {
-    // tp above the KV heads: the GPUs can split the KV instead of replicating heads.
-    if (c.num_kv_heads == 0 || c.tp <= c.num_kv_heads || c.tp % c.num_kv_heads != 0) throw;
-    throw ConfigError(fmt::format("{}; to run attention on {} GPUs, split each request's KV instead: --tp {} --hp {}",
-                                  e.what(), std::uint64_t{c.tp} * c.hp, c.num_kv_heads,
-                                  std::uint64_t{c.tp / c.num_kv_heads} * c.hp));
-  }
+  const archs::Llama3Config c = options.dense(archs::Llama3Config::from_hf(config, options.tp));
+  // hp 1 is today's tp tree (its own type); hp > 1 the KV-parallel grain.
+  return with_kv_hint(c, [&] { return c.hp == 1 ? open<Llama3>(c, timing) : open<Llama3Hptp>(c, timing); });
 }
 
 std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing) {
-  return source([config](serve::Parallel p) { return Llama3(archs::Llama3Config::from_hf(config, p.tp)); }, false,
-                timing);
+  const auto make = [config](serve::Parallel p) {
+    return archs::Llama3Config::from_hf(config, p.tp, p.hp);
+  };
+  return grain_source([make](serve::Parallel p) { return Llama3(make(p)); },
+                      [make](serve::Parallel p) { return Llama3Hptp(make(p)); }, timing);
 }
 
 }  // namespace costdsl::cli::models

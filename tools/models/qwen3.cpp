@@ -1,20 +1,23 @@
 // The Qwen3 dense family (Llama's layer plus q/k norm, TP) for the CLI: its run-time
-// form, instantiated here once.
+// forms, instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/qwen3.hpp"
 
 namespace costdsl::cli::models {
 
 using Qwen3 = archs::Qwen3<archs::Qwen3Config>;
+using Qwen3Hptp = archs::Qwen3<archs::Qwen3Config, worklets::AttnGrain::hptp>;
 
 std::unique_ptr<Model> open_qwen3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   if (options.ep > 1 || options.dp > 1) throw InputError("qwen3 archs are dense: --ep and --dp must be 1");
-  return open<Qwen3>(options.with_dtype(archs::Qwen3Config::from_hf(config, options.tp)), timing);
+  const archs::Qwen3Config c = options.dense(archs::Qwen3Config::from_hf(config, options.tp));
+  return with_kv_hint(c, [&] { return c.hp == 1 ? open<Qwen3>(c, timing) : open<Qwen3Hptp>(c, timing); });
 }
 
 std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing) {
-  return source([config](serve::Parallel p) { return Qwen3(archs::Qwen3Config::from_hf(config, p.tp)); }, false,
-                timing);
+  const auto make = [config](serve::Parallel p) { return archs::Qwen3Config::from_hf(config, p.tp, p.hp); };
+  return grain_source([make](serve::Parallel p) { return Qwen3(make(p)); },
+                      [make](serve::Parallel p) { return Qwen3Hptp(make(p)); }, timing);
 }
 
 }  // namespace costdsl::cli::models
