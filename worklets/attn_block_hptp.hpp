@@ -22,6 +22,7 @@
 // prefill chunks (InputError) rather than model a prefill no framework runs.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -83,45 +84,92 @@ struct KvSlices {
 
   // One rank's share of the iteration: the new tokens it writes, the decodes it attends
   // for (a rank holding none of a request's KV skips it) and the KV tokens it reads.
+  // No member initializers: deal() writes the first hp of an uninitialised array of
+  // max_hp, and zeroing all of it (24 KB) would cost more than the deal.
   struct RankLoad {
-    std::uint64_t rows = 0, batch = 0, kv = 0;
+    std::uint64_t rows, batch, kv;
   };
 
   // Every rank's load in one pass over the decodes, O(decodes + hp): a request's whole
   // rounds of blocks reach every rank, its leftover whole blocks ranks [0, r) (a range,
-  // kept as a difference array), its partial block rank r alone. out[0, hp) is written.
+  // kept as a difference array), its partial block rank r alone. out[0, hp) is written:
+  // the rows (Rows) and the reads (Reads), each slot asking only for what it launches.
+  template <bool Rows = true, bool Reads = true>
   void deal(std::span<RankLoad, max_hp> out) const noexcept {
+    if (hp <= small_hp && (hp & (hp - 1)) == 0) {
+      deal_small<Rows, Reads>(out);
+      return;
+    }
     struct Step {
-      std::uint64_t batch = 0, kv = 0;
+      std::uint64_t batch, kv;
     };
-    std::array<Step, max_hp + 1> diff;  // at rank r: what ranks ≥ r add over ranks < r
-    for (std::uint32_t r = 0; r <= hp; ++r) diff[r] = {};
-    for (std::uint32_t r = 0; r < hp; ++r) out[r] = {};
+    // Ranks [0, r) gain a block: every request adds to rank 0's running value (held in a
+    // register, `lead`) and takes it back at rank r (diff[r], in memory).
+    std::array<Step, max_hp + 1> diff;  // at rank r ≥ 1: what ranks ≥ r lose against ranks < r
+    for (std::uint32_t r = 0; r <= hp; ++r) diff[r] = {0, 0};
+    for (std::uint32_t r = 0; r < hp; ++r) out[r] = {0, 0, 0};
     out[0].rows = prefill_tokens;
-    Step everyone;
+    Step everyone{0, 0}, lead{0, 0};
+    // hp is nearly always a power of two: divide by a shift and a mask then.
+    const bool pow2 = (hp & (hp - 1)) == 0;
+    const auto shift = static_cast<std::uint32_t>(std::countr_zero(hp));
+    const auto quotient = [&](std::uint32_t x) { return pow2 ? x >> shift : x / hp; };
+    const auto remainder = [&](std::uint32_t x) { return pow2 ? x & (hp - 1) : x % hp; };
     for (const std::uint32_t len : decode_kv) {
       if (len == 0) continue;
-      const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
-      const std::uint32_t rounds = blocks / hp, r = blocks % hp;
-      everyone.kv += std::uint64_t{rounds} * kv_block_tokens;
-      diff[0].kv += kv_block_tokens;
-      diff[r].kv -= kv_block_tokens;
-      out[r].kv += rest;
-      if (rounds > 0) {
-        ++everyone.batch;
-      } else {
-        ++diff[0].batch;
-        --diff[r].batch;
-        if (rest > 0) ++out[r].batch;
+      if constexpr (Rows) ++out[remainder((len - 1) / kv_block_tokens)].rows;  // owner(len, hp)
+      if constexpr (Reads) {
+        const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
+        const std::uint32_t rounds = quotient(blocks), r = remainder(blocks);
+        everyone.kv += std::uint64_t{rounds} * kv_block_tokens;
+        out[r].kv += rest;
+        if (r != 0) {
+          lead.kv += kv_block_tokens;
+          diff[r].kv += kv_block_tokens;
+        }
+        if (rounds > 0) {
+          ++everyone.batch;
+        } else {
+          if (r != 0) {
+            ++lead.batch;
+            ++diff[r].batch;
+          }
+          if (rest > 0) ++out[r].batch;
+        }
       }
-      ++out[owner(len, hp)].rows;
     }
-    Step running = everyone;
-    for (std::uint32_t r = 0; r < hp; ++r) {
-      running.batch += diff[r].batch;
-      running.kv += diff[r].kv;
-      out[r].batch += running.batch;
-      out[r].kv += running.kv;
+    if constexpr (Reads) {
+      Step running{everyone.batch + lead.batch, everyone.kv + lead.kv};
+      for (std::uint32_t r = 0; r < hp; ++r) {
+        running.batch -= diff[r].batch;
+        running.kv -= diff[r].kv;
+        out[r].batch += running.batch;
+        out[r].kv += running.kv;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t small_hp = 8;
+  // The usual degrees (a power of two up to 8): one branch-free pass per rank, which the
+  // compiler vectorises, instead of scattered increments that chain through memory.
+  template <bool Rows, bool Reads>
+  void deal_small(std::span<RankLoad, max_hp> out) const noexcept {
+    const std::uint32_t mask = hp - 1, shift = static_cast<std::uint32_t>(std::countr_zero(hp));
+    for (std::uint32_t rank = 0; rank < hp; ++rank) {
+      std::uint64_t rows = rank == 0 ? prefill_tokens : 0, batch = 0, kv_blocks = 0, kv_rest = 0;
+      for (const std::uint32_t len : decode_kv) {
+        if constexpr (Rows) rows += len != 0 && ((len - 1) / kv_block_tokens & mask) == rank;
+        if constexpr (Reads) {
+          const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
+          const std::uint32_t rounds = blocks >> shift, r = blocks & mask;
+          const std::uint32_t before = rank < r, owns_rest = rank == r;  // 0 or 1, no branches
+          kv_blocks += rounds + before;
+          kv_rest += owns_rest * rest;
+          batch += (rounds != 0) | before | (owns_rest & (rest != 0));
+        }
+      }
+      out[rank] = {rows, batch, kv_blocks * kv_block_tokens + kv_rest};
     }
   }
 };
@@ -133,6 +181,7 @@ struct KvRankFolded {
   static_assert(std::is_same_v<K, kernels::KvCacheAppend> || std::is_same_v<K, kernels::AttnDecode>,
                 "KvRankFolded: kv_cache_append or attn_decode");
   static constexpr std::string_view kind = K::kind;
+  static constexpr bool append = std::is_same_v<K, kernels::KvCacheAppend>;
   using Input = KvSlices;
   Kernel<K> kernel;
 
@@ -154,7 +203,7 @@ struct KvRankFolded {
   template <class F>
   static void for_each_rank(const Input& s, F&& f) {
     std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
-    s.deal(loads);
+    s.deal<append, !append>(loads);
     for (std::uint32_t r = 0; r < s.hp;) {
       std::uint32_t same = 1;
       while (r + same < s.hp && same_input(loads[r + same], loads[r])) ++same;

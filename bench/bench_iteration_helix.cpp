@@ -1,0 +1,54 @@
+// iteration_hp/llama3_70b/*: KV-parallel decode against its tp twin (issue 20's speed
+// target: an hp iteration costs at most 1.3× its twin's on the same inputs). hp is
+// decode-only, so the batch is 64 decodes at 8192 tokens of KV (no prefill chunk).
+//   tp8        Llama-3-70B TP 8, the tp grain
+//   tp8_hp2    the same model at TP 8 × hp 2: two rank-folded slots deal the KV per rank
+//   tp8_hp2_hop_b  plus HOP-B: the exchange's exposed time over 2/4/8 batch slices
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/archs/llama3.hpp"
+#include "iteration.hpp"
+
+namespace {
+using namespace costdsl;
+using archs::AttnGrain;
+
+constexpr archs::Llama3Config hop_b_config = [] {
+  archs::Llama3Config c = archs::llama3_70b.with_tp(8).with_hp(2);
+  c.hop_b = true;
+  return c;
+}();
+
+template <class Arch>
+void decode_iteration(benchmark::State& state, const Arch& arch, const char* name) {
+  const Timing t = bench::interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
+  const auto tree = arch.build(t);
+  const std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode(64, 8192);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(decode.data());
+    benchmark::DoNotOptimize(evaluate(tree, arch.inputs({prefill, decode})));
+  }
+  state.counters["ms_per_iteration"] = evaluate(tree, arch.inputs({prefill, decode})).time_ms();
+}
+
+const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8)>> tp8;
+const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8).with_hp(2)>> tp8_hp2;
+const archs::Llama3<Fixed<hop_b_config>> tp8_hp2_hop_b;
+const archs::Llama3<archs::Llama3Config> tp8_runtime(archs::llama3_70b.with_tp(8));
+const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_runtime(archs::llama3_70b.with_tp(8).with_hp(2));
+
+BENCHMARK_CAPTURE(decode_iteration, tp8, tp8, "helix_tp8")->Name("iteration_hp/llama3_70b/tp8/static");
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2, tp8_hp2, "helix_tp8_hp2")->Name("iteration_hp/llama3_70b/tp8_hp2/static");
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_hop_b, tp8_hp2_hop_b, "helix_tp8_hp2_hop_b")
+    ->Name("iteration_hp/llama3_70b/tp8_hp2_hop_b/static");
+BENCHMARK_CAPTURE(decode_iteration, tp8_runtime, tp8_runtime, "helix_tp8_rt")
+    ->Name("iteration_hp/llama3_70b/tp8/runtime");
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_runtime, tp8_hp2_runtime, "helix_tp8_hp2_rt")
+    ->Name("iteration_hp/llama3_70b/tp8_hp2/runtime");
+
+}  // namespace
