@@ -12,7 +12,7 @@
 #include "costdsl/describe.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "costdsl/manifest_json.hpp"
-#include "svg.hpp"
+#include "icicle_svg.hpp"
 
 namespace costdsl::cli {
 

@@ -23,7 +23,7 @@
 #include "costdsl/gpu_catalog.hpp"
 #include "costdsl/manifest.hpp"
 #include "model.hpp"
-#include "svg.hpp"  // write_text_file
+#include "svg_writer.hpp"  // write_text_file
 
 namespace costdsl::cli {
 

@@ -25,7 +25,7 @@
 #include "model.hpp"
 #include "plan_report.hpp"
 #include "plan_svg.hpp"
-#include "svg.hpp"
+#include "svg_writer.hpp"
 
 namespace costdsl::cli {
 

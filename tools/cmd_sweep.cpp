@@ -1,5 +1,5 @@
 // costdsl sweep: iteration time and throughput against decode batch size, for one
-// arch on one or more GPUs and TP degrees; CSV, SVG (svg.hpp) and JSON out.
+// arch on one or more GPUs and TP degrees; CSV, SVG (sweep_svg.hpp) and JSON out.
 #include <unistd.h>
 
 #include <array>
@@ -12,7 +12,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "costdsl/lower.hpp"
-#include "svg.hpp"
+#include "sweep_svg.hpp"
 
 namespace costdsl::cli {
 

@@ -2,7 +2,7 @@
 // The picture of a deployment search: tokens/s/GPU against tokens/s/user, one Pareto
 // frontier per mode (aggregated, disaggregated) over the deployments that meet the SLA,
 // the other deployments that meet it as small dots and those that miss it in grey.
-// Built with svg.hpp's SvgWriter (every text and attribute escaped, elements closed).
+// Built with svg_writer.hpp's SvgWriter (every text and attribute escaped, elements closed).
 #include <algorithm>
 #include <span>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "svg.hpp"
+#include "svg_writer.hpp"
 
 namespace costdsl::cli {
 

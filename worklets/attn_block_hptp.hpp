@@ -181,6 +181,7 @@ struct KvRankFolded {
   static_assert(std::is_same_v<K, kernels::KvCacheAppend> || std::is_same_v<K, kernels::AttnDecode>,
                 "KvRankFolded: kv_cache_append or attn_decode");
   static constexpr std::string_view kind = K::kind;
+  static constexpr Family family = K::family;
   static constexpr bool append = std::is_same_v<K, kernels::KvCacheAppend>;
   using Input = KvSlices;
   Kernel<K> kernel;
@@ -241,6 +242,7 @@ struct KvRankFolded {
 // overlap never costs more than running it serially (a scheduler can always not split).
 struct HpExchange {
   static constexpr std::string_view kind = kernels::AllToAll::kind;
+  static constexpr Family family = kernels::AllToAll::family;
   static constexpr std::uint32_t max_slices = 8;
   struct Input {
     KvSlices slices;                  // the decode batch as the hp ranks hold it

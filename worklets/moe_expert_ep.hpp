@@ -44,6 +44,7 @@ namespace costdsl::worklets {
 template <KernelDef K>
 struct RankFolded {
   static constexpr std::string_view kind = K::kind;
+  static constexpr Family family = K::family;
   using Input = ops::moe::EpLoadRef;
   Kernel<K> kernel;
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "costdsl/family.hpp"
 #include "costdsl/metrics.hpp"
 
 namespace costdsl {
@@ -37,6 +38,16 @@ concept SlotKernel = std::copy_constructible<K> && requires(const K& k, const ty
   { k.config_fields() } -> std::same_as<std::vector<ConfigField>>;
   { k.backends() } -> std::convertible_to<std::vector<std::string>>;
 };
+
+// A slot kernel's family: its K::family, or `other` for one that declares none.
+template <class K>
+inline constexpr Family slot_family_v = [] {
+  if constexpr (requires { K::family; }) {
+    return Family{K::family};
+  } else {
+    return Family::other;
+  }
+}();
 
 // A node of a static cost tree: Leaf, Sum, Max, Parallel, Scale or Labeled.
 template <class N>

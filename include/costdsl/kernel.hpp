@@ -67,6 +67,7 @@ template <KernelDef K>
 class Kernel {
  public:
   static constexpr std::string_view kind = K::kind;
+  static constexpr Family family = K::family;
   static constexpr std::size_t dims = K::axes.size();
   using Def = K;
   using Config = typename K::Config;

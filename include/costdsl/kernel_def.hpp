@@ -25,26 +25,13 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/family.hpp"
 #include "costdsl/interp/axis_scale.hpp"
 #include "costdsl/interp/off_grid.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/roofline.hpp"
 
 namespace costdsl {
-
-// Kernel families: what the lower-bound view and the pictures group by.
-enum class Family : std::uint8_t { gemm, attention, memory, communication, other };
-
-constexpr std::string_view name(Family f) noexcept {
-  switch (f) {
-    case Family::gemm: return "gemm";
-    case Family::attention: return "attention";
-    case Family::memory: return "memory";
-    case Family::communication: return "communication";
-    case Family::other: return "other";
-  }
-  return "?";
-}
 
 template <class K>
 concept KernelDef = requires(const typename K::Config& c, const typename K::Input& in, const Roofline& rf) {

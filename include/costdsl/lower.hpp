@@ -21,8 +21,10 @@ RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
     constexpr auto path = join_path<Prefix, Node::name>();
     const auto& k = node.kernel;
-    if (slots) slots->push_back({std::string(path.view()), std::string(Node::kernel_type::kind), k.config_fields(),
-                                 std::vector<std::string>(k.backends())});
+    if (slots)
+      slots->push_back({std::string(path.view()), std::string(Node::kernel_type::kind),
+                        slot_family_v<typename Node::kernel_type>,
+                        k.config_fields(), std::vector<std::string>(k.backends())});
     return RuntimeNode::leaf(std::string(path.view()));
   } else if constexpr (Node::node_kind == NodeKind::labeled) {
     return RuntimeNode::labeled(node.label, to_runtime<join_path<Prefix, Node::name>()>(node.child, slots));

@@ -10,6 +10,7 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/config_field.hpp"
+#include "costdsl/family.hpp"
 #include "costdsl/flat_tree.hpp"
 
 namespace costdsl {
@@ -17,6 +18,7 @@ namespace costdsl {
 struct SlotDescription {
   std::string name;  // dotted path
   std::string kind;  // kernel kind
+  Family family = Family::other;  // the kernel's (K::family): what the pictures colour by
   std::vector<ConfigField> config;
   std::vector<std::string> backends;
 };

@@ -22,6 +22,7 @@ namespace costdsl {
 template <SlotKernel K>
 struct Gated {
   static constexpr auto kind = K::kind;
+  static constexpr Family family = slot_family_v<K>;
   using Input = typename K::Input;
   K kernel;
   bool enabled;

@@ -39,6 +39,7 @@ namespace costdsl::ops {
 template <KernelDef K>
 struct ChunkedPrefill {
   static constexpr std::string_view kind = K::kind;
+  static constexpr Family family = K::family;
   using Input = std::span<const PrefillChunk>;
   Kernel<K> kernel;
 

@@ -14,6 +14,7 @@ using json = nlohmann::json;
 namespace {
 struct Proj {
   static constexpr std::string_view kind = "proj";
+  static constexpr Family family = Family::gemm;
   using Input = TokensInput;
   Dim n, k;
   Metrics eval(const Input& in) const {
@@ -47,6 +48,8 @@ TEST_CASE("the manifest lists slots with dims, formulas and bindings, and BFS no
   REQUIRE(j["slots"].size() == 5);
   CHECK(j["slots"][1]["name"] == "model.layer.up");
   CHECK(j["slots"][1]["kind"] == "proj");
+  CHECK(j["slots"][1]["family"] == "gemm");   // the slot kernel's own
+  CHECK(j["slots"][0]["family"] == "other");  // a slot kernel that declares none
   CHECK(j["slots"][1]["config"]["n"]["value"] == 4096);
   CHECK(j["slots"][1]["config"]["n"]["formula"] == "hidden/tp*4");
   CHECK(j["slots"][1]["config"]["n"]["bindings"]["tp"] == 4);

@@ -1,5 +1,6 @@
-// The SVG pictures (tools/svg.hpp): well-formed, widths proportional to time,
-// critical lanes marked, text escaped, one series per configuration.
+// The SVG pictures (tools/icicle_svg.hpp, sweep_svg.hpp, svg_writer.hpp) and the family
+// split (family_times.hpp): well-formed, widths proportional to time, critical lanes
+// marked, text escaped, one series per configuration.
 #include <doctest/doctest.h>
 
 #include <cctype>
@@ -16,12 +17,22 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/kernels/all.hpp"
-#include "svg.hpp"
+#include "icicle_svg.hpp"
+#include "sweep_svg.hpp"
 
 using namespace costdsl;
 using namespace costdsl::cli;
 
 namespace {
+
+// A slot as a manifest records it: its kind and that kernel's declared family.
+SlotDescription slot(std::string name, std::string_view kind) {
+  Family family = Family::other;
+  boost::mp11::mp_for_each<kernels::All>([&](auto k) {
+    if (decltype(k)::kind == kind) family = decltype(k)::family;
+  });
+  return {std::move(name), std::string(kind), family, {}, {}};
+}
 
 // ---------------------------------------------------------------------------
 // A tiny XML checker: enough of XML 1.0 for what SvgWriter emits, strict about
@@ -239,7 +250,7 @@ struct Fixture {
         {"m.embed", "embedding"}, {"m.l.attn<&>", "attn_decode"}, {"m.l.gemm", "gemm"},
         {"m.r0", "all_reduce"},   {"m.r1", "gemm"},               {"m.r2", "rms_norm"},
         {"m.s0", "gemm"},         {"m.s1", "all_gather"},         {"m.head", "gemm"}};
-    for (const auto& [n, k] : slots) m.slots.push_back({n, k, {}, {}});
+    for (const auto& [n, k] : slots) m.slots.push_back(slot(n, k));
     const double ms[] = {0.5, 2.0, 3.0, 3.0, 5.0, 1.0, 2.0, 4.0, 1.5};
     for (const double t : ms) row.push_back(Metrics{t * 1e-3, 1e9, 1e6, 0.1, Coverage::analytic, no_backend});
     nodes.resize(m.tree.size());
@@ -278,14 +289,6 @@ TEST_CASE("the checker rejects malformed XML") {
   CHECK(parse_xml("<?xml version=\"1.0\"?>\n<svg a=\"&lt;\"><g/>x &amp; y</svg>\n").ok());
 }
 
-TEST_CASE("family_of_kind agrees with every kernel's declared family") {
-  boost::mp11::mp_for_each<kernels::All>([](auto k) {
-    using K = decltype(k);
-    INFO(K::kind);
-    CHECK(family_of_kind(K::kind) == K::family);
-  });
-}
-
 TEST_CASE("family_times partitions the total along the critical path") {
   Fixture f;
   const auto fam = family_times(f.m, f.nodes);
@@ -304,7 +307,7 @@ TEST_CASE("family_times partitions the total along the critical path") {
     Manifest m;
     m.tree = FlatTree::from_runtime(
         R::sum({R::leaf("a"), R::scale(3, R::sum({R::leaf("b"), R::leaf("c")})), R::leaf("d")}));
-    m.slots = {{"a", "gemm", {}, {}}, {"b", "attn_prefill", {}, {}}, {"c", "gemm", {}, {}}, {"d", "p2p", {}, {}}};
+    m.slots = {slot("a", "gemm"), slot("b", "attn_prefill"), slot("c", "gemm"), slot("d", "p2p")};
     std::vector<Metrics> row(4);
     row[0].time_s = 1;
     row[1].time_s = 2;
@@ -316,7 +319,7 @@ TEST_CASE("family_times partitions the total along the critical path") {
     for (const Family fa : all_families) {
       std::vector<Metrics> masked = row;
       for (std::size_t s = 0; s < masked.size(); ++s)
-        if (family_of_kind(m.slots[s].kind) != fa) masked[s] = Metrics{};
+        if (m.slots[s].family != fa) masked[s] = Metrics{};
       CHECK(fam[family_index(fa)] == doctest::Approx(m.tree.aggregate(masked).time_s));
     }
   }
@@ -397,7 +400,7 @@ TEST_CASE("icicle: many ranks show the slowest max_lanes; empty and zero trees s
   Manifest m;
   for (int i = 0; i < 12; ++i) {
     ranks.push_back(R::leaf("r" + std::to_string(i)));
-    m.slots.push_back({"r" + std::to_string(i), "gemm", {}, {}});
+    m.slots.push_back(slot("r" + std::to_string(i), "gemm"));
   }
   m.tree = FlatTree::from_runtime(R::max(ranks));
   std::vector<Metrics> row(12);

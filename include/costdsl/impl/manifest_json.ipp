@@ -35,7 +35,11 @@ COSTDSL_DECL nlohmann::json to_json(const Manifest& m) {
   for (const auto& s : m.slots) {
     nlohmann::json config = nlohmann::json::object();
     for (const auto& f : s.config) config[f.name] = to_json(f);
-    slots.push_back({{"name", s.name}, {"kind", s.kind}, {"config", std::move(config)}, {"backends", s.backends}});
+    slots.push_back({{"name", s.name},
+                     {"kind", s.kind},
+                     {"family", name(s.family)},
+                     {"config", std::move(config)},
+                     {"backends", s.backends}});
   }
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : m.tree.nodes()) {
