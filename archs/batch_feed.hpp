@@ -7,6 +7,7 @@
 //
 //   archs::BatchFeed feed;                        // one per simulator thread
 //   for (...) clock += evaluate(tree, feed(arch, batch)).time_s;
+#include "costdsl/arch_def.hpp"
 #include "costdsl/archs/input_scratch.hpp"
 #include "costdsl/archs/moe_iteration.hpp"
 
@@ -14,9 +15,9 @@ namespace costdsl::archs {
 
 class BatchFeed {
  public:
-  template <class Arch>
+  template <ArchDef Arch>
   auto operator()(const Arch& arch, const ops::AttentionBatch& batch, ops::moe::Routing routing = {}) {
-    if constexpr (requires { arch.resolved().dp; }) {
+    if constexpr (DpArch<Arch>) {
       return arch.inputs(deal_.deal(batch, arch.resolved().dp, routing), scratch_);
     } else {
       return arch.inputs(batch);  // dense: no groups, no routing

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "costdsl/arch_def.hpp"
 #include "costdsl/archs/batch_feed.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/evaluate.hpp"
@@ -19,15 +20,11 @@
 
 namespace costdsl::serve {
 
-// What an arch must offer to be served.
+// What an arch must offer to be served: the arch contract (costdsl/arch_def.hpp) and a
+// tree that evaluates what BatchFeed makes of a batch.
 template <class A>
-concept ServableArch = requires(const A& a, const Timing& t, archs::BatchFeed& feed, const ops::AttentionBatch& b) {
-  a.build(t);
-  evaluate(a.build(t), feed(a, b));
-  { a.kv_bytes_per_token_per_gpu() } -> std::convertible_to<double>;
-  { a.weight_bytes_per_gpu() } -> std::convertible_to<double>;
-  a.form();
-};
+concept ServableArch = ArchDef<A> && requires(const A& a, const Timing& t, archs::BatchFeed& feed,
+                                              const ops::AttentionBatch& b) { evaluate(a.build(t), feed(a, b)); };
 
 template <ServableArch Arch>
 class ArchModel {

@@ -39,6 +39,8 @@ class EmbedLocal {
 
   explicit EmbedLocal(const Form& form) : form_(form), r_(resolve_config(form)) {}
 
+  const Resolved& resolved() const noexcept { return r_; }
+
   auto build(const Timing& t) const {
     return labeled<Name>(std::string(Name.view()) + " (EmbedLocal)",
                          leaf<"embedding">(Kernel<kernels::Embedding>(

@@ -48,6 +48,8 @@ class MoeRouterLocal {
 
   explicit MoeRouterLocal(const Form& form) : form_(form), r_(resolve_config(form)) {}
 
+  const Resolved& resolved() const noexcept { return r_; }
+
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;

@@ -51,6 +51,8 @@ class MoeSharedExpert {
 
   explicit MoeSharedExpert(const Form& form) : form_(form), r_(resolve_config(form)) {}
 
+  const Resolved& resolved() const noexcept { return r_; }
+
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;

@@ -2,6 +2,7 @@
 // What a worker's shape is, read off an arch without building its tree.
 #include <cstdint>
 
+#include "costdsl/arch_def.hpp"
 #include "costdsl/form.hpp"
 
 namespace costdsl::serve::detail {
@@ -22,7 +23,7 @@ std::uint32_t worker_gpus(const Arch& arch) {
 // KV pools: each DP attention group keeps its own requests' KV; a dense arch has one.
 template <class Arch>
 std::uint32_t kv_groups(const Arch& arch) {
-  if constexpr (requires { arch.resolved().dp; }) {
+  if constexpr (DpArch<Arch>) {
     return static_cast<std::uint32_t>(arch.resolved().dp);
   } else {
     return 1;

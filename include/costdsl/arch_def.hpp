@@ -1,0 +1,47 @@
+#pragma once
+// What an L4 arch (archs/<family>.hpp) is, as concepts: a model wired from worklets,
+// made from a form (static Fixed<cfg> or a run-time config), with the memory facts a
+// serving simulator sizes its KV cache by.
+//
+//   A(form), a.form()                 the arch and its form (every worklet's checks ran)
+//   a.build(timing)                   the whole model's cost tree
+//   a.kv_bytes_per_token()            KV of one token over the whole model (each head once)
+//   a.kv_bytes_per_token_per_gpu()    and on one GPU, under the arch's parallelism
+//   a.weight_bytes_per_gpu()          weights resident on one GPU
+//
+// and its inputs, one of two ways:
+//   DenseArch  a.inputs(ops::AttentionBatch): the batch whole
+//   DpArch     a.resolved().dp DP-attention groups; a.inputs(archs::MoeIteration, scratch):
+//              the batch dealt over them (archs::BatchFeed deals it)
+#include <concepts>
+#include <cstdint>
+
+#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/concepts.hpp"
+#include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/timing.hpp"
+
+namespace costdsl {
+
+template <class A>
+concept ArchDef = requires(const A& a, const Timing& t) {
+  a.form();
+  { a.build(t) } -> CostNode;
+  { a.kv_bytes_per_token() } -> std::convertible_to<double>;
+  { a.kv_bytes_per_token_per_gpu() } -> std::convertible_to<double>;
+  { a.weight_bytes_per_gpu() } -> std::convertible_to<double>;
+};
+
+template <class A>
+concept DpArch = ArchDef<A> && requires(const A& a, const archs::MoeIteration& it, archs::InputScratch& scratch) {
+  { a.resolved().dp } -> std::convertible_to<std::uint64_t>;
+  a.inputs(it, scratch);
+};
+
+template <class A>
+concept DenseArch = ArchDef<A> && !DpArch<A> && requires(const A& a, const ops::AttentionBatch& batch) {
+  a.inputs(batch);
+};
+
+}  // namespace costdsl
