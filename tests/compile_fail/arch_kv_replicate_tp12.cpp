@@ -1,0 +1,16 @@
+// A Llama declared statically at tp 12 with KV-head replication: each of the 8 KV heads
+// must be copied to whole ranks, so num_kv_heads must divide tp. The control is tp 16
+// (each head on 2 GPUs).
+#include "costdsl/archs/llama3.hpp"
+using namespace costdsl::archs;
+constexpr Llama3Config replicated(std::uint32_t tp) {
+  Llama3Config c = llama3_70b.with_tp(tp);
+  c.kv_replicate = true;
+  return c;
+}
+#ifdef COSTDSL_CONTROL
+using Arch = Llama3<costdsl::Fixed<replicated(16)>>;
+#else
+using Arch = Llama3<costdsl::Fixed<replicated(12)>>;
+#endif
+int main() { return Arch().kv_bytes_per_token() > 0 ? 0 : 1; }
