@@ -6,11 +6,13 @@
 //   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
 //   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //
-// The experts are EP-sharded (8 experts: ep ∈ {1, 2, 4, 8}); Max_dp is a run-time
-// Fanout (archs/dp_groups.hpp), so one tree type serves every degree.
+// The experts are EP-sharded (8 experts: ep ∈ {1, 2, 4, 8}), or TP-sharded over one
+// attention group (ExpertGrain::tp, ep 1: moe_expert_tp); Max_dp is a run-time Fanout
+// (archs/dp_groups.hpp), so one tree type serves every degree.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <boost/hana/define_struct.hpp>
@@ -27,12 +29,15 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 
 namespace costdsl::archs {
@@ -58,19 +63,9 @@ struct MixtralConfig {
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
                       std::to_string(hidden) + " and there is no head_dim");
-    return {hidden,
-            heads,
-            hf.dim("num_key_value_heads", heads),
-            hf.dim("head_dim", hidden / heads),
-            hf.dim("intermediate_size"),
-            hf.dim("num_local_experts"),
-            hf.dim("num_experts_per_tok"),
-            hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"),
-            tp,
-            ep,
-            hf.dtype(),
-            hf.dtype()};
+    return {hidden, heads, hf.dim("num_key_value_heads", heads), hf.dim("head_dim", hidden / heads),
+            hf.dim("intermediate_size"), hf.dim("num_local_experts"), hf.dim("num_experts_per_tok"),
+            hf.dim("vocab_size"), hf.dim("num_hidden_layers"), tp, ep, hf.dtype(), hf.dtype()};
   }
 };
 
@@ -78,21 +73,28 @@ struct MixtralConfig {
 inline constexpr MixtralConfig mixtral_8x7b{4096, 32, 8, 128, 14336, 8, 2, 32000, 32, 1, 1, Dtype::bf16, Dtype::bf16};
 inline constexpr MixtralConfig mixtral_8x22b{6144, 48, 8, 128, 16384, 8, 2, 32768, 56, 1, 1, Dtype::bf16, Dtype::bf16};
 
-template <class Form>
+template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class Mixtral {
+  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
+  using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+
  public:
-  // The arch's own partition: dp = ep / tp attention groups.
+  // The arch's own partition: dp = ep / tp attention groups (TP experts: one group, ep 1).
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(tp);
     require_nonzero(ep);
     require_nonzero(dim<"num_layers">(form));
-    const auto dp = ep / tp;
     struct Resolved {
       std::uint64_t tp, ep, dp;
     };
-    return Resolved{tp.value(), ep.value(), dp.value()};
+    if constexpr (tp_experts) {
+      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      return Resolved{tp.value(), ep.value(), 1};
+    } else {
+      return Resolved{tp.value(), ep.value(), (ep / tp).value()};
+    }
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -106,7 +108,8 @@ class Mixtral {
             ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
         sum(dp_groups(r_.dp, embed_.build(t)),
-            labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
+            labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
+                                        : "layer (decoder layer: DP attention, EP experts)",
                              scale(dim<"num_layers">(form_).v,
                                    sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
             dp_groups(r_.dp, head_.build(t))));
@@ -128,7 +131,7 @@ class Mixtral {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double experts = 3.0 * h * c.moe_intermediate * c.num_experts / (tp_experts ? c.tp : c.ep);
     const double per_layer = attn + experts + h * c.num_experts + 2 * h;
     return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
   }
@@ -147,7 +150,9 @@ class Mixtral {
                                                  [&](std::size_t g) {
                                                    return costdsl::inputs(
                                                        attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
-                                                       router_.inputs({w[g].slice}));
+                                                       // TP experts: every rank gates all rows.
+                                                       router_.inputs({tp_experts ? w[g].attention.append_tokens
+                                                                                  : w[g].slice}));
                                                  }),
                                       groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
@@ -158,13 +163,14 @@ class Mixtral {
   worklets::EmbedLocal<Form> embed_;
   worklets::AttnBlockTp<Form> attn_;
   worklets::MoeRouterLocal<Form> router_;
-  worklets::MoeExpertEp<Form> experts_;
+  Experts experts_;
   worklets::LmHeadLocal<Form> head_;
 };
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time form is instantiated once, in libcostdsl-compiled (src/archs/mixtral.cpp).
 extern template class Mixtral<MixtralConfig>;
+extern template class Mixtral<MixtralConfig, worklets::ExpertGrain::tp>;
 #endif
 
 }  // namespace costdsl::archs

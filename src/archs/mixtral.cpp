@@ -3,3 +3,4 @@
 #include "costdsl/archs/mixtral.hpp"
 
 template class costdsl::archs::Mixtral<costdsl::archs::MixtralConfig>;
+template class costdsl::archs::Mixtral<costdsl::archs::MixtralConfig, costdsl::worklets::ExpertGrain::tp>;

@@ -128,3 +128,37 @@ TEST_CASE("Mixtral: every slot's manifest family is its kernel's (the EP rank-fo
     CHECK(s.family == declared.at(s.kind));
   }
 }
+
+TEST_CASE("Mixtral with TP-sharded experts (ep 1 over tp 8): one attention group, experts split by width") {
+  using Static = Mixtral<Fixed<mixtral_8x7b.with_parallel(8, 1)>>;  // ep 1 over tp 8 picks the tp grain
+  using Runtime = Mixtral<MixtralConfig, worklets::ExpertGrain::tp>;
+  const Static s;
+  const Runtime r(mixtral_8x7b.with_parallel(8, 1));
+  const auto st = s.build(roofline_h200());
+  const auto rt = r.build(roofline_h200());
+  CHECK(s.resolved().dp == 1);
+  const Manifest m = make_manifest(st);
+  std::map<std::string, const SlotDescription*> by_name;
+  for (const SlotDescription& d : m.slots) by_name[d.name] = &d;
+  REQUIRE(by_name.count("model.layer.moe.experts") == 1);
+  REQUIRE(by_name.count("model.layer.moe.tp_allreduce") == 1);
+  CHECK(by_name.count("model.layer.moe.dispatch") == 0);  // no all-to-all: rows stay on their rank
+  const nlohmann::json j = to_json(m);
+  for (const auto& slot : j["slots"])
+    if (slot["name"] == "model.layer.moe.experts") {
+      CHECK(slot["config"]["moe_intermediate"]["value"] == 14336 / 8);
+      CHECK(slot["config"]["num_experts"]["value"] == 8);
+    }
+  const moe_test::Batches one_group(1);
+  CHECK(evaluate(st, s.inputs(one_group.it())) == evaluate(rt, r.inputs(one_group.it())));
+  CHECK(evaluate(st, s.inputs(one_group.it({1.2}))) == evaluate(rt, r.inputs(one_group.it({1.2}))));
+  // On one GPU the two grains run the same experts launch.
+  const Mixtral<MixtralConfig> ep1(mixtral_8x7b);
+  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> tp1(mixtral_8x7b);
+  CHECK(evaluate(ep1.build(roofline_h200()), ep1.inputs(one_group.it())) ==
+        evaluate(tp1.build(roofline_h200()), tp1.inputs(one_group.it())));
+  // Expert weights per GPU: 1/8 of every expert, as EP 8 holds one whole expert.
+  CHECK(s.kv_bytes_per_token_per_gpu() == s.kv_bytes_per_token() / 8);
+  CHECK_THROWS_WITH_AS(Runtime(mixtral_8x7b.with_parallel(8, 2)),
+                       "TP-sharded experts run ep 1 (one attention group): ep 2 exceeds max_ep 1", ConfigError);
+}

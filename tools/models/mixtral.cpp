@@ -1,16 +1,19 @@
-// The Mixtral family (DP attention, EP experts, top-2 of 8) for the CLI: its run-time
-// form, instantiated here once.
+// The Mixtral family (top-2 of 8, DP attention + EP experts, or TP attention + TP experts)
+// for the CLI: its run-time forms, instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/mixtral.hpp"
 
 namespace costdsl::cli::models {
 
 using Mixtral = archs::Mixtral<archs::MixtralConfig>;
+using MixtralTpExperts = archs::Mixtral<archs::MixtralConfig, worklets::ExpertGrain::tp>;
 
 std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
-  return open<Mixtral>(
-      options.with_dtype(archs::MixtralConfig::from_hf(config, options.tp, options.expert_parallel())), timing,
-      ops::moe::Routing{options.routing_skew});
+  const archs::MixtralConfig c =
+      options.with_dtype(archs::MixtralConfig::from_hf(config, options.tp, options.expert_parallel()));
+  const ops::moe::Routing routing{options.routing_skew};
+  // ep 1 over tp > 1 GPUs: the experts cannot be whole on a rank, so they are TP-sharded.
+  return c.ep == 1 && c.tp > 1 ? open<MixtralTpExperts>(c, timing, routing) : open<Mixtral>(c, timing, routing);
 }
 
 std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const Timing& timing,
