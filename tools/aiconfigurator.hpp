@@ -370,7 +370,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       // The rank's share: its num_experts / ep experts get tokens·top_k / ep rows on average.
       const double rows = double(tokens) * double(k) / double(ep);
       const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
-      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k}, {whole, 0}, {rows}, why);
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
       const std::string_view op = r.text("op_name");

@@ -79,7 +79,8 @@ struct RankFolded {
 template <class Form, FixedString Name = "moe">
 class MoeExpertEp {
  public:
-  // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype.
+  // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype (and
+  // expert_dtype, the expert weights' dtype, where the form has one).
   using Storage = ops::moe::EpLoad;  // what inputs(in, storage) routes into
   struct Input {
     std::uint64_t tokens = 0;             // tokens entering the layer across all EP ranks
@@ -136,6 +137,9 @@ class MoeExpertEp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
+    // A form with expert_dtype stores its expert weights apart from the activations.
+    Dtype expert_dtype = dtype;
+    if constexpr (requires { values(form_).expert_dtype; }) expert_dtype = values(form_).expert_dtype;
     const std::string label = std::string(Name.view()) + " (MoeExpertEp) [ep=" + std::to_string(r_.ep.value()) +
                               ", experts/rank=" + std::to_string(r_.experts_per_rank.value()) +
                               ", top_k=" + std::to_string(r_.top_k.value()) + "]";
@@ -143,7 +147,7 @@ class MoeExpertEp {
               k = to_dim(r_.top_k);
     return labeled<Name>(
         label, sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k})}),
+                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k, expert_dtype})}),
                    when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(r_.has_a2a, leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k})))));
   }
