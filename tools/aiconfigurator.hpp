@@ -302,7 +302,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
           why = "step > 0: a context phase after cached tokens (only fresh prefills are read)";
           return std::nullopt;
         }
-        return detail::make_call<AttnPrefill>({*at, qo, kvh, hd}, {b, 0, isl}, {double(b), double(isl)}, why);
+        return detail::make_call<AttnPrefill>({*at, qo, kvh, hd, 0}, {b, 0, isl}, {double(b), double(isl)}, why);
       }
       if (isl != 1) {
         why = "isl > 1 in generation attention: one new token per request is a decode step";
