@@ -81,7 +81,7 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
-  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8});
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
   double slowest = 0, flops = 0;
   for (const auto& r : l.used()) {
     const Metrics m = experts.eval({r.rows, r.active_experts});
