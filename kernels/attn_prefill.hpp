@@ -44,7 +44,8 @@ struct AttnPrefill {
   // the table (the roofline has them); a documented approximation for chunked prefill.
   static double equivalent_append(double prefix, double append) { return std::sqrt(append * (append + 2 * prefix)); }
   static std::array<double, 2> point(const Config& c, const Input& in) {
-    return {double(in.batch), std::sqrt(2 * pairs(c, in))};  // = equivalent_append without a window
+    if (c.window == 0) return {double(in.batch), equivalent_append(double(in.prefix), double(in.append))};
+    return {double(in.batch), std::sqrt(2 * pairs(c, in))};  // equal work, as above (never a table: untabled)
   }
   // Cache axes (requests, causal pairs per request): the work is their product, so off
   // the grid both scale it (a 32k fresh prefill extends the 16k one by 4x, not 2x).
