@@ -29,6 +29,10 @@ inline const std::vector<ArchInfo>& catalog() {
        "Qwen3-235B-A22B, MoE 128 experts top-8, DP attention + EP"},
       {"mixtral_8x7b", "mixtral", "mixtral_8x7b.json", "Mixtral-8x7B, MoE 8 experts top-2, DP attention + EP"},
       {"mixtral_8x22b", "mixtral", "mixtral_8x22b.json", "Mixtral-8x22B, MoE 8 experts top-2, DP attention + EP"},
+      {"gpt_oss_120b", "gpt_oss", "gpt_oss_120b.json",
+       "gpt-oss-120b, MoE 128 experts top-4 (MXFP4), sliding/full attention pairs, DP attention + EP"},
+      {"gpt_oss_20b", "gpt_oss", "gpt_oss_20b.json",
+       "gpt-oss-20b, MoE 32 experts top-4 (MXFP4), sliding/full attention pairs, DP attention + EP"},
       {"deepseek_v3", "deepseek_v3", "deepseek_v3.json",
        "DeepSeek-V3, MLA, 3 dense + 58 MoE layers, 256 experts top-8 + shared, DP attention + EP"},
   };
@@ -51,6 +55,7 @@ inline const std::vector<FamilyInfo>& families() {
       {"qwen3", {"Qwen3ForCausalLM"}, {"qwen3"}, false, true},
       {"qwen3_moe", {"Qwen3MoeForCausalLM"}, {"qwen3_moe"}, true, false},
       {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true, false},
+      {"gpt_oss", {"GptOssForCausalLM"}, {"gpt_oss"}, true, false},
       {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, false},
   };
   return all;

@@ -23,9 +23,15 @@ struct AttnPrefill {
   static constexpr std::string_view kind = "attn_prefill";
   static constexpr Family family = Family::attention;
 
+  // window: a sliding-window layer's reach (each query attends to at most `window` keys,
+  // itself included); 0 = full causal attention. The tables hold full causal prefills
+  // only, so window is no table column and a windowed config evaluates on the roofline.
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim));
+    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim),
+                             (std::uint32_t, window));
+    static constexpr std::array<std::string_view, 1> untabled{"window"};
   };
+  static bool tables_hold(const Config& c) { return c.window == 0; }
   struct Input {
     BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
   };
@@ -37,8 +43,9 @@ struct AttnPrefill {
   // work: append_eq²/2 = append·(prefix + append/2). Its extra prefix KV reads are not in
   // the table (the roofline has them); a documented approximation for chunked prefill.
   static double equivalent_append(double prefix, double append) { return std::sqrt(append * (append + 2 * prefix)); }
-  static std::array<double, 2> point(const Config&, const Input& in) {
-    return {double(in.batch), equivalent_append(double(in.prefix), double(in.append))};
+  static std::array<double, 2> point(const Config& c, const Input& in) {
+    if (c.window == 0) return {double(in.batch), equivalent_append(double(in.prefix), double(in.append))};
+    return {double(in.batch), std::sqrt(2 * pairs(c, in))};  // equal work, as above (never a table: untabled)
   }
   // Cache axes (requests, causal pairs per request): the work is their product, so off
   // the grid both scale it (a 32k fresh prefill extends the 16k one by 4x, not 2x).
@@ -49,23 +56,38 @@ struct AttnPrefill {
 
   // Query-key pairs of one request (its causal triangle counted as append²/2).
   static double pairs(const Input& in) { return double(in.append) * (double(in.prefix) + double(in.append) / 2); }
+  // With a window W query i (0-based in the chunk) sees min(prefix + i + 1/2, W) keys on
+  // the same count: the first n = clamp(W - prefix, 0, append) queries see the causal
+  // prefix + i + 1/2, every later one W.
+  static double pairs(const Config& c, const Input& in) {
+    if (c.window == 0) return pairs(in);
+    const double w = c.window, p = double(in.prefix), a = double(in.append);
+    const double n = std::clamp(w - p, 0.0, a);
+    return n * (p + n / 2) + (a - n) * w;
+  }
+  // K/V rows a request reads: its appended keys and the part of its prefix in reach.
+  static double keys_read(const Config& c, const Input& in) {
+    const double p = double(in.prefix);
+    return (c.window == 0 ? p : std::min<double>(p, c.window)) + double(in.append);
+  }
   // QK^T and PV: 2 flops per multiply-add, head_dim each, per qo head: 4·qo·hd per pair.
   static double flops(const Config& c, const Input& in) {
-    return double(in.batch) * 4.0 * double(c.num_qo_heads) * double(c.head_dim) * pairs(in);
+    return double(in.batch) * 4.0 * double(c.num_qo_heads) * double(c.head_dim) * pairs(c, in);
   }
-  // Per request: read Q and write O (append rows × qo heads) + read K and V of all
-  // prefix + append keys (kv heads); a launch with no query rows reads nothing.
+  // Per request: read Q and write O (append rows × qo heads) + read K and V of every key
+  // in reach (kv heads); a launch with no query rows reads nothing.
   static double bytes(const Config& c, const Input& in) {
     if (in.append == 0) return 0;
     const double hd = double(c.head_dim);
     const double q_o = 2.0 * double(in.append) * double(c.num_qo_heads) * hd;
-    const double k_v = 2.0 * (double(in.prefix) + double(in.append)) * double(c.num_kv_heads) * hd;
+    const double k_v = 2.0 * keys_read(c, in) * double(c.num_kv_heads) * hd;
     return double(in.batch) * bytes_per_element(c.dtype) * (q_o + k_v);
   }
 
   static AttentionShape shape(const Config& c, const Input& in) {
-    return {double(in.batch), double(in.prefix),      double(in.append),   double(c.num_qo_heads),
-            double(c.num_kv_heads), double(c.head_dim), double(c.head_dim), c.dtype};
+    return {double(in.batch),       double(in.prefix),  double(in.append),  double(c.num_qo_heads),
+            double(c.num_kv_heads), double(c.head_dim), double(c.head_dim), c.dtype,
+            double(c.window)};
   }
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
     return rf.attention_prefill(shape(c, in), flops(c, in), bytes(c, in));

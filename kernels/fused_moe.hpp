@@ -23,11 +23,17 @@ struct FusedMoe {
   static constexpr Family family = Family::gemm;
 
   // moe_intermediate: this rank's share of one expert's intermediate size (all of it under
-  // EP); num_experts: the experts on this rank (num_experts / ep).
+  // EP); num_experts: the experts on this rank (num_experts / ep). dtype: the activations
+  // (and the tables' quantization); weight_dtype: the stored expert weights, equal to dtype
+  // but for weight-only formats (gpt-oss: mxfp4 weights, bf16 activations). The tables
+  // hold dtype-only configs (aiconfigurator measured weights at the activation dtype), so
+  // weight_dtype is no table column and another weight dtype evaluates on the roofline.
   struct Config {
     BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, hidden), (Dim, moe_intermediate), (Dim, num_experts),
-                             (Dim, top_k));
+                             (Dim, top_k), (Dtype, weight_dtype));
+    static constexpr std::array<std::string_view, 1> untabled{"weight_dtype"};
   };
+  static bool tables_hold(const Config& c) { return c.weight_dtype == c.dtype; }
   // rows: token-rows routed to this rank (tokens · top_k / ep on average).
   // active_experts: local experts with ≥ 1 row; 0 = min(rows, num_experts) (even routing).
   struct Input {
@@ -56,31 +62,37 @@ struct FusedMoe {
     const double r = double(in.rows), h = double(c.hidden), i = double(c.moe_intermediate);
     return 6.0 * r * h * i + 4.0 * r * i;
   }
-  // Per GEMM: the rows' activations, each active expert's weights once, the outputs;
-  // SiLU·mul reads the 2i-wide gate/up output and writes i. Nothing launches without rows.
+  // Per GEMM: the rows' activations, each active expert's weights once (at weight_dtype,
+  // scales included), the outputs; SiLU·mul reads the 2i-wide gate/up output and writes i.
+  // Nothing launches without rows.
   static double bytes(const Config& c, const Input& in) {
     if (in.rows == 0) return 0;
     const double r = double(in.rows), h = double(c.hidden), i = double(c.moe_intermediate), e = active(c, in);
-    const double w = bytes_per_element(c.dtype), o = bytes_per_element(out_dtype(c));
-    const double up = w * (r * h + e * 2 * i * h) + o * r * 2 * i;
+    const double a = bytes_per_element(c.dtype), o = bytes_per_element(out_dtype(c));
+    // a·(activations + weights·w/a): with w = a (every arch but gpt-oss) w/a is exactly 1
+    // and the sums are the former ones bit for bit.
+    const double w_per_a = bytes_per_element(c.weight_dtype) / a;
+    const double up = a * (r * h + e * 2 * i * h * w_per_a) + o * r * 2 * i;
     const double act = o * 3 * r * i;
-    const double down = w * (r * i + e * h * i) + o * r * h;
+    const double down = a * (r * i + e * h * i * w_per_a) + o * r * h;
     return up + act + down;
   }
 
+  // Narrow weights under wide activations are dequantized in the GEMM's main loop: the
+  // tensor cores run at the wider dtype (Roofline::compute_dtype).
   static Metrics roofline(const Roofline& rf, const Config& c, const Input& in) {
     if (in.rows == 0) return Metrics{};
     const double r = double(in.rows), h = double(c.hidden), i = double(c.moe_intermediate);
     const int e = static_cast<int>(active(c, in));
     const Dtype o = out_dtype(c);
-    Metrics m = rf.grouped_gemm(r, 2 * i, h, e, c.dtype, c.dtype, o);
+    Metrics m = rf.grouped_gemm(r, 2 * i, h, e, c.dtype, c.weight_dtype, o);
     algebra::accumulate_sum(m, rf.memory_bound(4.0 * r * i, bytes_per_element(o) * 3 * r * i,
                                                ElementwiseKind::activation));
-    algebra::accumulate_sum(m, rf.grouped_gemm(r, h, i, e, c.dtype, c.dtype, o));
+    algebra::accumulate_sum(m, rf.grouped_gemm(r, h, i, e, c.dtype, c.weight_dtype, o));
     return m;
   }
   static double lower_bound_s(const Roofline& rf, const Config& c, const Input& in) {
-    return rf.lower_bound_s(flops(c, in), bytes(c, in), c.dtype);
+    return rf.lower_bound_s(flops(c, in), bytes(c, in), Roofline::compute_dtype(c.dtype, c.weight_dtype));
   }
 
   // Decode sizes 1..16 then the token axis, each with even routing.

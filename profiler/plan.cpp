@@ -141,8 +141,10 @@ std::vector<typename K::Config> configs(const std::vector<RankShape>& shapes, co
       out.push_back({o.act_dtype, h});
     } else if constexpr (std::is_same_v<K, k::SiluAndMul>) {
       out.push_back({o.act_dtype, inter});
-    } else if constexpr (std::is_same_v<K, k::Rope> || std::is_same_v<K, k::AttnPrefill>) {
+    } else if constexpr (std::is_same_v<K, k::Rope>) {
       out.push_back({o.act_dtype, qo, kv, hd});
+    } else if constexpr (std::is_same_v<K, k::AttnPrefill>) {
+      out.push_back({o.act_dtype, qo, kv, hd, 0});  // the tables hold full causal prefills only
     } else if constexpr (std::is_same_v<K, k::Embedding>) {
       out.push_back({o.act_dtype, vocab, h});
     } else if constexpr (std::is_same_v<K, k::KvCacheAppend>) {

@@ -302,7 +302,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
           why = "step > 0: a context phase after cached tokens (only fresh prefills are read)";
           return std::nullopt;
         }
-        return detail::make_call<AttnPrefill>({*at, qo, kvh, hd}, {b, 0, isl}, {double(b), double(isl)}, why);
+        return detail::make_call<AttnPrefill>({*at, qo, kvh, hd, 0}, {b, 0, isl}, {double(b), double(isl)}, why);
       }
       if (isl != 1) {
         why = "isl > 1 in generation attention: one new token per request is a decode step";
@@ -370,7 +370,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       // The rank's share: its num_experts / ep experts get tokens·top_k / ep rows on average.
       const double rows = double(tokens) * double(k) / double(ep);
       const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
-      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k}, {whole, 0}, {rows}, why);
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
       const std::string_view op = r.text("op_name");

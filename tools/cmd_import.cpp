@@ -49,7 +49,7 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
     for (const SlotDescription& s : model->manifest().slots) {
       std::vector<std::string> key;
       for (const ConfigField& f : s.config) {
-        if (f.name == "gpu") continue;
+        if (f.name == "gpu" || !f.tabled) continue;  // the profile key has the tabled fields only
         key.push_back(std::visit(
             [](const auto& v) -> std::string {
               using V = std::decay_t<decltype(v)>;

@@ -37,8 +37,10 @@ void add_field_options(CLI::App& cmd, S& s, const char* group) {
     } else if constexpr (std::is_same_v<T, Dtype>) {
       v = Dtype::bf16;
       cmd.add_option_function<std::string>(flag, [&v, flag](const std::string& x) { v = parse_dtype(x, flag); },
-                                           "dtype: fp32, bf16, fp16, fp8, fp4 (default bf16)")
+                                           "dtype: fp32, bf16, fp16, fp8, fp4, mxfp4 (default bf16)")
           ->group(group);
+    } else if (untabled_field<S>(name)) {  // a shape-only field (attn_prefill's window): 0 = its neutral value
+      cmd.add_option(flag, v, std::string(name))->check(non_negative)->capture_default_str()->group(group);
     } else {
       cmd.add_option(flag, v, std::string(name))->check(non_negative)->required()->group(group);
     }
@@ -87,7 +89,10 @@ void add_kernel_kind(CLI::App& parent) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_flag("--json", st->json, "print one JSON object");
-  cmd->callback([st] {
+  cmd->callback([st, cmd] {
+    // Weight-only formats are the exception: the expert weights default to the activations' dtype.
+    if constexpr (requires { st->config.weight_dtype; })
+      if (cmd->count("--weight-dtype") == 0) st->config.weight_dtype = st->config.dtype;
     const Timing timing = st->timing.make();
     const Kernel<K> kernel(timing, st->config, st->backends);
     const Metrics m = kernel.eval(st->input);

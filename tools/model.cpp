@@ -66,13 +66,14 @@ std::uint32_t ModelOptions::expert_parallel() const {
 
 namespace {
 // The one place a family name picks its translation unit.
-template <class Llama, class Qwen3, class Qwen3Moe, class Mixtral, class DeepseekV3>
+template <class Llama, class Qwen3, class Qwen3Moe, class Mixtral, class GptOss, class DeepseekV3>
 auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwen3_moe, Mixtral mixtral,
-               DeepseekV3 deepseek_v3) {
+               GptOss gpt_oss, DeepseekV3 deepseek_v3) {
   if (family == "llama") return llama();
   if (family == "qwen3") return qwen3();
   if (family == "qwen3_moe") return qwen3_moe();
   if (family == "mixtral") return mixtral();
+  if (family == "gpt_oss") return gpt_oss();
   if (family == "deepseek_v3") return deepseek_v3();
   archs::find_family(family);  // throws, listing the known families
   throw InputError("family '" + family + "' has no translation unit in tools/models/");
@@ -98,6 +99,7 @@ std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timin
       [&] { return models::open_qwen3(config, options, timing); },
       [&] { return models::open_qwen3_moe(config, options, timing); },
       [&] { return models::open_mixtral(config, options, timing); },
+      [&] { return models::open_gpt_oss(config, options, timing); },
       [&] { return models::open_deepseek_v3(config, options, timing); });
 }
 }  // namespace
@@ -115,6 +117,7 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
       [&] { return models::qwen3_source(config, timing); },
       [&] { return models::qwen3_moe_source(config, timing, routing); },
       [&] { return models::mixtral_source(config, timing, routing); },
+      [&] { return models::gpt_oss_source(config, timing, routing); },
       [&] { return models::deepseek_v3_source(config, timing, routing); });
 }
 

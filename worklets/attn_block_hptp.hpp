@@ -388,7 +388,7 @@ class AttnBlockHptp {
         sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_),
             // Nested as the attention op nests them: the same fold order as attn_block_tp.
             sum(leaf<"kv_cache_append">(KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
-                leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd})}),
+                leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd, 0})}),
                 leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
             when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange{
                                 Kernel<AllToAll>(t, {to_dim(r_.hp)}),

@@ -76,7 +76,10 @@ class AttnBlockTp {
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
-  explicit AttnBlockTp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+  // window > 0: a sliding-window layer (its prefill attends to at most `window` keys per
+  // query; its inputs' decode KV must come capped, from ops::collapse_window(batch, window)).
+  explicit AttnBlockTp(const Form& form, std::uint32_t window = 0)
+      : form_(form), r_(resolve_config(form)), window_(window) {}
 
   const Resolved& resolved() const noexcept { return r_; }
 
@@ -87,7 +90,7 @@ class AttnBlockTp {
                               ", qo/rank=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
                               ", kv/rank=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
     return labeled<Name>(
-        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_),
+        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_, window_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
@@ -104,6 +107,7 @@ class AttnBlockTp {
  private:
   Form form_;
   Resolved r_;
+  std::uint32_t window_ = 0;
 };
 
 }  // namespace costdsl::worklets

@@ -77,10 +77,22 @@ struct RankFolded {
   std::vector<std::string> backends() const { return kernel.backends(); }
 };
 
+// The routed experts' weight dtype: a form's expert_dtype where it has one (MXFP4 gpt-oss),
+// else its activation dtype.
+template <class Form>
+constexpr Dtype expert_weight_dtype(const Form& form) {
+  if constexpr (requires { values(form).expert_dtype; }) {
+    return values(form).expert_dtype;
+  } else {
+    return values(form).dtype;
+  }
+}
+
 template <class Form, FixedString Name = "moe">
 class MoeExpertEp {
  public:
-  // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype.
+  // Config: the form's hidden, moe_intermediate, num_experts, top_k, ep, dtype (and
+  // expert_dtype, the expert weights' dtype, where the form has one).
   using Storage = ops::moe::EpLoad;  // what inputs(in, storage) routes into
   struct Input {
     std::uint64_t tokens = 0;             // tokens entering the layer across all EP ranks
@@ -137,6 +149,7 @@ class MoeExpertEp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
+    const Dtype expert_dtype = expert_weight_dtype(form_);
     const std::string label = std::string(Name.view()) + " (MoeExpertEp) [ep=" + std::to_string(r_.ep.value()) +
                               ", experts/rank=" + std::to_string(r_.experts_per_rank.value()) +
                               ", top_k=" + std::to_string(r_.top_k.value()) + "]";
@@ -144,7 +157,7 @@ class MoeExpertEp {
               k = to_dim(r_.top_k);
     return labeled<Name>(
         label, sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k})}),
+                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k, expert_dtype})}),
                    when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(r_.has_a2a, leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k})))));
   }

@@ -25,7 +25,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded
+#include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded, expert_weight_dtype
 
 namespace costdsl::worklets {
 
@@ -91,7 +91,7 @@ class MoeExpertTp {
     return labeled<Name>(
         label, sum(leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(
                        t, {dtype, to_dim(r_.hidden), to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts),
-                           to_dim(r_.top_k)})}),
+                           to_dim(r_.top_k), expert_weight_dtype(form_)})}),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

@@ -9,10 +9,12 @@
 
 namespace costdsl {
 
-enum class Dtype : std::uint8_t { fp32, bf16, fp16, fp8, fp4 };
+// mxfp4: OCP microscaling fp4 (e2m1 values, one shared 8-bit e8m0 scale per block of 32),
+// the format gpt-oss ships its expert weights in.
+enum class Dtype : std::uint8_t { fp32, bf16, fp16, fp8, fp4, mxfp4 };
 
-inline constexpr std::array<Dtype, 5> all_dtypes{Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8,
-                                                 Dtype::fp4};
+inline constexpr std::array<Dtype, 6> all_dtypes{Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8,
+                                                 Dtype::fp4,  Dtype::mxfp4};
 
 constexpr std::string_view name(Dtype d) noexcept {
   switch (d) {
@@ -21,11 +23,13 @@ constexpr std::string_view name(Dtype d) noexcept {
     case Dtype::fp16: return "fp16";
     case Dtype::fp8: return "fp8";
     case Dtype::fp4: return "fp4";
+    case Dtype::mxfp4: return "mxfp4";
   }
   return "?";
 }
 
-// Storage size; fp4 packs two elements per byte.
+// Storage size; fp4 packs two elements per byte; mxfp4 adds its block scale:
+// (32 · 4 + 8) bits / 32 = 4.25 bits per element.
 constexpr double bytes_per_element(Dtype d) noexcept {
   switch (d) {
     case Dtype::fp32: return 4;
@@ -33,6 +37,7 @@ constexpr double bytes_per_element(Dtype d) noexcept {
     case Dtype::fp16: return 2;
     case Dtype::fp8: return 1;
     case Dtype::fp4: return 0.5;
+    case Dtype::mxfp4: return 4.25 / 8;
   }
   return 0;
 }
@@ -44,8 +49,9 @@ inline Dtype parse_dtype(std::string_view s, std::string_view field = "dtype") {
   if (s == "fp16" || s == "float16" || s == "half") return Dtype::fp16;
   if (s == "fp8" || s == "fp8_e4m3" || s == "e4m3") return Dtype::fp8;
   if (s == "fp4" || s == "nvfp4") return Dtype::fp4;
+  if (s == "mxfp4") return Dtype::mxfp4;
   throw InputError(std::string(field) + " '" + std::string(s) +
-                   "' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4)");
+                   "' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4, mxfp4)");
 }
 
 }  // namespace costdsl

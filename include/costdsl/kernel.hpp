@@ -42,6 +42,20 @@ struct cache_for<3> {
 };
 }  // namespace detail
 
+// A config field its kind's tables have no column for (Config::untabled lists them): it
+// shapes the work, but every table row was measured at one value of it, the one the
+// kind's tables_hold(config) accepts. A config the tables do not hold binds no table
+// and evaluates on the roofline (Coverage::analytic), as any unmeasured config does,
+// never on a table measured for other work.
+template <class Config>
+bool untabled_field(std::string_view name) {
+  if constexpr (requires { Config::untabled; }) {
+    for (std::string_view u : Config::untabled)
+      if (u == name) return true;
+  }
+  return false;
+}
+
 // The profile-table schema of a kernel kind, from its reflected Config and axes.
 template <KernelDef K>
 ProfileSchema profile_schema() {
@@ -49,18 +63,31 @@ ProfileSchema profile_schema() {
   typename K::Config c{};
   for_each_field(c, [&](std::string_view name, const auto& v) {
     using T = std::remove_cvref_t<decltype(v)>;
+    if (untabled_field<typename K::Config>(name)) return;
     s.config.push_back({std::string(name), is_numeric_field_v<T> ? ColumnType::integer : ColumnType::text});
   });
   for (std::string_view a : K::axes) s.inputs.emplace_back(a);
   return s;
 }
 
-// The config's key in its profile table: each field's text, in field order.
+// The config's key in its profile table: each tabled field's text, in field order.
 template <class Config>
 std::vector<std::string> profile_key(const Config& c) {
   std::vector<std::string> key;
-  for_each_field(c, [&](std::string_view, const auto& v) { key.push_back(field_text(v)); });
+  for_each_field(c, [&](std::string_view name, const auto& v) {
+    if (!untabled_field<Config>(name)) key.push_back(field_text(v));
+  });
   return key;
+}
+
+// Can the kind's tables hold this config at all (see untabled_field)?
+template <KernelDef K>
+bool tables_hold(const typename K::Config& c) {
+  if constexpr (requires { K::tables_hold(c); }) {
+    return K::tables_hold(c);
+  } else {
+    return true;
+  }
 }
 
 template <KernelDef K>
@@ -83,7 +110,8 @@ class Kernel {
     if constexpr (requires { K::validate(config_); }) K::validate(config_);
     if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
     if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
-    if (mode_ != TimingMode::roofline && timing.profiles() != nullptr) bind_profiles(*timing.profiles());
+    if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
+      bind_profiles(*timing.profiles());
   }
 
   // The hot path.
@@ -145,6 +173,7 @@ class Kernel {
 
   std::vector<ConfigField> config_fields() const {
     auto fields = reflect_fields(config_);
+    for (ConfigField& f : fields) f.tabled = !untabled_field<Config>(f.name);
     fields.push_back({"gpu", gpu_});
     return fields;
   }

@@ -79,6 +79,7 @@ struct AttentionShape {
   double qk_dim = 128;  // dims of the q·k dot product and of v
   double v_dim = 128;
   Dtype compute = Dtype::bf16;
+  double window = 0;  // prefill: a sliding window's reach in keys (0 = full causal)
 };
 
 // FlashAttention's tile: query rows × key columns per block.
@@ -185,7 +186,10 @@ class Roofline {
     const double g = s.qo_heads / s.kv_heads;
     const double tiles_per_head = std::ceil(s.append * g / attention_tile_q);
     const double keys = std::min(s.append, attention_tile_q / g * (tiles_per_head + 1) / 2);
-    const double blocks = tiles_per_head * std::ceil((s.prefix + keys) / attention_tile_k);
+    // A sliding window skips the key blocks out of reach: a query tile of Tq / g tokens
+    // spans at most window + Tq / g keys.
+    const double span = s.window > 0 ? std::min(s.prefix + keys, s.window + attention_tile_q / g) : s.prefix + keys;
+    const double blocks = tiles_per_head * std::ceil(span / attention_tile_k);
     const double tiles = s.requests * s.kv_heads * tiles_per_head;
     const double block_flops = attention_tile_q * attention_tile_k * 2 * (s.qk_dim + s.v_dim);
     double tc = s.requests * s.kv_heads * blocks * block_flops / (peak * eff);

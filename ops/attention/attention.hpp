@@ -76,11 +76,13 @@ struct ChunkedPrefill {
   double lower_bound_s(const Input& chunks) const { return kernel.lower_bound_s(uniform(chunks)); }
 };
 
-// Per-rank attention shape.
+// Per-rank attention shape. window: a sliding-window layer's reach (0 = full). The
+// decode leaf needs no window of its own: its input is already capped (collapse_window(b, window)).
 struct AttentionConfig {
   Dtype dtype = Dtype::bf16;
   Dtype kv_dtype = Dtype::bf16;
   Dim num_qo_heads, num_kv_heads, head_dim;
+  std::uint32_t window = 0;
 };
 
 struct Attention {
@@ -88,7 +90,7 @@ struct Attention {
     using namespace kernels;
     return sum(leaf<"kv_cache_append">(Kernel<KvCacheAppend>(t, {c.kv_dtype, c.num_kv_heads, c.head_dim})),
                leaf<"prefill">(ChunkedPrefill<AttnPrefill>{
-                   Kernel<AttnPrefill>(t, {c.dtype, c.num_qo_heads, c.num_kv_heads, c.head_dim})}),
+                   Kernel<AttnPrefill>(t, {c.dtype, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.window})}),
                leaf<"decode">(Kernel<AttnDecode>(t, {c.kv_dtype, c.num_qo_heads, c.num_kv_heads, c.head_dim})));
   }
   // Slot inputs in the order build() minted the slots (checked at compile time).

@@ -62,4 +62,18 @@ inline AttentionWork collapse(const AttentionBatch& b) {
   return w;
 }
 
+// The batch as a sliding-window layer (window > 0) sees it: a decode reads at most
+// `window` KV tokens (a paged kernel skips the pages out of reach, so the decode leaf
+// costs what a window-long KV costs). Prefill chunks stay as they are: the prefill
+// kernel's config carries the window (kernels/attn_prefill.hpp). window 0: collapse(b).
+// (Not an overload of collapse: archs pass ops::collapse as a function.)
+inline AttentionWork collapse_window(const AttentionBatch& b, std::uint32_t window) {
+  AttentionWork w = collapse(b);
+  if (window == 0) return w;
+  std::uint64_t kv = 0;
+  for (std::uint32_t len : b.decode_kv) kv += len < window ? len : window;
+  w.decode_total_kv = kv;
+  return w;
+}
+
 }  // namespace costdsl::ops

@@ -5,6 +5,7 @@
 
 #include "costdsl/arch_def.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
+#include "costdsl/archs/gpt_oss.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/mixtral.hpp"
 #include "costdsl/archs/qwen3.hpp"
@@ -19,6 +20,7 @@
 #include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/mlp_local.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 #include "costdsl/worklets/pre_attn_local.hpp"
@@ -54,6 +56,8 @@ using Mlp = MlpLocal<F>;
 template <class F>
 using Experts = MoeExpertEp<F>;
 template <class F>
+using ExpertsTp = MoeExpertTp<F>;
+template <class F>
 using Router = MoeRouterLocal<F>;
 template <class F>
 using Shared = MoeSharedExpert<F>;
@@ -68,6 +72,7 @@ static_assert(both_forms<MlpTp, llama3_70b.with_tp(8)>);
 static_assert(both_forms<Mlp, llama3_8b>);
 static_assert(both_forms<Mla, deepseek_v3.with_parallel(8, 8)>);
 static_assert(both_forms<Experts, qwen3_235b_a22b.with_parallel(1, 8)>);
+static_assert(both_forms<ExpertsTp, mixtral_8x7b.with_parallel(8, 1)>);
 static_assert(both_forms<Router, qwen3_235b_a22b.with_parallel(1, 8)>);
 static_assert(both_forms<Shared, deepseek_v3.with_parallel(1, 8)>);
 
@@ -76,7 +81,9 @@ static_assert(DenseArch<Llama3<Llama3Config, AttnGrain::hptp>>);
 static_assert(DenseArch<Qwen3<Fixed<qwen3_32b.with_tp(8)>>> && DenseArch<Qwen3<Qwen3Config>>);
 static_assert(DpArch<Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(1, 8)>>> && DpArch<Qwen3Moe<Qwen3MoeConfig>>);
 static_assert(DpArch<Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>>> && DpArch<Mixtral<MixtralConfig>>);
+static_assert(DpArch<Mixtral<MixtralConfig, ExpertGrain::tp>>);
 static_assert(DpArch<DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>>> && DpArch<DeepseekV3<DeepseekV3Config>>);
+static_assert(DpArch<GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>> && DpArch<GptOss<GptOssConfig>>);
 // And what is not a worklet or an arch is not one.
 static_assert(!ArchDef<AttnTp<Llama3Config>> && !WorkletDef<Llama3<Llama3Config>, Llama3Config>);
 }  // namespace

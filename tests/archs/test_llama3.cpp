@@ -36,7 +36,7 @@ TEST_CASE("attention op: append tokens, chunk fan-in and decode collapse (the 64
   // prefix keeps the total causal work (512·256 + 128·(1024 + 64) = 270,336 pairs →
   // 270,336 / (2·320) − 160 = 262.4 → 262); its work is the exact sum of the chunks'.
   const Timing& t = roofline_h200();
-  const ops::ChunkedPrefill<kernels::AttnPrefill> prefill{Kernel<kernels::AttnPrefill>(t, {Dtype::bf16, 32, 8, 128})};
+  const ops::ChunkedPrefill<kernels::AttnPrefill> prefill{Kernel<kernels::AttnPrefill>(t, {Dtype::bf16, 32, 8, 128, 0})};
   const auto u = ops::ChunkedPrefill<kernels::AttnPrefill>::uniform(chunks);
   CHECK(u.batch == 2);
   CHECK(u.append == 320);

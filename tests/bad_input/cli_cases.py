@@ -165,6 +165,8 @@ rejects("experts not divisible by ep", ["eval", "--arch", "deepseek_v3", "--gpu"
         "ep 24 does not divide num_experts 256")
 rejects("experts not divisible by ep (mixtral)", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200", "--ep", "3"],
         "ep 3 does not divide num_experts 8")
+rejects("experts not divisible by ep (gpt_oss)", ["eval", "--arch", "gpt_oss_20b", "--gpu", "h200", "--ep", "64"],
+        "ep 64 does not divide num_experts 32")
 rejects("--ep on a dense arch (qwen3)", ["eval", "--arch", "qwen3_8b", "--gpu", "h200", "--ep", "2"],
         "qwen3 archs are dense: --ep and --dp must be 1")
 rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")
@@ -203,7 +205,7 @@ with tempfile.TemporaryDirectory() as d:
     base = {fam: json.loads((models / f).read_text())
             for fam, f in (("llama", "llama3_8b.json"), ("qwen3", "qwen3_8b.json"),
                            ("qwen3_moe", "qwen3_30b_a3b.json"), ("mixtral", "mixtral_8x7b.json"),
-                           ("deepseek_v3", "deepseek_v3.json"))}
+                           ("gpt_oss", "gpt_oss_20b.json"), ("deepseek_v3", "deepseek_v3.json"))}
 
     def config(name, family, text=None, **changes):
         p = d / name
@@ -229,6 +231,15 @@ with tempfile.TemporaryDirectory() as d:
     rejects("config missing key (qwen3)", config("nohd3.json", "qwen3", head_dim=None), "missing key 'head_dim'")
     rejects("config missing key (mixtral)", config("noexp.json", "mixtral", num_local_experts=None),
             "missing key 'num_local_experts'")
+    rejects("config missing key (gpt_oss)", config("nosw.json", "gpt_oss", sliding_window=None),
+            "missing key 'sliding_window'")
+    rejects("config odd layer count (gpt_oss)", config("odd.json", "gpt_oss", num_hidden_layers=23, layer_types=None),
+            "num_layers 23 is odd", "layer pair, so it must be even")
+    rejects("config layer_types not alternating (gpt_oss)",
+            config("lt.json", "gpt_oss", num_hidden_layers=2, layer_types=["full_attention", "full_attention"]),
+            'layer_types ["full_attention","full_attention"] is not 2 entries alternating')
+    rejects("config quantization (gpt_oss)", config("awq.json", "gpt_oss", quantization_config={"quant_method": "awq"}),
+            "quantization_config.quant_method 'awq' is not supported")
     rejects("config missing key (deepseek_v3)", config("nokv.json", "deepseek_v3", kv_lora_rank=None),
             "missing key 'kv_lora_rank'")
     rejects("config string dim", config("str.json", "llama", num_attention_heads="32"),

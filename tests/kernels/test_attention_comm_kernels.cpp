@@ -109,7 +109,7 @@ void check_prefill_sweep(const typename K::Config& c) {
 }  // namespace
 
 TEST_CASE("attn_prefill: one batched launch, work = the sum of each request's causal work") {
-  const AttnPrefill::Config c{Dtype::bf16, 32, 8, 128};
+  const AttnPrefill::Config c{Dtype::bf16, 32, 8, 128, 0};
   const AttnPrefill::Input in{2, 1024, 512};  // two requests: 1024 cached, 512 new each
   // pairs per request = 512 · (1024 + 256) = 655,360; 4·32·128 = 16,384 flops per pair
   // → 10,737,418,240 per request, × 2 requests.
@@ -142,9 +142,9 @@ TEST_CASE("attn_prefill: one batched launch, work = the sum of each request's ca
   check_zero<AttnPrefill>(c, {0, 1024, 512});
   check_zero<AttnPrefill>(c, {3, 4096, 0});  // a cached prefix with no new rows runs nothing
 
-  CHECK_THROWS_WITH_AS(Kernel<AttnPrefill>(h200(), {Dtype::bf16, 32, 6, 128}),
+  CHECK_THROWS_WITH_AS(Kernel<AttnPrefill>(h200(), {Dtype::bf16, 32, 6, 128, 0}),
                        "attn_prefill: num_kv_heads 6 must divide num_qo_heads 32 (GQA groups)", ConfigError);
-  CHECK_THROWS_WITH_AS(Kernel<AttnPrefill>(h200(), {Dtype::bf16, 32, 8, 0}),
+  CHECK_THROWS_WITH_AS(Kernel<AttnPrefill>(h200(), {Dtype::bf16, 32, 8, 0, 0}),
                        "attn_prefill: head_dim 0 must be in 1..1024", ConfigError);
 
   check_prefill_sweep<AttnPrefill>(c);

@@ -81,7 +81,7 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
-  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8});
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
   double slowest = 0, flops = 0;
   for (const auto& r : l.used()) {
     const Metrics m = experts.eval({r.rows, r.active_experts});
@@ -108,7 +108,7 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
 }
 
 TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decomposition") {
-  const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8};
+  const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16};
   const kernels::FusedMoe::Input in{1024, 0};
   const Roofline& rf = *roofline_h200().roofline();
   const Metrics m = kernels::FusedMoe::roofline(rf, c, in);
@@ -127,7 +127,7 @@ TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decom
   CHECK_THROWS_WITH_AS(kernels::FusedMoe::active(c, {8, 9}),
                        "fused_moe: active_experts 9 exceeds min(rows 8, num_experts 16) = 8", InputError);
   CHECK(kernels::FusedMoe::roofline(rf, c, {0, 0}) == Metrics{});
-  CHECK_THROWS_WITH_AS(Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 0, 8}),
+  CHECK_THROWS_WITH_AS(Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 0, 8, Dtype::bf16}),
                        "fused_moe: num_experts 0 must be in 1..16384", ConfigError);
   // moe_sum: read top_k rows and their fp32 weights, write one, per token.
   CHECK(kernels::MoeSum::bytes({Dtype::bf16, 4096, 8}, {10}) == 2.0 * 10 * 4096 * 9 + 4.0 * 10 * 8);

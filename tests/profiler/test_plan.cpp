@@ -128,7 +128,7 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
 
   const auto prefill = jobs_of(jobs, "attn_prefill");
   REQUIRE(prefill.size() == 8);
-  check_grid<k::AttnPrefill>(prefill[0], {Dtype::bf16, 32, 8, 128});
+  check_grid<k::AttnPrefill>(prefill[0], {Dtype::bf16, 32, 8, 128, 0});
   CHECK(prefill[0].points.size() == k::AttnPrefill::sweep_appends().size());
   CHECK(prefill[0].schema.inputs == std::vector<std::string>{"batch", "append"});
   const auto decode = jobs_of(jobs, "attn_decode");

@@ -26,7 +26,7 @@ constexpr double MiB = 1024.0 * 1024.0;
 TEST_CASE("committed roofline.json equals the built-in defaults") {
   const auto loaded = load_default_roofline_params();
   const RooflineParams def;
-  for (std::size_t i = 0; i < 5; ++i) CHECK(loaded.gemm.eff_compute[i] == def.gemm.eff_compute[i]);
+  for (std::size_t i = 0; i < all_dtypes.size(); ++i) CHECK(loaded.gemm.eff_compute[i] == def.gemm.eff_compute[i]);
   CHECK(loaded.gemm.k_overhead == def.gemm.k_overhead);
   CHECK(loaded.gemm.overlap_p == def.gemm.overlap_p);
   CHECK(loaded.gemm.memory.eff_max == def.gemm.memory.eff_max);

@@ -124,7 +124,10 @@ for args, q_norm, dp in ((["--arch", "qwen3_8b", "--tp", "2"], True, None),
                          (["--arch", "mixtral_8x22b", "--tp", "2", "--ep", "8"], False, 4),
                          (["--model-config", str(root / "data/models/mixtral_8x7b.json"), "--tp", "2", "--ep", "4"],
                           False, 2),
-                         (["--model-config", str(root / "data/models/qwen3_30b_a3b.json"), "--ep", "4"], True, 4)):
+                         (["--model-config", str(root / "data/models/qwen3_30b_a3b.json"), "--ep", "4"], True, 4),
+                         (["--arch", "gpt_oss_120b", "--ep", "8", "--dp", "8"], False, 8),
+                         (["--arch", "gpt_oss_20b", "--tp", "2", "--ep", "8"], False, 4),
+                         (["--model-config", str(root / "data/models/gpt_oss_20b.json"), "--ep", "4"], False, 4)):
     r = run("eval", *args, "--gpu", "h200", "--prefill", "0:4096", "--decode", "64x2048", "--json")
     jm = json.loads(r.stdout or "{}")
     if not jm:
@@ -142,6 +145,12 @@ with tempfile.TemporaryDirectory() as d:
     (pathlib.Path(d) / "m.json").write_text(json.dumps(cfg))
     r = run("describe", "--model-config", str(pathlib.Path(d) / "m.json"), "--ep", "8")
     check("model (Mixtral)" in r.stdout, "describe: model_type mixtral must read as the mixtral family")
+    oss = json.loads((root / "data/models/gpt_oss_20b.json").read_text())
+    del oss["architectures"]
+    (pathlib.Path(d) / "o.json").write_text(json.dumps(oss))
+    r = run("describe", "--model-config", str(pathlib.Path(d) / "o.json"), "--ep", "8")
+    check("model (GptOss)" in r.stdout and "window=128" in r.stdout and "weight_dtype=mxfp4" in r.stdout,
+          "describe: model_type gpt_oss must read as the gpt_oss family, its sliding prefill and mxfp4 experts shown")
     llama = json.loads((root / "data/models/llama3_8b.json").read_text())
     for arch in ("MistralForCausalLM", "Qwen2ForCausalLM"):  # the same dense layer as Llama
         (pathlib.Path(d) / "l.json").write_text(json.dumps(dict(llama, architectures=[arch])))
@@ -187,6 +196,8 @@ check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept 
 check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].get("ep") == [1],
       "qwen3_8b: dense, tp bounded by its 8 KV heads")
 check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
+check(archs.get("gpt_oss_20b", {}).get("ep") == [1, 2, 4, 8, 16, 32], "gpt_oss_20b: ep must divide its 32 experts")
+check(archs.get("gpt_oss_120b", {}).get("tp") == [1, 2, 4, 8], "gpt_oss_120b: tp is bounded by its 8 KV heads")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 

@@ -141,6 +141,10 @@ j = json.loads(run("plan", "--model-config", str(root / "data/models/mixtral_8x7
                    "4", "--isl", "1000", "--osl", "50", "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
 finite_everywhere(j)
 check(j and any(c["ep"] == 4 for c in j["candidates"]), "mixtral_8x7b on 4 GPUs: expected ep 4 deployments")
+j = json.loads(run("plan", "--model-config", str(root / "data/models/gpt_oss_20b.json"), "--gpu", "h200", "--gpus",
+                   "4", "--isl", "1000", "--osl", "50", "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
+finite_everywhere(j)
+check(j and any(c["ep"] == 4 for c in j["candidates"]), "gpt_oss_20b on 4 GPUs: expected ep 4 deployments")
 j = json.loads(run("plan", "--arch", "qwen3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50",
                    "--tpot", "30", "--mode", "agg", "--json").stdout or "{}")
 finite_everywhere(j)

@@ -54,11 +54,12 @@ auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
       input<"rope">(kernels::Rope::Input{m}));
 }
 
+// window: a sliding-window layer's reach (0 = full attention).
 template <class R>
-auto attn_slots(const Timing& t, Dtype dtype, Dtype kv_dtype, const R& r) {
+auto attn_slots(const Timing& t, Dtype dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
   return costdsl::detail::make_tuple(
       ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
-                                to_dim(r.head_dim)}),
+                                to_dim(r.head_dim), window}),
       leaf<"o_proj">(Kernel<kernels::Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.o_proj_k)})));
 }
 

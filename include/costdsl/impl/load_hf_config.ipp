@@ -60,6 +60,13 @@ COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
     throw DataError(file + ": a config.json must hold a JSON object, got " + std::string(j.type_name()));
   std::map<std::string, HfConfig::Value, std::less<>> entries;
   for (const auto& [key, value] : j.items()) entries.emplace(key, detail::hf_value(value));
+  // An object's members are entries too, as "object.member" (one level: HF nests its
+  // quantization_config, rope_scaling, ... that deep), so a family reads e.g.
+  // quantization_config.quant_method with the same accessors. A top-level key spelled
+  // the same way keeps its own value.
+  for (const auto& [key, value] : j.items())
+    if (value.is_object())
+      for (const auto& [member, inner] : value.items()) entries.emplace(key + "." + member, detail::hf_value(inner));
   return HfConfig(std::move(entries), std::move(file));
 }
 

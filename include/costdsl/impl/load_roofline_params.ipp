@@ -69,9 +69,16 @@ COSTDSL_DECL RooflineParams parse_roofline_params(std::string_view text, std::st
   RooflineParams p;
   const auto& g = r.object(root, "gemm", "gemm");
   const auto& ec = r.object(g, "eff_compute", "gemm.eff_compute");
-  for (Dtype d : all_dtypes)
+  for (Dtype d : all_dtypes) {
+    // mxfp4 (block-scaled fp4) may be absent: it then runs at fp4's fitted efficiency,
+    // which files written before it existed state.
+    if (d == Dtype::mxfp4 && !ec.contains(name(d))) {
+      p.gemm.eff_compute[static_cast<std::size_t>(d)] = p.gemm.eff_compute[static_cast<std::size_t>(Dtype::fp4)];
+      continue;
+    }
     p.gemm.eff_compute[static_cast<std::size_t>(d)] =
         r.number(ec, name(d), fmt::format("gemm.eff_compute.{}", name(d)), true);
+  }
   p.gemm.eff_tile_m64 = r.number(g, "eff_tile_m64", "gemm.eff_tile_m64", true);
   p.gemm.k_overhead = r.number(g, "k_overhead", "gemm.k_overhead", false, true);
   p.gemm.overlap_p = r.number(g, "overlap_p", "gemm.overlap_p");

@@ -1,0 +1,180 @@
+#pragma once
+// L4 gpt-oss (120b, 20b): Qwen3-MoE's DP-attention + EP layer (no q/k norm, top-4, no shared expert),
+// layers alternating sliding-window (128 keys) and full attention, MXFP4 experts under bf16 activations.
+//   model = Sum(Max_dp(embed), pair × L/2, Max_dp(lm_head))
+//   pair  = Sum(sliding, full), each = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
+// A sliding layer's decode reads at most `sliding_window` KV tokens (ops::collapse_window) and its
+// prefill attends to at most that many keys per query (the prefill kernel's window). Attention
+// sinks (one learned logit per head in the softmax denominator) add one exp per query row and head,
+// nothing next to the head_dim-wide dot products, so no kernel carries them.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <boost/hana/define_struct.hpp>
+
+#include "costdsl/archs/dp_groups.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_router_local.hpp"
+
+namespace costdsl::archs {
+
+struct GptOssConfig {
+  BOOST_HANA_DEFINE_STRUCT(GptOssConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                           (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
+                           (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, expert_dtype));
+  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
+  constexpr GptOssConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
+    GptOssConfig c = *this;
+    c.tp = tp_degree, c.ep = ep_degree;
+    return c;
+  }
+
+  // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
+  // first; quantization_config.quant_method mxfp4 (or none) sets the expert weights' dtype.
+  static GptOssConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+    const std::uint32_t layers = hf.dim("num_hidden_layers");
+    const HfConfig::Value* types = hf.find("layer_types");
+    bool alternating = !hf.has("layer_types") || types->items.size() == layers;
+    for (std::size_t i = 0; alternating && hf.has("layer_types") && i < layers; ++i)
+      alternating = types->items[i].text == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+    if (!alternating)
+      throw DataError(hf.file() + ": layer_types " + types->json + " is not " + std::to_string(layers) + " entries " +
+                      "alternating sliding_attention, full_attention (sliding first): GptOss repeats that pair");
+    const Dtype dtype = hf.dtype();
+    const std::string key = "quantization_config.quant_method", quant = hf.has(key) ? hf.text(key) : "";
+    if (!quant.empty() && quant != "mxfp4")
+      throw DataError(hf.file() + ": quantization_config.quant_method '" + quant +
+                      "' is not supported; GptOss reads mxfp4 or unquantized expert weights");
+    return {hf.dim("hidden_size"), hf.dim("num_attention_heads"), hf.dim("num_key_value_heads"), hf.dim("head_dim"),
+            hf.dim("intermediate_size"), hf.dim("num_local_experts"), hf.dim("num_experts_per_tok"),
+            hf.dim("vocab_size"), layers, hf.dim("sliding_window"), tp, ep, dtype, dtype,
+            quant.empty() ? dtype : Dtype::mxfp4};
+  }
+};
+
+// Published shapes (data/models/gpt_oss_*.json are the source of truth; a test checks they agree).
+inline constexpr GptOssConfig gpt_oss_120b{2880, 64, 8, 64, 2880, 128, 4, 201088, 36, 128, 1, 1,
+                                           Dtype::bf16, Dtype::bf16, Dtype::mxfp4};
+inline constexpr GptOssConfig gpt_oss_20b{2880, 64, 8, 64, 2880, 32, 4, 201088, 24, 128, 1, 1,
+                                          Dtype::bf16, Dtype::bf16, Dtype::mxfp4};
+
+template <class Form>
+class GptOss {
+  template <DimExpr E>
+  static constexpr auto count_of(const E& e) {  // Scale's count: Static<n> from a static expression
+    if constexpr (E::is_static) return Static<E{}.value()>{}; else return e.value();
+  }
+ public:
+  // dp = ep / tp attention groups; the layer pair is the repeated unit, so num_layers is even.
+  static constexpr auto resolve_config(const Form& form) {
+    const auto tp = dim<"tp">(form), ep = dim<"ep">(form), layers = dim<"num_layers">(form);
+    require_nonzero(tp), require_nonzero(ep), require_nonzero(layers), require_nonzero(dim<"sliding_window">(form));
+    if (!decltype(layers)::is_static && layers.value() % 2 != 0)  // static: the division below fails to compile
+      throw ConfigError("num_layers " + std::to_string(layers.value()) +
+                        " is odd: GptOss repeats a (sliding-window, full attention) layer pair, so it must be even");
+    const auto pairs = layers / sym<"layer_pair">(Static<2>{});
+    const auto dp = ep / tp;
+    using pairs_type = decltype(count_of(pairs));
+    struct Resolved { std::uint64_t tp, ep, dp; pairs_type layer_pairs; };
+    return Resolved{tp.value(), ep.value(), dp.value(), count_of(pairs)};
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit GptOss(const Form& form = {})
+      : form_(form), r_(resolve_config(form)), embed_(form), sliding_(form, values(form).sliding_window),
+        full_(form), router_(form), experts_(form), head_(form) {}
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    const auto layer = [&](const auto& attn) {
+      return sum(dp_groups(r_.dp, sum(attn.build(t), router_.build(t))), experts_.build(t));
+    };
+    return labeled<"model">(
+        "model (GptOss) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) + ", dp=" +
+            std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) + ", experts=" +
+            std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
+        sum(dp_groups(r_.dp, embed_.build(t)),
+            labeled<"layer">("layer (a pair: sliding-window + full attention layer, DP attention, EP experts)",
+                             scale(r_.layer_pairs,
+                                   sum(labeled<"sliding">("sliding (window " + std::to_string(c.sliding_window) +
+                                                          " keys)", layer(sliding_)),
+                                       labeled<"full">("full (whole context)", layer(full_))))),
+            dp_groups(r_.dp, head_.build(t))));
+  }
+
+  // As Qwen3Moe, once per layer of the pair; the sliding layer's decodes are capped at the window.
+  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
+  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
+
+  // KV bytes of one token, every layer: sliding layers page per token too (only their reads are capped).
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+  // Weights on one GPU: attention by tp, experts (at expert_dtype) by ep, the rest replicated; no biases.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double dense = c.num_layers * (attn + h * c.num_experts + 2 * h + c.num_qo_heads) + 2.0 * c.vocab * h + h;
+    return bytes_per_element(c.dtype) * dense + bytes_per_element(c.expert_dtype) * c.num_layers * experts;
+  }
+
+  const Form& form() const noexcept { return form_; }
+  const Resolved& resolved() const noexcept { return r_; }
+
+ private:
+  template <class Groups>
+  auto inputs_with(const MoeIteration& it, Groups groups) const {
+    const auto work = dp_work("GptOss", it, r_.dp, r_.tp, groups, ops::collapse);
+    const auto& w = work.groups;
+    const std::uint32_t window = values(form_).sliding_window;
+    const auto layer = [&](const auto& attn, bool sliding) {
+      const auto group = [&](std::size_t g) {
+        const auto a = sliding ? ops::collapse_window(it.groups[g], window) : w[g].attention;
+        return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({w[g].slice}));
+      };
+      return costdsl::inputs(groups.fan(r_.dp, group),
+                             groups.stored(experts_, {work.tokens, work.max_slice, it.routing}));
+    };
+    return nest<"model">(costdsl::inputs(
+        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
+        nest<"layer">(costdsl::inputs(nest<"sliding">(layer(sliding_, true)), nest<"full">(layer(full_, false)))),
+        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+  }
+
+  Form form_;
+  Resolved r_;
+  worklets::EmbedLocal<Form> embed_;
+  worklets::AttnBlockTp<Form> sliding_, full_;  // the same block; sliding_'s prefill has the window
+  worklets::MoeRouterLocal<Form> router_;
+  worklets::MoeExpertEp<Form> experts_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/gpt_oss.cpp).
+extern template class GptOss<GptOssConfig>;
+#endif
+
+}  // namespace costdsl::archs

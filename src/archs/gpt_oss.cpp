@@ -1,0 +1,5 @@
+// The run-time form of archs/gpt_oss.hpp, instantiated once for every translation unit
+// compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
+#include "costdsl/archs/gpt_oss.hpp"
+
+template class costdsl::archs::GptOss<costdsl::archs::GptOssConfig>;

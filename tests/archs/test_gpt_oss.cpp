@@ -1,0 +1,261 @@
+#include <doctest/doctest.h>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costdsl/costdsl.hpp"
+#include "costdsl/archs/gpt_oss.hpp"
+
+#include "../moe/batches.hpp"
+#include "feed_law.hpp"
+
+using namespace costdsl;
+using namespace costdsl::archs;
+
+using moe_test::Batches;
+using moe_test::roofline_h200;
+
+namespace {
+template <class Tree>
+std::size_t slot_index(std::string_view path) {
+  for (std::size_t i = 0; i < n_slots<Tree>; ++i)
+    if (slot_paths<Tree>[i] == path) return i;
+  FAIL("no slot " << path);
+  return 0;
+}
+
+GptOssConfig shipped(const char* name, std::uint32_t tp, std::uint32_t ep) {
+  return GptOssConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
+}
+
+bool same(const GptOssConfig& a, const GptOssConfig& b) {
+  return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
+         a.head_dim == b.head_dim && a.moe_intermediate == b.moe_intermediate && a.num_experts == b.num_experts &&
+         a.top_k == b.top_k && a.vocab == b.vocab && a.num_layers == b.num_layers &&
+         a.sliding_window == b.sliding_window && a.tp == b.tp && a.ep == b.ep && a.dtype == b.dtype &&
+         a.kv_dtype == b.kv_dtype && a.expert_dtype == b.expert_dtype;
+}
+
+// A one-group iteration: the prefill chunks and decode KV lengths given.
+struct OneGroup {
+  std::vector<ops::PrefillChunk> prefill;
+  std::vector<std::uint32_t> decode;
+  std::array<ops::AttentionBatch, 1> groups{};
+  OneGroup(std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d)
+      : prefill(std::move(p)), decode(std::move(d)), groups{{{prefill, decode}}} {}
+  MoeIteration it() const { return {groups, {}}; }
+};
+}  // namespace
+
+TEST_CASE("GptOss: the layer pair (sliding, full) is the repeated unit; slots in build order") {
+  using Tree = decltype(GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>().build(roofline_h200()));
+  // embed 1 + pair 2 × (attn 7 + router 2 + moe 4) + lm_head 2; tp 1: no all-reduce.
+  static_assert(n_slots<Tree> == 1 + 2 * 13 + 2);
+  const std::vector<std::string> layer{
+      "dp.attn.input_norm", "dp.attn.qkv_proj",    "dp.attn.rope",   "dp.attn.kv_cache_append", "dp.attn.prefill",
+      "dp.attn.decode",     "dp.attn.o_proj",      "dp.router.post_norm", "dp.router.router",   "moe.dispatch",
+      "moe.experts",        "moe.combine",         "moe.moe_sum"};
+  CHECK(std::string(slot_paths<Tree>[0]) == "model.dp.embed.embedding");
+  for (std::size_t i = 0; i < layer.size(); ++i) {
+    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.sliding." + layer[i]);
+    CHECK(std::string(slot_paths<Tree>[1 + layer.size() + i]) == "model.layer.full." + layer[i]);
+  }
+}
+
+TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form read from data/models (bitwise)") {
+  const Timing& t = roofline_h200();
+  const GptOss<Fixed<gpt_oss_120b.with_parallel(2, 8)>> s;
+  const GptOss<GptOssConfig> r(shipped("gpt_oss_120b.json", 2, 8));
+  CHECK(s.resolved().dp == 4);
+  CHECK(r.resolved().layer_pairs == 18);
+  const auto st = s.build(t);
+  const auto rt = r.build(t);
+  std::array<Metrics, n_slots<decltype(st)>> srow{}, rrow{};
+  const Batches b(4);
+  for (double skew : {0.0, 1.2}) {
+    CHECK(evaluate(st, s.inputs(b.it({skew})), srow) == evaluate(rt, r.inputs(b.it({skew})), rrow));
+    CHECK(srow == rrow);
+  }
+  CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
+  // The experts read mxfp4 weights under bf16 activations; 128 / 8 = 16 experts per rank.
+  const nlohmann::json j = to_json(make_manifest(st));
+  using Tree = decltype(st);
+  const auto& experts = j["slots"][slot_index<Tree>("model.layer.full.moe.experts")];
+  CHECK(experts["config"]["num_experts"]["value"] == 16);
+  CHECK(experts["config"]["top_k"]["value"] == 4);
+  CHECK(experts["config"]["dtype"] == "bf16");
+  CHECK(experts["config"]["weight_dtype"] == "mxfp4");
+  const auto& prefill = j["slots"][slot_index<Tree>("model.layer.sliding.dp.attn.prefill")];
+  CHECK(prefill["config"]["window"] == 128);
+  CHECK(j["slots"][slot_index<Tree>("model.layer.full.dp.attn.prefill")]["config"]["window"] == 0);
+  // 20b: 24 layers, 32 experts; the same bitwise agreement at tp 2 / ep 8.
+  const GptOss<Fixed<gpt_oss_20b.with_parallel(2, 8)>> s20;
+  const GptOss<GptOssConfig> r20(shipped("gpt_oss_20b.json", 2, 8));
+  const Batches b4(4);
+  CHECK(evaluate(s20.build(t), s20.inputs(b4.it())) == evaluate(r20.build(t), r20.inputs(b4.it())));
+  CHECK(to_json(make_manifest(s20.build(t))) == to_json(make_manifest(r20.build(t))));
+}
+
+TEST_CASE("GptOss: a sliding layer's decode at 131072 KV costs what 128 KV costs; the full layer's costs more") {
+  const Timing& t = roofline_h200();
+  const GptOss<Fixed<gpt_oss_20b>> a;
+  const auto tree = a.build(t);
+  using Tree = decltype(tree);
+  std::array<Metrics, n_slots<Tree>> at_128k{}, at_128{};
+  const OneGroup long_kv({}, std::vector<std::uint32_t>(16, 131072)), window_kv({}, std::vector<std::uint32_t>(16, 128));
+  evaluate(tree, a.inputs(long_kv.it()), at_128k);
+  evaluate(tree, a.inputs(window_kv.it()), at_128);
+  const std::size_t sliding = slot_index<Tree>("model.layer.sliding.dp.attn.decode");
+  const std::size_t full = slot_index<Tree>("model.layer.full.dp.attn.decode");
+  CHECK(at_128k[sliding] == at_128[sliding]);
+  CHECK(at_128k[sliding].time_s > 0);
+  CHECK(at_128k[full].time_s > 20 * at_128k[sliding].time_s);  // 1024x the KV: bandwidth against launch floors
+  CHECK(at_128k[full].bytes > 900 * at_128k[sliding].bytes);  // 1024x the KV, the same q and o rows
+  CHECK(at_128[full] == at_128[sliding]);  // within the window both layers read the same KV
+  // Only attention reads the context: the other slots of the pair agree.
+  CHECK(at_128k[slot_index<Tree>("model.layer.sliding.moe.experts")] ==
+        at_128k[slot_index<Tree>("model.layer.full.moe.experts")]);
+}
+
+TEST_CASE("GptOss: a sliding layer's prefill attends to at most the window per query") {
+  const Timing& t = roofline_h200();
+  const GptOss<Fixed<gpt_oss_20b>> a;
+  const auto tree = a.build(t);
+  using Tree = decltype(tree);
+  std::array<Metrics, n_slots<Tree>> row{};
+  // A fresh 4096-token chunk and a 1024-token chunk after 8192 cached tokens.
+  const OneGroup g({{0, 4096}, {8192, 1024}}, {});
+  evaluate(tree, a.inputs(g.it()), row);
+  const double qo = 64, hd = 64, w = 128;
+  // Fresh: the first 128 queries see i + 1/2 keys (128·64 pairs), the other 3968 see 128.
+  // After 8192 tokens every query sees 128.
+  const double sliding_pairs = (128 * 64 + 3968 * w) + 1024 * w;
+  const double full_pairs = 4096.0 * 2048 + 1024.0 * (8192 + 512);
+  const Metrics sliding = row[slot_index<Tree>("model.layer.sliding.dp.attn.prefill")];
+  const Metrics full = row[slot_index<Tree>("model.layer.full.dp.attn.prefill")];
+  CHECK(sliding.flops == doctest::Approx(4 * qo * hd * sliding_pairs));
+  CHECK(full.flops == doctest::Approx(4 * qo * hd * full_pairs));
+  CHECK(sliding.time_s < full.time_s / 2);
+  // K/V read: appended keys plus the prefix in reach (128 of the 8192), 8 kv heads, bf16.
+  CHECK(sliding.bytes == doctest::Approx(2.0 * (2 * (4096 + 1024) * qo * hd + 2 * (4096 + 128 + 1024) * 8 * hd)));
+}
+
+TEST_CASE("GptOss: the expert GEMMs read mxfp4 weights at 4.25/16 of bf16's bytes") {
+  const Timing& t = roofline_h200();
+  const double h = 2880, i = 2880;
+  const std::uint64_t rows = 64, active = 16;
+  const Kernel<kernels::FusedMoe> bf16(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::bf16});
+  const Kernel<kernels::FusedMoe> mxfp4(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::mxfp4});
+  const Metrics m16 = bf16.eval({rows, active}), m4 = mxfp4.eval({rows, active});
+  const double weights16 = 2.0 * active * 3 * h * i;  // gate/up (2i × h) and down (h × i) per active expert
+  const double rest = m16.bytes - weights16;         // activations and outputs: bf16 either way
+  CHECK((m4.bytes - rest) / weights16 == doctest::Approx(4.25 / 16));
+  CHECK(m4.flops == m16.flops);
+  CHECK(m4.time_s < m16.time_s);  // 64 rows over 16 experts: weight-bandwidth bound
+  CHECK(bytes_per_element(Dtype::mxfp4) == 4.25 / 8);
+  CHECK(name(Dtype::mxfp4) == "mxfp4");
+  CHECK(parse_dtype("mxfp4") == Dtype::mxfp4);
+  // The whole arch: a full and a bf16-expert twin differ in the experts' weight bytes only.
+  GptOssConfig bf16_experts = gpt_oss_120b;
+  bf16_experts.expert_dtype = Dtype::bf16;
+  const GptOss<GptOssConfig> a(gpt_oss_120b), b(bf16_experts);
+  CHECK(a.weight_bytes_per_gpu() < b.weight_bytes_per_gpu() / 3);
+}
+
+TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls back to the roofline, flagged") {
+  // h100_sxm's fused_moe table has (bf16, 2048, 768, 2 experts, top 8) from SGLang.
+  const Timing t = load_timing("h100_sxm");
+  const Kernel<kernels::FusedMoe> measured(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::bf16});
+  const Kernel<kernels::FusedMoe> mx(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4});
+  CHECK(measured.source() == "profile");
+  CHECK(!has(measured.eval({64, 0}).coverage, Coverage::analytic));
+  CHECK(mx.source() == "roofline");
+  const Metrics m = mx.eval({64, 0});
+  CHECK(has(m.coverage, Coverage::analytic));
+  CHECK(m.time_s > 0);
+  const Timing profile_only = load_timing("h100_sxm", TimingMode::profile);
+  CHECK(has(Kernel<kernels::FusedMoe>(profile_only, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4}).eval({64, 0}).coverage,
+            Coverage::no_coverage));
+  // The table key leaves weight_dtype out; the manifest shows it.
+  CHECK(profile_key(kernels::FusedMoe::Config{Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4}) ==
+        std::vector<std::string>{"bf16", "2048", "768", "2", "8"});
+  CHECK(profile_schema<kernels::FusedMoe>().config.size() == 5);
+  // A windowed prefill is not in the attn_prefill tables (full causal prefills) either.
+  const Kernel<kernels::AttnPrefill> full(t, {Dtype::bf16, 4, 1, 128, 0});
+  const Kernel<kernels::AttnPrefill> windowed(t, {Dtype::bf16, 4, 1, 128, 128});
+  CHECK(full.source() == "profile");
+  CHECK(windowed.source() == "roofline");
+  CHECK(has(windowed.eval({1, 0, 1024}).coverage, Coverage::analytic));
+}
+
+TEST_CASE("GptOss: inputs(it, scratch) and BatchFeed equal inputs(it); warm, nothing allocates") {
+  const GptOss<Fixed<gpt_oss_20b.with_parallel(1, 8)>> s;
+  const GptOss<GptOssConfig> r(gpt_oss_120b.with_parallel(2, 8));
+  const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {100, 300}};
+  const std::vector<std::uint32_t> decode(61, 2048);
+  const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, ops::moe::Routing{1.2});
+  CHECK(totals[1].time_s > totals[0].time_s);  // 120b is the bigger model
+}
+
+TEST_CASE("GptOss: bad configs name the field, its value and the rule") {
+  GptOssConfig odd = gpt_oss_20b;
+  odd.num_layers = 23;
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>{odd},
+                       "num_layers 23 is odd: GptOss repeats a (sliding-window, full attention) layer pair, so it "
+                       "must be even",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_20b.with_parallel(1, 3)), "ep 3 does not divide num_experts 32",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(1, 256)),
+                       "ep 256 does not divide num_experts 128", ConfigError);
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(16, 16)),
+                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
+                       ConfigError);
+  GptOssConfig no_window = gpt_oss_20b;
+  no_window.sliding_window = 0;
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>{no_window}, "sliding_window is 0; it must be at least 1", ConfigError);
+  for (std::uint32_t ep : {1u, 2u, 4u, 8u, 16u, 32u}) CHECK_NOTHROW(GptOss<GptOssConfig>(gpt_oss_20b.with_parallel(1, ep)));
+  // config.json: layer_types that do not alternate, an unknown quantization.
+  const std::string base = R"("hidden_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+      "intermediate_size": 2880, "num_local_experts": 32, "num_experts_per_tok": 4, "vocab_size": 201088,
+      "sliding_window": 128, "num_hidden_layers": 2)";
+  CHECK_THROWS_WITH_AS(
+      GptOssConfig::from_hf(parse_hf_config("{" + base + R"(, "layer_types": ["full_attention", "sliding_attention"]})",
+                                            "x.json"),
+                            1, 1),
+      "x.json: layer_types [\"full_attention\",\"sliding_attention\"] is not 2 entries alternating sliding_attention, "
+      "full_attention (sliding first): GptOss repeats that pair",
+      DataError);
+  CHECK_THROWS_WITH_AS(
+      GptOssConfig::from_hf(
+          parse_hf_config("{" + base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 4}})", "x.json"), 1,
+          1),
+      "x.json: quantization_config.quant_method 'gptq' is not supported; GptOss reads mxfp4 or unquantized expert "
+      "weights",
+      DataError);
+  // Without quantization_config the experts are the checkpoint's dtype; without layer_types HF alternates.
+  const GptOssConfig plain = GptOssConfig::from_hf(parse_hf_config("{" + base + "}", "x.json"), 1, 1);
+  CHECK(plain.expert_dtype == Dtype::bf16);
+  CHECK(plain.num_layers == 2);
+  CHECK_THROWS_WITH_AS(GptOssConfig::from_hf(parse_hf_config(R"({"hidden_size": 2880})", "x.json"), 1, 1),
+                       "x.json: missing key 'num_hidden_layers'", DataError);
+}
+
+TEST_CASE("GptOss: shipped config.json files agree with the presets") {
+  CHECK(same(shipped("gpt_oss_120b.json", 1, 1), gpt_oss_120b));
+  CHECK(same(shipped("gpt_oss_20b.json", 1, 1), gpt_oss_20b));
+  CHECK(same(shipped("gpt_oss_20b.json", 2, 8), gpt_oss_20b.with_parallel(2, 8)));
+}
+
+TEST_CASE("GptOss: weights per GPU match the published checkpoints; KV bytes per token") {
+  // The mxfp4 checkpoints: gpt-oss-120b 65.3 GB, gpt-oss-20b 13.8 GB (biases left out here).
+  CHECK(GptOss<GptOssConfig>(gpt_oss_120b).weight_bytes_per_gpu() == doctest::Approx(65.3e9).epsilon(0.01));
+  CHECK(GptOss<GptOssConfig>(gpt_oss_20b).weight_bytes_per_gpu() == doctest::Approx(13.8e9).epsilon(0.01));
+  const GptOss<GptOssConfig> ep8(gpt_oss_120b.with_parallel(1, 8));
+  const double expert = 3.0 * 2880 * 2880 * 4.25 / 8;  // one mxfp4 expert of one layer
+  CHECK(GptOss<GptOssConfig>(gpt_oss_120b).weight_bytes_per_gpu() - ep8.weight_bytes_per_gpu() ==
+        doctest::Approx(36 * 112 * expert));
+  CHECK(ep8.kv_bytes_per_token() == 2.0 * 8 * 64 * 2 * 36);
+}
