@@ -20,6 +20,8 @@
 #include "costdsl/coverage.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
+#include "costdsl/interp/grid.hpp"
+#include "costdsl/interp/grid_fit.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/interp/interp3d.hpp"

@@ -16,6 +16,8 @@
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
+#include "costdsl/interp/grid.hpp"
+#include "costdsl/interp/grid_fit.hpp"
 
 namespace costdsl::interp {
 

@@ -17,6 +17,8 @@
 #include "costdsl/coverage.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
+#include "costdsl/interp/grid.hpp"
+#include "costdsl/interp/grid_fit.hpp"
 #include "costdsl/interp/off_grid.hpp"
 
 namespace costdsl::interp {
