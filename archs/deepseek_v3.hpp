@@ -21,7 +21,9 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/qwen3_moe.hpp"  // MoeIteration
+#include "costdsl/archs/dp_groups.hpp"
+#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -103,18 +105,6 @@ struct DeepseekV3Config {
 inline constexpr DeepseekV3Config deepseek_v3{7168, 128,  1536,   512, 128, 64, 128, 18432, 2048,        2048,
                                               256,  8,    129280, 61,  3,   1,  1,   Dtype::bf16, Dtype::bf16};
 
-namespace detail {
-// A layer count as Scale takes it: Static<n> from a static expression, else the run-time value.
-template <DimExpr E>
-constexpr auto layer_count(const E& e) {
-  if constexpr (E::is_static) {
-    return Static<E{}.value()>{};
-  } else {
-    return e.value();
-  }
-}
-}  // namespace detail
-
 template <class Form>
 class DeepseekV3 {
  public:
@@ -129,14 +119,14 @@ class DeepseekV3 {
     const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
     require_nonzero(dense);
     require_nonzero(moe);
-    using dense_type = decltype(detail::layer_count(dense));
-    using moe_type = decltype(detail::layer_count(moe));
+    using dense_type = decltype(scale_count(dense));
+    using moe_type = decltype(scale_count(moe));
     struct Resolved {
       std::uint64_t tp, ep, dp;
       dense_type num_dense_layers;
       moe_type num_moe_layers;
     };
-    return Resolved{tp.value(), ep.value(), dp.value(), detail::layer_count(dense), detail::layer_count(moe)};
+    return Resolved{tp.value(), ep.value(), dp.value(), scale_count(dense), scale_count(moe)};
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

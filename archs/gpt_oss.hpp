@@ -78,10 +78,6 @@ inline constexpr GptOssConfig gpt_oss_20b{2880, 64, 8, 64, 2880, 32, 4, 201088, 
 
 template <class Form>
 class GptOss {
-  template <DimExpr E>
-  static constexpr auto count_of(const E& e) {  // Scale's count: Static<n> from a static expression
-    if constexpr (E::is_static) return Static<E{}.value()>{}; else return e.value();
-  }
  public:
   // dp = ep / tp attention groups; the layer pair is the repeated unit, so num_layers is even.
   static constexpr auto resolve_config(const Form& form) {
@@ -92,9 +88,9 @@ class GptOss {
                         " is odd: GptOss repeats a (sliding-window, full attention) layer pair, so it must be even");
     const auto pairs = layers / sym<"layer_pair">(Static<2>{});
     const auto dp = ep / tp;
-    using pairs_type = decltype(count_of(pairs));
+    using pairs_type = decltype(scale_count(pairs));
     struct Resolved { std::uint64_t tp, ep, dp; pairs_type layer_pairs; };
-    return Resolved{tp.value(), ep.value(), dp.value(), count_of(pairs)};
+    return Resolved{tp.value(), ep.value(), dp.value(), scale_count(pairs)};
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

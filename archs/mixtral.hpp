@@ -110,7 +110,7 @@ class Mixtral {
         sum(dp_groups(r_.dp, embed_.build(t)),
             labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
                                         : "layer (decoder layer: DP attention, EP experts)",
-                             scale(dim<"num_layers">(form_).v,
+                             scale(dim<"num_layers">(form_),
                                    sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
             dp_groups(r_.dp, head_.build(t))));
   }

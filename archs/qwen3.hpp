@@ -102,13 +102,12 @@ class Qwen3 {
 
   auto build(const Timing& t) const {
     const auto& c = values(form_);
-    const auto layers = dim<"num_layers">(form_);
     return labeled<"model">(
         "model (Qwen3) [" + (hptp ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
             "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
             ", hidden=" + std::to_string(c.hidden) + "]",
         sum(embed_.build(t),
-            labeled<"layer">("layer (decoder layer)", scale(layers.v, sum(attn_.build(t), mlp_.build(t)))),
+            labeled<"layer">("layer (decoder layer)", scale(dim<"num_layers">(form_), sum(attn_.build(t), mlp_.build(t)))),
             head_.build(t)));
   }
 

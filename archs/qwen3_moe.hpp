@@ -112,7 +112,7 @@ class Qwen3Moe {
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
         sum(dp_groups(r_.dp, embed_.build(t)),
             labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
-                             scale(dim<"num_layers">(form_).v,
+                             scale(dim<"num_layers">(form_),
                                    sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
             dp_groups(r_.dp, head_.build(t))));
   }

@@ -6,6 +6,7 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/dim_expr.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/static_value.hpp"
 
@@ -35,6 +36,23 @@ constexpr auto scale(Count n, C child) {
     if (n == 0) throw ConfigError("Scale count 0: a scaled subtree needs at least 1 copy");
   }
   return Scale<Count, C>{n, std::move(child)};
+}
+
+// A dim expression as Scale's count: Static<n> from a static one (the tree type carries
+// it), its value from a run-time one. What an arch stores when it resolves a count.
+template <DimExpr E>
+constexpr auto scale_count(const E& e) {
+  if constexpr (E::is_static) {
+    return Static<E{}.value()>{};
+  } else {
+    return e.value();
+  }
+}
+
+// scale(dim<"num_layers">(form), layer): the one way an arch writes a layer count.
+template <DimExpr E, CostNode C>
+constexpr auto scale(const E& n, C child) {
+  return scale(scale_count(n), std::move(child));
 }
 
 }  // namespace costdsl
