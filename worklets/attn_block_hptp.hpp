@@ -102,11 +102,12 @@ struct KvRankFolded {
       return {batch, kv};
     }
   }
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& s) const {
     Metrics acc = algebra::empty();
     double slowest = -1;
     for (std::uint32_t r = 0; r < s.hp; ++r) {
-      const Metrics m = kernel.eval(rank_input(s, r));
+      const Metrics m = kernel.template eval<Q>(rank_input(s, r));
       algebra::accumulate_max(acc, m);
       if (m.time_s > slowest) {  // report the backend of the rank that sets the time
         slowest = m.time_s;
