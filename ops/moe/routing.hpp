@@ -142,14 +142,32 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
   if (ep == 0 || ep > max_ep || num_experts % ep != 0)
     throw InputError("moe routing: ep " + std::to_string(ep) + " must be in 1.." + std::to_string(max_ep) +
                      " and divide num_experts " + std::to_string(num_experts));
+  const std::uint32_t per_rank = num_experts / ep;
+  const bool strided = r.placement == Placement::strided;
+  load.ranks = ep;
+  if (r.exponent == 0.0) {
+    // Uniform gating in closed form, per rank instead of per expert (the same integers as
+    // the walk below): expert i has q + (i < rem) rows.
+    detail::check_routing(tokens, num_experts, top_k, r);
+    const std::uint64_t total = tokens * top_k;
+    const auto q = static_cast<std::uint32_t>(total / num_experts), rem = static_cast<std::uint32_t>(total % num_experts);
+    for (std::uint32_t rank = 0; rank < ep; ++rank) {
+      std::uint32_t extra = 0;  // this rank's experts below rem
+      if (strided) {
+        extra = rem > rank ? std::min(per_rank, (rem - rank + ep - 1) / ep) : 0;
+      } else {
+        const std::uint32_t first = rank * per_rank;
+        extra = rem > first ? std::min(per_rank, rem - first) : 0;
+      }
+      load.rank[rank] = {per_rank * q + extra, q > 0 ? per_rank : extra};
+    }
+    return;
+  }
   std::array<std::uint32_t, max_experts> rows;  // expert_rows writes the first num_experts
   expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
-  load.ranks = ep;
   std::fill_n(load.rank.begin(), ep, RankLoad{});
   // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
   // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
-  const std::uint32_t per_rank = num_experts / ep;
-  const bool strided = r.placement == Placement::strided;
   std::uint32_t rank = 0, in_rank = 0;
   for (std::uint32_t i = 0; i < num_experts; ++i) {
     RankLoad& dst = load.rank[rank];
