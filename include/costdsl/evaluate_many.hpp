@@ -12,7 +12,7 @@
 // block's rows live on the stack.
 #include <array>
 #include <cstddef>
-#include <ranges>
+#include <iterator>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -59,15 +59,20 @@ void eval_leaves(const Node& node, const Ins* ins, std::size_t count, Metrics* r
 
 }  // namespace detail
 
-template <Quantities Q = Quantities::time_and_work, CostNode Tree, std::ranges::contiguous_range R>
+// inputs: any contiguous range of input lists (a span, a vector, an array).
+template <Quantities Q = Quantities::time_and_work, CostNode Tree, class R>
+  requires requires(const R& r) {
+    std::data(r);
+    std::size(r);
+  }
 void evaluate_many(const Tree& tree, const R& inputs, std::span<Metrics> out) {
-  using Ins = std::remove_cvref_t<std::ranges::range_value_t<R>>;
+  using Ins = std::remove_cvref_t<decltype(*std::data(inputs))>;
   if constexpr (detail::valid_call<Tree, Ins>()) {
-    const std::size_t n_in = std::ranges::size(inputs);
+    const std::size_t n_in = std::size(inputs);
     if (out.size() != n_in)
       throw InputError("evaluate_many: " + std::to_string(n_in) + " inputs, " + std::to_string(out.size()) +
                        " results");
-    const Ins* in = std::ranges::data(inputs);
+    const Ins* in = std::data(inputs);
     if constexpr (detail::has_fanout<Tree>) {
       for (std::size_t i = 0; i < n_in; ++i) out[i] = detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in[i], nullptr);
     } else {
