@@ -77,7 +77,8 @@ void evaluate_many(const Tree& tree, const R& inputs, std::span<Metrics> out) {
       for (std::size_t i = 0; i < n_in; ++i) out[i] = detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in[i], nullptr);
     } else {
       constexpr std::size_t n = n_slots<Tree>;
-      constexpr std::size_t block = n <= 32 ? 16 : 8;  // rows of a block: at most ~20 KB of stack
+      // Iterations per block: up to 16, and at most 512 slot rows (20 KB of stack) in all.
+      constexpr std::size_t block = n == 0 ? 1 : (512 / n < 1 ? 1 : (512 / n > 16 ? 16 : 512 / n));
       std::array<Metrics, block * n> rows;
       for (std::size_t first = 0; first < n_in; first += block) {
         const std::size_t count = n_in - first < block ? n_in - first : block;
