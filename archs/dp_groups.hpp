@@ -19,6 +19,7 @@
 #include "costdsl/fanout.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
+#include "costdsl/rank_runs.hpp"
 
 namespace costdsl::archs {
 
@@ -33,7 +34,8 @@ auto dp_groups(std::uint64_t dp, C group) {
 // InputScratch's buffers (`inputs(it, scratch)`: nothing allocated once warm, the
 // inputs borrow the scratch). Both offer
 //   work<T>(n)      n elements of T for the body of inputs() (per-group sizes, sums)
-//   fan(dp, make)   the Fanout input: nest<"dp">(make(g)) for each group g
+//   fan(dp, make)   the Fanout input: nest<"dp">(make(g)) for each group g (ScratchGroups:
+//                   for each run of groups dp_work found to share a batch, RankRuns)
 //   stored(w, in)   a worklet's inputs that point into a W::Storage (the routed load):
 //                   owned by the inputs, or in the scratch
 class OwnedGroups {
@@ -42,6 +44,8 @@ class OwnedGroups {
   std::span<T> work(std::size_t n) {
     return scratch_.take<T>(n);
   }
+  // Every group is listed, repeated or not: the self-contained reference form.
+  void note_repeats(std::span<const std::uint8_t>) noexcept {}
   template <class F>
   auto fan(std::uint64_t dp, F&& make_group) {
     std::vector<decltype(nest<"dp">(make_group(std::size_t{0})))> groups;
@@ -65,12 +69,29 @@ class ScratchGroups {
   std::span<T> work(std::size_t n) {
     return scratch_.take<T>(n);
   }
+  // repeats[g]: group g has group g - 1's batch (dp_work); read by the fans that follow.
+  void note_repeats(std::span<const std::uint8_t> repeats) noexcept { repeats_ = repeats; }
+  // One input list per run of groups with the same batch, and the run's length: the
+  // Fanout evaluates a run once (RankRuns), which is most of a DP iteration when the
+  // deal leaves several groups the same requests.
   template <class F>
   auto fan(std::uint64_t dp, F&& make_group) {
     using Group = decltype(nest<"dp">(make_group(std::size_t{0})));
-    const std::span<Group> groups = scratch_.take<Group>(dp);
-    for (std::size_t g = 0; g < dp; ++g) groups[g] = nest<"dp">(make_group(g));
-    return fanout_input(std::span<const Group>(groups));
+    const bool known = repeats_.size() == dp;
+    std::size_t n_runs = 0;
+    for (std::size_t g = 0; g < dp; ++g) n_runs += known && repeats_[g] ? 0 : 1;
+    const std::span<Group> runs = scratch_.take<Group>(n_runs);
+    const std::span<std::uint32_t> count = scratch_.take<std::uint32_t>(n_runs);
+    std::size_t r = 0;
+    for (std::size_t g = 0; g < dp; ++g) {
+      if (known && repeats_[g]) {
+        ++count[r - 1];
+      } else {
+        runs[r] = nest<"dp">(make_group(g));
+        count[r++] = 1;
+      }
+    }
+    return fanout_input(RankRuns<Group>{runs, count});
   }
   template <class W>
   auto stored(const W& worklet, const typename W::Input& in) {
@@ -79,6 +100,7 @@ class ScratchGroups {
 
  private:
   InputScratch& scratch_;
+  std::span<const std::uint8_t> repeats_;
 };
 
 }  // namespace costdsl::archs

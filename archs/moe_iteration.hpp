@@ -40,9 +40,19 @@ struct DpWork {
   std::uint64_t max_slice = 0;  // the busiest rank's rows: what one rank dispatches
 };
 
+// Whether two groups were handed the same requests (every input of a group follows from them).
+inline bool same_batch(const ops::AttentionBatch& a, const ops::AttentionBatch& b) noexcept {
+  if (a.prefill.size() != b.prefill.size() || a.decode_kv.size() != b.decode_kv.size()) return false;
+  for (std::size_t i = 0; i < a.prefill.size(); ++i)
+    if (a.prefill[i].prefix_len != b.prefill[i].prefix_len || a.prefill[i].append_len != b.prefill[i].append_len)
+      return false;
+  return std::equal(a.decode_kv.begin(), a.decode_kv.end(), b.decode_kv.begin());
+}
+
 // Checks the iteration has one batch per group (arch names the arch in the message) and
 // collapses each; the per-group array comes from `groups` (archs::OwnedGroups or
-// ScratchGroups, dp_groups.hpp), so a warm scratch allocates nothing.
+// ScratchGroups, dp_groups.hpp), so a warm scratch allocates nothing. Tells `groups`
+// which groups repeat their neighbour's batch (ScratchGroups evaluates such runs once).
 template <class Groups, class Collapse>
 auto dp_work(std::string_view arch, const MoeIteration& it, std::uint64_t dp, std::uint64_t tp, Groups& groups,
              Collapse collapse) {
@@ -51,6 +61,10 @@ auto dp_work(std::string_view arch, const MoeIteration& it, std::uint64_t dp, st
     throw InputError(std::string(arch) + ": the iteration has " + std::to_string(it.groups.size()) +
                      " DP group batches, dp is " + std::to_string(dp));
   DpWork<Work> out{groups.template work<DpGroupWork<Work>>(dp)};
+  // Groups with the batch of the group before them form a run the fan-outs evaluate once.
+  const std::span<std::uint8_t> repeats = groups.template work<std::uint8_t>(dp);
+  for (std::size_t g = 0; g < dp; ++g) repeats[g] = g > 0 && same_batch(it.groups[g], it.groups[g - 1]);
+  groups.note_repeats(repeats);
   for (std::size_t g = 0; g < dp; ++g) {
     const Work a = collapse(it.groups[g]);
     out.groups[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + tp - 1) / tp};

@@ -25,4 +25,34 @@ void leaf_floor(benchmark::State& state) {
 }
 BENCHMARK(leaf_floor)->Name("leaf/gemm_1d_plus_decode_2d");
 
+// evaluate_many over 256 iterations (the 4096-token chunk with 1..256 decodes at 2048 KV,
+// inputs made beforehand), against evaluate() called on each: time per batch of 256,
+// ns_per_iteration = that / 256.
+template <bool Many>
+void batch_of_256(benchmark::State& state) {
+  const Timing t = bench::interpolating_timing(static_arch.build(load_timing("h200", TimingMode::roofline)),
+                                               "llama3_70b");
+  const auto tree = static_arch.build(t);
+  const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
+  std::vector<std::vector<std::uint32_t>> decode;
+  for (std::size_t i = 1; i <= 256; ++i) decode.emplace_back(i, 2048);
+  std::vector<decltype(static_arch.inputs(ops::AttentionBatch{}))> in;
+  for (const auto& d : decode) in.push_back(static_arch.inputs(ops::AttentionBatch{prefill, d}));
+  std::vector<Metrics> out(in.size());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    if constexpr (Many) {
+      evaluate_many(tree, std::span(in), std::span(out));
+    } else {
+      for (std::size_t i = 0; i < in.size(); ++i) out[i] = evaluate(tree, in[i]);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_iteration"] =
+      benchmark::Counter(double(in.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(batch_of_256<true>)->Name("iteration/llama3_70b/many256");
+BENCHMARK(batch_of_256<false>)->Name("iteration/llama3_70b/loop256");
+
 }  // namespace

@@ -66,7 +66,8 @@ class Model {
   virtual ~Model() = default;
   // Slots (dotted names, kinds, configs, backends), flat nodes and labels.
   virtual const Manifest& manifest() const noexcept = 0;
-  // One iteration: the total, and each slot's metrics into row (manifest().slots.size()).
+  // One iteration: the total, and each slot's metrics into row (manifest().slots.size()),
+  // energy included.
   // MoE archs deal the requests round-robin over their DP groups.
   virtual Metrics evaluate(const ops::AttentionBatch& batch, std::span<Metrics> row) = 0;
   // The iteration under perfect load balance (every Max and rank fan-out at the mean).

@@ -28,8 +28,9 @@ class ModelImpl final : public Model {
 
   const Manifest& manifest() const noexcept override { return manifest_; }
 
+  // The report path (eval, sweep): energy included, as the CLI prints and writes it.
   Metrics evaluate(const ops::AttentionBatch& batch, std::span<Metrics> row) override {
-    return costdsl::evaluate(tree_, feed_(arch_, batch, routing_), fixed(row));
+    return costdsl::evaluate<Quantities::with_energy>(tree_, feed_(arch_, batch, routing_), fixed(row));
   }
   Metrics evaluate_balanced(const ops::AttentionBatch& batch) override {
     return costdsl::evaluate_balanced(tree_, feed_(arch_, batch, routing_));

@@ -50,6 +50,7 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/quantities.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
@@ -212,11 +213,12 @@ struct KvRankFolded {
       r += same;
     }
   }
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& s) const {
     Metrics acc = algebra::empty();
     double slowest = -1;
     for_each_rank(s, [&](const typename K::Input& in, std::uint32_t repeats) {
-      const Metrics m = kernel.eval(in);
+      const Metrics m = kernel.template eval<Q>(in);
       for (std::uint32_t i = 0; i < repeats; ++i) algebra::accumulate_max(acc, m);
       if (m.time_s > slowest) {  // report the backend of the rank that sets the time
         slowest = m.time_s;
@@ -257,11 +259,13 @@ struct HpExchange {
     const auto b = static_cast<std::uint64_t>(double(tokens) * bytes_per_token);
     return {b, b};
   }
+  // Q: the exchange's quantities; the schedule needs times only.
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& in) const {
     const std::uint64_t decodes = in.slices.decode_kv.size();
-    Metrics m = exchange.eval(message(in.bytes_per_token, decodes + in.extra_tokens));
+    Metrics m = exchange.template eval<Q>(message(in.bytes_per_token, decodes + in.extra_tokens));
     if (!hop_b || decodes < 2 || in.extra_tokens != 0) return m;
-    const double whole = attention.eval(in.slices).time_s;
+    const double whole = attention.template eval<Quantities::time_and_work>(in.slices).time_s;
     double exposed = m.time_s;
     for (std::uint32_t slices = 2; slices <= max_slices && slices <= decodes; slices *= 2)
       exposed = std::min(exposed, pipelined_s(in, slices) - whole);
@@ -282,12 +286,13 @@ struct HpExchange {
   double pipelined_s(const Input& in, std::uint32_t slices) const {
     const std::span<const std::uint32_t> all = in.slices.decode_kv;
     const std::size_t per_slice = (all.size() + slices - 1) / slices;
+    constexpr Quantities times = Quantities::time_and_work;
     double attention_done = 0, exchange_done = 0;
     for (std::size_t first = 0; first < all.size(); first += per_slice) {
       const std::span<const std::uint32_t> part = all.subspan(first, std::min(per_slice, all.size() - first));
-      attention_done += attention.eval(KvSlices{part, 0, in.slices.hp}).time_s;
+      attention_done += attention.template eval<times>(KvSlices{part, 0, in.slices.hp}).time_s;
       exchange_done = std::max(exchange_done, attention_done) +
-                      exchange.eval(message(in.bytes_per_token, part.size())).time_s;
+                      exchange.template eval<times>(message(in.bytes_per_token, part.size())).time_s;
     }
     return exchange_done;
   }

@@ -55,11 +55,16 @@ struct RankFolded {
       return {r.rows};
     }
   }
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& load) const {
     Metrics acc = algebra::empty();
     double slowest = -1;
+    const ops::moe::RankLoad* previous = nullptr;
+    Metrics m{};
     for (const ops::moe::RankLoad& r : load->used()) {
-      const Metrics m = kernel.eval(rank_input(r));
+      // Balanced routing gives neighbouring ranks the same load: one launch evaluated for them.
+      if (previous == nullptr || !(r == *previous)) m = kernel.template eval<Q>(rank_input(r));
+      previous = &r;
       algebra::accumulate_max(acc, m);
       if (m.time_s > slowest) {  // report the backend of the rank that sets the time
         slowest = m.time_s;
@@ -178,8 +183,8 @@ class MoeExpertEp {
  private:
   ops::moe::A2aSizes route(const Input& in, ops::moe::EpLoad& load) const {
     const auto top_k = static_cast<std::uint32_t>(r_.top_k.value());
-    load = ops::moe::route(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()), top_k,
-                           static_cast<std::uint32_t>(r_.ep.value()), in.routing);
+    ops::moe::route_into(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()), top_k,
+                         static_cast<std::uint32_t>(r_.ep.value()), in.routing, load);
     return ops::moe::a2a_sizes(in.max_source_tokens, top_k, load, r_.row_bytes);
   }
   // `first` (owning or borrowing `load`) goes to the experts slot. The most tokens one rank

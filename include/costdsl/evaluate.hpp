@@ -5,8 +5,10 @@
 //   Metrics total = evaluate(tree, in);               // the one total (INV-6)
 //   std::array<Metrics, n_slots<Tree>> row;
 //   Metrics total = evaluate(tree, in, row);          // and each slot's metrics
+//   evaluate<Quantities::with_energy>(tree, in)       // energy too (quantities.hpp)
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -17,9 +19,12 @@
 #include "costdsl/detail/diagnostics.hpp"
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/eval_slot.hpp"
 #include "costdsl/fanout.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/metrics.hpp"
+#include "costdsl/quantities.hpp"
+#include "costdsl/rank_runs.hpp"
 #include "costdsl/slots.hpp"
 
 namespace costdsl {
@@ -54,11 +59,13 @@ struct input_has_wrong_type {
 namespace detail {
 
 // A slot takes exactly its kernel's Input; a Fanout takes any contiguous range of its
-// child's per-rank input lists (a span, a vector, an array).
+// child's per-rank input lists (a span, a vector, an array) or their RankRuns.
 template <class S, class V>
 inline constexpr bool accepts = std::is_same_v<typename entry_value<S>::type, V>;
 template <FixedString Path, class R, class V>
 inline constexpr bool accepts<FanoutSlot<Path, R>, V> = std::is_convertible_v<const V&, std::span<const R>>;
+template <FixedString Path, class R>
+inline constexpr bool accepts<FanoutSlot<Path, R>, RankRuns<R>> = true;
 
 template <class Slots, class Ins>
 struct input_check;
@@ -125,10 +132,10 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
 // the recursion depth is the tree's depth, packs are expanded with folds.
 enum class Pass { total, row, replay, balanced };
 
-template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
 COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
 
-template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins, std::size_t... I>
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, std::size_t... I>
 COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
                                                     std::index_sequence<I...>) {
   constexpr auto& offsets = child_offsets<Node>;
@@ -136,11 +143,11 @@ COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* r
   Metrics acc = algebra::empty();
   if constexpr (Node::node_kind == NodeKind::sum) {
     (algebra::accumulate_sum(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)),
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)),
      ...);
   } else if constexpr (P == Pass::balanced && Node::node_kind == NodeKind::max) {
     const std::array<Metrics, sizeof...(I)> each{
-        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)...};
+        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)...};
     double sum_time = 0;
     for (const Metrics& m : each) {
       algebra::accumulate_max(acc, m);
@@ -149,7 +156,7 @@ COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* r
     if constexpr (sizeof...(I) > 0) acc.time_s = sum_time / sizeof...(I);
   } else {
     (algebra::accumulate_max(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P>(detail::get<I>(node.children), in, row)),
+         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)),
      ...);
     if constexpr (Node::node_kind == NodeKind::parallel) algebra::finish_parallel(acc, node.overlap_value());
   }
@@ -162,33 +169,67 @@ inline void check_rank_count(std::size_t ranks, std::size_t input_lists) {
                      std::to_string(input_lists));
 }
 
-// A Fanout under perfect balance: the mean of its ranks' times, all ranks' work.
-template <class Node, class R>
-Metrics eval_fanout_balanced(const Node& node, std::span<const R> ranks) {
-  check_rank_count(node.ranks, ranks.size());
+// A Fanout's input: every rank's list (counts empty), or runs of identical ranks
+// (RankRuns: each list stands for counts[i] neighbouring ranks).
+template <class R>
+struct RankLists {
+  std::span<const R> lists;
+  std::span<const std::uint32_t> counts;
+
+  std::uint32_t count(std::size_t i) const noexcept { return counts.empty() ? 1 : counts[i]; }
+  std::uint64_t ranks() const {
+    if (counts.empty()) return lists.size();
+    if (counts.size() != lists.size())
+      throw InputError("fanout: " + std::to_string(lists.size()) + " rank runs with " +
+                       std::to_string(counts.size()) + " run lengths");
+    std::uint64_t n = 0;
+    for (const std::uint32_t c : counts) n += c;
+    return n;
+  }
+};
+template <class V>
+auto rank_lists(const V& ranks) {
+  return RankLists<std::remove_cvref_t<decltype(*std::data(ranks))>>{std::span{std::data(ranks), std::size(ranks)},
+                                                                      {}};
+}
+template <class R>
+RankLists<R> rank_lists(const RankRuns<R>& runs) {
+  return {runs.runs, runs.count};
+}
+
+// A Fanout under perfect balance: the mean of its ranks' times, all ranks' work. A run
+// of identical ranks is evaluated once and added once per rank, as the expanded list.
+template <Quantities Q, class Node, class R>
+Metrics eval_fanout_balanced(const Node& node, const RankLists<R>& ranks) {
+  const std::uint64_t n_ranks = ranks.ranks();
+  check_rank_count(node.ranks, n_ranks);
   Metrics acc = algebra::empty();
   double sum_time = 0;
-  for (const R& rank_in : ranks) {
-    const Metrics t = eval_node<0, 0, Pass::balanced>(node.child, rank_in, nullptr);
-    algebra::accumulate_max(acc, t);
-    sum_time += t.time_s;
+  for (std::size_t r = 0; r < ranks.lists.size(); ++r) {
+    const Metrics t = eval_node<0, 0, Pass::balanced, Q>(node.child, ranks.lists[r], nullptr);
+    for (std::uint32_t c = ranks.count(r); c > 0; --c) {
+      algebra::accumulate_max(acc, t);
+      sum_time += t.time_s;
+    }
   }
-  if (!ranks.empty()) acc.time_s = sum_time / static_cast<double>(ranks.size());
+  if (n_ranks != 0) acc.time_s = sum_time / static_cast<double>(n_ranks);
   return acc;
 }
 
 // A Fanout: every rank through the child, then one row of the slowest rank's times
 // with all ranks' work, folded like any other row (so the manifest's Max over one
-// child re-aggregates it exactly).
-template <std::size_t Offset, Pass P, class Node, class R>
-Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
+// child re-aggregates it exactly). A run of identical ranks is evaluated once; its
+// work is still added once per rank, in rank order, so the result is the expanded one.
+template <std::size_t Offset, Pass P, Quantities Q, class Node, class R>
+Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
   constexpr std::size_t n = n_slots<decltype(node.child)>;
-  check_rank_count(node.ranks, ranks.size());
+  check_rank_count(node.ranks, ranks.ranks());
   std::array<Metrics, n> rank_row{}, slowest{}, merged{};
   double slowest_time = -1;
-  for (const R& rank_in : ranks) {
-    const Metrics t = eval_node<0, 0, Pass::row>(node.child, rank_in, rank_row.data());
-    for (std::size_t i = 0; i < n; ++i) algebra::accumulate_max(merged[i], rank_row[i]);
+  for (std::size_t r = 0; r < ranks.lists.size(); ++r) {
+    const Metrics t = eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], rank_row.data());
+    for (std::uint32_t c = ranks.count(r); c > 0; --c)
+      for (std::size_t i = 0; i < n; ++i) algebra::accumulate_max(merged[i], rank_row[i]);
     if (t.time_s > slowest_time) {
       slowest_time = t.time_s;
       slowest = rank_row;
@@ -200,37 +241,35 @@ Metrics eval_fanout(const Node& node, std::span<const R> ranks, Metrics* row) {
   }
   if constexpr (P == Pass::row)
     for (std::size_t i = 0; i < n; ++i) row[Offset + i] = merged[i];
-  return eval_node<0, 0, Pass::replay>(node, Inputs<>{}, merged.data());
+  return eval_node<0, 0, Pass::replay, Q>(node, Inputs<>{}, merged.data());
 }
 
-template <std::size_t Offset, std::size_t InOffset, Pass P, class Node, class Ins>
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
 COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
   if constexpr (RankFanout<Node>) {
     if constexpr (P == Pass::replay) {
       Metrics acc = algebra::empty();
-      algebra::accumulate_max(acc, eval_node<Offset, 0, P>(node.child, in, row));
+      algebra::accumulate_max(acc, eval_node<Offset, 0, P, Q>(node.child, in, row));
       return acc;
     } else if constexpr (P == Pass::balanced) {
-      const auto& ranks = detail::get<InOffset>(in.items).value;
-      return eval_fanout_balanced(node, std::span{std::data(ranks), std::size(ranks)});
+      return eval_fanout_balanced<Q>(node, rank_lists(detail::get<InOffset>(in.items).value));
     } else {
-      const auto& ranks = detail::get<InOffset>(in.items).value;
-      return eval_fanout<Offset, P>(node, std::span{std::data(ranks), std::size(ranks)}, row);
+      return eval_fanout<Offset, P, Q>(node, rank_lists(detail::get<InOffset>(in.items).value), row);
     }
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
     if constexpr (P == Pass::replay) {
       return row[Offset];
     } else {
-      Metrics m = node.kernel.eval(detail::get<InOffset>(in.items).value);
+      Metrics m = eval_slot<Q>(node.kernel, detail::get<InOffset>(in.items).value);
       if constexpr (P == Pass::row) row[Offset] = m;
       return m;
     }
   } else if constexpr (Node::node_kind == NodeKind::scale) {
-    return algebra::scale(eval_node<Offset, InOffset, P>(node.child, in, row), node.factor());
+    return algebra::scale(eval_node<Offset, InOffset, P, Q>(node.child, in, row), node.factor());
   } else if constexpr (Node::node_kind == NodeKind::labeled) {
-    return eval_node<Offset, InOffset, P>(node.child, in, row);
+    return eval_node<Offset, InOffset, P, Q>(node.child, in, row);
   } else {
-    return eval_children<Offset, InOffset, P>(node, in, row,
+    return eval_children<Offset, InOffset, P, Q>(node, in, row,
                                               std::make_index_sequence<decltype(node.children)::size>{});
   }
 }
@@ -246,21 +285,21 @@ constexpr bool valid_call() {
 
 }  // namespace detail
 
-// Total metrics of one iteration.
-template <CostNode Tree, class... I>
+// Total metrics of one iteration (Q: whether energy is computed, quantities.hpp).
+template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::total>(tree, in, nullptr);
+    return detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in, nullptr);
   } else {
     return Metrics{};  // unreachable: a diagnostic has already stopped compilation
   }
 }
 
 // Total metrics, and each slot's metrics in slot order.
-template <CostNode Tree, class... I>
+template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metrics, n_slots<Tree>> row) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::row>(tree, in, row.data());
+    return detail::eval_node<0, 0, detail::Pass::row, Q>(tree, in, row.data());
   } else {
     return Metrics{};
   }
@@ -270,10 +309,10 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metr
 // ranks, folded with the mean time instead of the max (Parallel unchanged); work as
 // in evaluate(). total - balanced is the time lost to load imbalance. Report time
 // only: it evaluates each rank of a Fanout once more.
-template <CostNode Tree, class... I>
+template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate_balanced(const Tree& tree, const Inputs<I...>& in) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::balanced>(tree, in, nullptr);
+    return detail::eval_node<0, 0, detail::Pass::balanced, Q>(tree, in, nullptr);
   } else {
     return Metrics{};
   }
@@ -287,7 +326,7 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
     constexpr std::size_t n = n_slots<decltype(node.child)>;
     std::array<double, n> rank_bounds{};
     double best = -1;
-    for (const auto& rank_in : detail::get<InOffset>(in.items).value) {
+    for (const auto& rank_in : rank_lists(detail::get<InOffset>(in.items).value).lists) {  // one per run
       bound_node<0, 0>(node.child, rank_in, rank_bounds.data());
       double total = 0;
       for (double b : rank_bounds) total += b;

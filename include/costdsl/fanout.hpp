@@ -7,7 +7,8 @@
 // Semantics are Max's (time is the slowest rank, work sums over all ranks, coverage
 // ORs), but the ranks are not children: the section's slots appear once, so the tree
 // type, the slot count and the compile time do not grow with the degree. Its input is
-// ONE list entry, a contiguous range of per-rank input lists (a span or a vector).
+// ONE list entry, a contiguous range of per-rank input lists (a span or a vector), or a
+// RankRuns (rank_runs.hpp): runs of identical neighbouring ranks, each evaluated once.
 // A slot's row entry is the slowest rank's time and backend with the work of all
 // ranks; folding that row reproduces the node's metrics. It lowers to a Max with one
 // child and `ranks` in the manifest.

@@ -20,6 +20,7 @@
 #include "costdsl/interp/interp2d.hpp"
 #include "costdsl/interp/interp3d.hpp"
 #include "costdsl/kernel_def.hpp"
+#include "costdsl/quantities.hpp"
 #include "costdsl/reflect.hpp"
 #include "costdsl/timing.hpp"
 
@@ -114,7 +115,9 @@ class Kernel {
       bind_profiles(*timing.profiles());
   }
 
-  // The hot path.
+  // The hot path. Energy (a second table query or the roofline's estimate) only when
+  // asked for: evaluate() asks for time and work; a direct call gets everything.
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& in) const {
     const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
     if (flops == 0 && bytes == 0) return Metrics{};  // nothing to do this iteration
@@ -150,6 +153,7 @@ class Kernel {
       if (best_backend != no_backend) {
         const double n = detail::calls<K>(in);
         Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
+        if constexpr (Q == Quantities::time_and_work) return m;
         const Cache* e = energy_caches_[best_backend].get();
         const auto er = e ? query(*e, coords) : interp::Interpolated{};
         m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
@@ -165,6 +169,7 @@ class Kernel {
     m.bytes = bytes;
     m.coverage |= Coverage::analytic | lost;
     m.backend = no_backend;
+    if constexpr (Q == Quantities::time_and_work) m.energy_j = 0;  // as a measured leaf's
     return m;
   }
 

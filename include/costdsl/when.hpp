@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/eval_slot.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/static_value.hpp"
 
@@ -27,7 +28,10 @@ struct Gated {
   K kernel;
   bool enabled;
 
-  Metrics eval(const Input& in) const { return enabled ? kernel.eval(in) : Metrics{}; }
+  template <Quantities Q = Quantities::with_energy>
+  Metrics eval(const Input& in) const {
+    return enabled ? eval_slot<Q>(kernel, in) : Metrics{};
+  }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
   double lower_bound_s(const Input& in) const

@@ -56,9 +56,10 @@ struct ChunkedPrefill {
     const double prefix = std::max(0.0, std::round(pairs / (n * append) - append / 2));
     return {chunks.size(), static_cast<std::uint64_t>(prefix), static_cast<std::uint64_t>(append)};
   }
+  template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& chunks) const {
     const typename K::Input u = uniform(chunks);
-    Metrics m = kernel.eval(u);
+    Metrics m = kernel.template eval<Q>(u);
     if (chunks.size() > 1 && (m.flops != 0 || m.bytes != 0)) {
       double flops = 0, bytes = 0;
       for (const PrefillChunk& c : chunks) {

@@ -87,7 +87,9 @@ inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing
   }
   // Water-fill: the first c experts (the heaviest) sit at the cap, the rest share λ·w.
   // Suffix sums are added from the tail: subtracting from the total would cancel catastrophically.
-  std::array<double, max_experts> w{}, quota{}, rest{};
+  // Only the first n entries are used (each written before it is read): not zeroed, as
+  // 24 KB of memset per skewed iteration would cost more than the water-fill itself.
+  std::array<double, max_experts> w, quota, rest;
   for (std::uint32_t i = 0; i < n; ++i) w[i] = std::pow(double(i) + 1.0, -r.exponent);
   for (std::uint32_t i = n; i-- > 0;) rest[i] = w[i] + (i + 1 < n ? rest[i + 1] : 0.0);
   std::uint32_t c = 0;
@@ -103,7 +105,7 @@ inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing
     out[i] = static_cast<std::uint32_t>(std::floor(quota[i]));
     given += out[i];
   }
-  std::array<std::uint16_t, max_experts> order{};
+  std::array<std::uint16_t, max_experts> order;
   for (std::uint32_t i = 0; i < n; ++i) order[i] = static_cast<std::uint16_t>(i);
   auto frac = [&](std::uint16_t i) { return quota[i] - double(out[i]); };
   std::sort(order.begin(), order.begin() + n, [&](std::uint16_t a, std::uint16_t b) {
@@ -132,20 +134,40 @@ class EpLoadRef {
   const EpLoad* load_;
 };
 
-// Rows and active experts per EP rank (num_experts % ep == 0; checked by the worklet).
-inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
-                    const Routing& r) {
+// Rows and active experts per EP rank (num_experts % ep == 0; checked by the worklet),
+// into `load` (only its first ep ranks are written: a caller's buffer is not cleared
+// or copied whole, 2 KB, every iteration).
+inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
+                       const Routing& r, EpLoad& load) {
   if (ep == 0 || ep > max_ep || num_experts % ep != 0)
     throw InputError("moe routing: ep " + std::to_string(ep) + " must be in 1.." + std::to_string(max_ep) +
                      " and divide num_experts " + std::to_string(num_experts));
-  std::array<std::uint32_t, max_experts> rows{};
-  expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
-  EpLoad load;
-  load.ranks = ep;
-  // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
-  // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
   const std::uint32_t per_rank = num_experts / ep;
   const bool strided = r.placement == Placement::strided;
+  load.ranks = ep;
+  if (r.exponent == 0.0) {
+    // Uniform gating in closed form, per rank instead of per expert (the same integers as
+    // the walk below): expert i has q + (i < rem) rows.
+    detail::check_routing(tokens, num_experts, top_k, r);
+    const std::uint64_t total = tokens * top_k;
+    const auto q = static_cast<std::uint32_t>(total / num_experts), rem = static_cast<std::uint32_t>(total % num_experts);
+    for (std::uint32_t rank = 0; rank < ep; ++rank) {
+      std::uint32_t extra = 0;  // this rank's experts below rem
+      if (strided) {
+        extra = rem > rank ? std::min(per_rank, (rem - rank + ep - 1) / ep) : 0;
+      } else {
+        const std::uint32_t first = rank * per_rank;
+        extra = rem > first ? std::min(per_rank, rem - first) : 0;
+      }
+      load.rank[rank] = {per_rank * q + extra, q > 0 ? per_rank : extra};
+    }
+    return;
+  }
+  std::array<std::uint32_t, max_experts> rows;  // expert_rows writes the first num_experts
+  expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
+  std::fill_n(load.rank.begin(), ep, RankLoad{});
+  // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
+  // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
   std::uint32_t rank = 0, in_rank = 0;
   for (std::uint32_t i = 0; i < num_experts; ++i) {
     RankLoad& dst = load.rank[rank];
@@ -158,6 +180,12 @@ inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32
       ++rank;
     }
   }
+}
+
+inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
+                    const Routing& r) {
+  EpLoad load;
+  route_into(tokens, num_experts, top_k, ep, r, load);
   return load;
 }
 

@@ -123,7 +123,7 @@ TEST_CASE("slot count is independent of the batch; mixed batches charge the spin
   std::array<Metrics, n_slots<Tree>> mixed{}, pre{}, dec{};
   const Batch prefill_only{{{0, 512}}, {}}, decode_only{{}, std::vector<std::uint32_t>(32, 1024)};
   const Batch both{{{0, 512}}, std::vector<std::uint32_t>(32, 1024)};
-  const Metrics m = evaluate(tree, arch.inputs(both.it()), mixed);
+  const Metrics m = evaluate<Quantities::with_energy>(tree, arch.inputs(both.it()), mixed);  // as Kernel::eval
   const Metrics p = evaluate(tree, arch.inputs(prefill_only.it()), pre);
   const Metrics d = evaluate(tree, arch.inputs(decode_only.it()), dec);
   // The qkv projection runs once over 512 + 32 rows, not once per phase.
@@ -195,4 +195,50 @@ TEST_CASE("an iteration of Llama-3-70B allocates nothing, in either form (issue 
   }
   CHECK(costdsl::testing::allocation_count() == before);
   CHECK(total.time_s > 0);
+}
+
+TEST_CASE("energy only when asked: the default pass is the same iteration without it") {
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const auto tree = arch.build(roofline_h200());
+  const Batch b{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)};
+  std::array<Metrics, n_slots<decltype(tree)>> row{}, row_energy{};
+  const Metrics m = evaluate(tree, arch.inputs(b.it()), row);
+  const Metrics e = evaluate<Quantities::with_energy>(tree, arch.inputs(b.it()), row_energy);
+  CHECK(m.energy_j == 0);
+  CHECK(e.energy_j > 0);
+  Metrics without = e;
+  without.energy_j = 0;
+  CHECK(m == without);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    CHECK(row[i].time_s == row_energy[i].time_s);
+    CHECK(row[i].flops == row_energy[i].flops);
+    CHECK(row[i].bytes == row_energy[i].bytes);
+    CHECK(row[i].coverage == row_energy[i].coverage);
+    CHECK(row[i].energy_j == 0);
+  }
+  CHECK(evaluate<Quantities::with_energy>(tree, arch.inputs(b.it())) == e);
+}
+
+TEST_CASE("evaluate_many equals evaluate() per iteration, allocating nothing") {
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const auto tree = arch.build(t);
+  std::vector<Batch> batches;
+  for (std::uint32_t i = 0; i < 37; ++i)  // more than two blocks, the last one partial
+    batches.push_back(Batch{i % 3 == 0 ? std::vector<ops::PrefillChunk>{{100 * i, 64 + 32 * i}}
+                                       : std::vector<ops::PrefillChunk>{},
+                            std::vector<std::uint32_t>(1 + i % 7, 512 + 97 * i)});
+  std::vector<decltype(arch.inputs(batches[0].it()))> in;
+  for (const Batch& b : batches) in.push_back(arch.inputs(b.it()));
+  std::vector<Metrics> out(in.size()), with_energy(in.size());
+  const long before = costdsl::testing::allocation_count();
+  evaluate_many(tree, std::span(in), std::span(out));
+  evaluate_many<Quantities::with_energy>(tree, std::span(in), std::span(with_energy));
+  CHECK(costdsl::testing::allocation_count() == before);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    CHECK(out[i] == evaluate(tree, in[i]));
+    CHECK(with_energy[i] == evaluate<Quantities::with_energy>(tree, in[i]));
+  }
+  std::vector<Metrics> wrong(in.size() - 1);
+  CHECK_THROWS_AS(evaluate_many(tree, std::span(in), std::span(wrong)), InputError);
 }

@@ -102,7 +102,7 @@ TEST_CASE("the rope slot rotates every q and k head of the rank") {
   CHECK(j["slots"][2]["config"]["num_kv_heads"]["value"] == 2);
   const auto tree = block.build(t);
   std::array<Metrics, n_slots<decltype(tree)>> row{};
-  evaluate(tree, block.inputs({100, work}), row);
+  evaluate<Quantities::with_energy>(tree, block.inputs({100, work}), row);  // as Kernel::eval answers
   CHECK(row[2] == Kernel<kernels::Rope>(t, {Dtype::bf16, 8, 2, 128}).eval({100}));
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and he
   CHECK(j["slots"][3]["name"] == "attn.k_norm");
   CHECK(j["slots"][2]["config"]["hidden"]["value"] == 128);  // over head_dim
   std::array<Metrics, 10> row{};
-  evaluate(tree, block.inputs({50, work}), row);
+  evaluate<Quantities::with_energy>(tree, block.inputs({50, work}), row);
   const Kernel<kernels::RmsNorm> norm(t, {Dtype::bf16, 128});
   CHECK(row[2] == norm.eval({50 * 16}));  // 32 qo heads / tp 2
   CHECK(row[3] == norm.eval({50 * 2}));   // 4 kv heads / tp 2

@@ -122,3 +122,34 @@ TEST_CASE("fanout: the balanced view folds the ranks with their mean time") {
   const auto in_same = inputs(input<"embed">(TokensInput{7}), fanout_input(same));
   CHECK(evaluate_balanced(tree, in_same).time_s == doctest::Approx(evaluate(tree, in_same).time_s).epsilon(1e-14));
 }
+
+TEST_CASE("fanout: runs of identical ranks (RankRuns) give bit for bit what the expanded list gives") {
+  const auto tree = sum(leaf<"embed">(AffineKernel{1e-6, 0, 0, Coverage::none, 0}), fanout(6, section(5e-6)));
+  using Tree = decltype(tree);
+  // Ranks A A B A C C: runs of 2, 1, 1, 2 (A's second run is not merged with its first).
+  const RankIn a = rank_in(100, 10), b = rank_in(4000, 5), c = rank_in(0, 0);
+  const std::vector<RankIn> expanded{a, a, b, a, c, c};
+  const std::vector<RankIn> runs{a, b, a, c};
+  const std::vector<std::uint32_t> count{2, 1, 1, 2};
+  const auto in_expanded = inputs(input<"embed">(TokensInput{7}), fanout_input(expanded));
+  const auto in_runs = inputs(input<"embed">(TokensInput{7}), fanout_input(RankRuns<RankIn>{runs, count}));
+  std::array<Metrics, n_slots<Tree>> row_expanded{}, row_runs{};
+  CHECK(evaluate(tree, in_runs, row_runs) == evaluate(tree, in_expanded, row_expanded));
+  CHECK(row_runs == row_expanded);
+  CHECK(evaluate(tree, in_runs) == evaluate(tree, in_expanded));
+  CHECK(evaluate_balanced(tree, in_runs) == evaluate_balanced(tree, in_expanded));
+  std::array<double, n_slots<Tree>> bounds_expanded{}, bounds_runs{};
+  evaluate_bounds(tree, in_expanded, std::span<double, n_slots<Tree>>(bounds_expanded));
+  evaluate_bounds(tree, in_runs, std::span<double, n_slots<Tree>>(bounds_runs));
+  CHECK(bounds_runs == bounds_expanded);
+
+  // The runs must cover the fanout's degree, with one length per run.
+  const std::vector<std::uint32_t> short_count{2, 1, 1, 1};
+  CHECK_THROWS_AS(evaluate(tree, inputs(input<"embed">(TokensInput{7}),
+                                        fanout_input(RankRuns<RankIn>{runs, short_count}))),
+                  InputError);
+  const std::vector<std::uint32_t> too_few_lengths{2, 1, 3};
+  CHECK_THROWS_AS(evaluate(tree, inputs(input<"embed">(TokensInput{7}),
+                                        fanout_input(RankRuns<RankIn>{runs, too_few_lengths}))),
+                  InputError);
+}

@@ -58,6 +58,29 @@ TEST_CASE("routing: sums preserved, uniform exact, the cap holds, skew loads the
   CHECK_THROWS_AS(moe::route(10, 128, 8, 8, {-1.0}), InputError);
 }
 
+TEST_CASE("routing: uniform gating per rank in closed form equals the per-expert walk") {
+  for (const moe::Placement placement : {moe::Placement::strided, moe::Placement::contiguous})
+    for (const std::uint32_t experts : {8u, 60u, 128u, 256u})
+      for (const std::uint32_t ep : {1u, 2u, 4u, 8u, 32u}) {
+        if (experts % ep != 0) continue;
+        for (const std::uint32_t top_k : {1u, 2u, 8u})
+          for (const std::uint64_t tokens : {0ull, 1ull, 3ull, 7ull, 100ull, 4160ull, 65537ull}) {
+            const moe::Routing r{0.0, placement};
+            std::vector<std::uint32_t> rows(experts);
+            moe::expert_rows(tokens, top_k, r, rows);
+            std::vector<moe::RankLoad> walk(ep);
+            for (std::uint32_t i = 0; i < experts; ++i) {
+              const std::uint32_t rank = placement == moe::Placement::strided ? i % ep : i / (experts / ep);
+              walk[rank].rows += rows[i];
+              walk[rank].active_experts += rows[i] > 0 ? 1 : 0;
+            }
+            const moe::EpLoad load = moe::route(tokens, experts, top_k, ep, r);
+            REQUIRE(load.ranks == ep);
+            for (std::uint32_t k = 0; k < ep; ++k) CHECK(load.rank[k] == walk[k]);
+          }
+      }
+}
+
 TEST_CASE("dispatch and combine mirror each other and follow the busiest ranks") {
   const moe::EpLoad l = moe::route(4160, 128, 8, 8, {1.0});
   const std::uint64_t row = 4096 * 2;

@@ -83,6 +83,32 @@ TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration alloca
   arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, moe::Routing{1.2});
 }
 
+TEST_CASE("dealt groups with the same requests are evaluated once per run, with the result of every group") {
+  const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
+  const auto tree = r.build(roofline_h200());
+  using Tree = decltype(tree);
+  const Batches b(8);  // group 0: the prefill and 8 decodes; groups 1-7: 8 decodes each (one run)
+  InputScratch scratch;
+  std::array<Metrics, n_slots<Tree>> row_owned{}, row_runs{};
+  const auto in_runs = r.inputs(b.it(), scratch);
+  CHECK(costdsl::detail::get<0>(in_runs.items).value.runs.size() == 2);  // the embed fan-out: [group 0] [groups 1-7]
+  CHECK(evaluate(tree, in_runs, row_runs) == evaluate(tree, r.inputs(b.it()), row_owned));
+  CHECK(row_runs == row_owned);
+  CHECK(evaluate_balanced(tree, r.inputs(b.it(), scratch)) == evaluate_balanced(tree, r.inputs(b.it())));
+}
+
+TEST_CASE("evaluate_many over dealt iterations equals evaluate() per iteration") {
+  const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
+  const auto tree = r.build(roofline_h200());
+  std::vector<Batches> batches;
+  for (std::size_t decodes : {8, 13, 64, 100}) batches.emplace_back(8, decodes, 1024);
+  std::vector<decltype(r.inputs(batches[0].it()))> in;
+  for (const Batches& b : batches) in.push_back(r.inputs(b.it(moe::Routing{0.8})));
+  std::vector<Metrics> out(in.size());
+  evaluate_many(tree, std::span(in), std::span(out));
+  for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == evaluate(tree, in[i]));
+}
+
 TEST_CASE("slot count is independent of the batch and the routing") {
   const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> arch;
   const auto tree = arch.build(roofline_h200());

@@ -1,0 +1,93 @@
+#pragma once
+// evaluate_many(tree, inputs, out): out[i] = evaluate(tree, inputs[i]) for a batch of
+// iterations (a simulator scoring candidate batches, a sweep), bit for bit.
+//
+//   std::vector<decltype(arch.inputs(batch))> in = ...;
+//   std::vector<Metrics> out(in.size());
+//   evaluate_many(tree, std::span(in), std::span(out));
+//
+// A tree without a Fanout is evaluated leaf by leaf over a block of iterations (each
+// kernel's config, tables and code stay hot across the block), then each iteration's
+// row is folded; a tree with one evaluates iteration by iteration. No allocation: the
+// block's rows live on the stack.
+#include <array>
+#include <cstddef>
+#include <iterator>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "costdsl/detail/inline.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/eval_slot.hpp"
+#include "costdsl/evaluate.hpp"
+#include "costdsl/metrics.hpp"
+#include "costdsl/quantities.hpp"
+#include "costdsl/slots.hpp"
+
+namespace costdsl {
+
+namespace detail {
+
+template <class S>
+struct is_fanout_slot : std::false_type {};
+template <FixedString Path, class R>
+struct is_fanout_slot<FanoutSlot<Path, R>> : std::true_type {};
+
+template <CostNode Tree>
+inline constexpr bool has_fanout = boost::mp11::mp_any_of<input_list<Tree>, is_fanout_slot>::value;
+
+// Every leaf of the subtree over iterations [0, count) of `ins`: rows[b * Stride + slot].
+template <std::size_t Offset, std::size_t InOffset, std::size_t Stride, Quantities Q, class Node, class Ins>
+void eval_leaves(const Node& node, const Ins* ins, std::size_t count, Metrics* rows) {
+  if constexpr (Node::node_kind == NodeKind::leaf) {
+    for (std::size_t b = 0; b < count; ++b)
+      rows[b * Stride + Offset] = eval_slot<Q>(node.kernel, detail::get<InOffset>(ins[b].items).value);
+  } else if constexpr (Node::node_kind == NodeKind::scale || Node::node_kind == NodeKind::labeled) {
+    eval_leaves<Offset, InOffset, Stride, Q>(node.child, ins, count, rows);
+  } else {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (eval_leaves<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I], Stride, Q>(
+           detail::get<I>(node.children), ins, count, rows),
+       ...);
+    }(std::make_index_sequence<decltype(node.children)::size>{});
+  }
+}
+
+}  // namespace detail
+
+// inputs: any contiguous range of input lists (a span, a vector, an array).
+template <Quantities Q = Quantities::time_and_work, CostNode Tree, class R>
+  requires requires(const R& r) {
+    std::data(r);
+    std::size(r);
+  }
+void evaluate_many(const Tree& tree, const R& inputs, std::span<Metrics> out) {
+  using Ins = std::remove_cvref_t<decltype(*std::data(inputs))>;
+  if constexpr (detail::valid_call<Tree, Ins>()) {
+    const std::size_t n_in = std::size(inputs);
+    if (out.size() != n_in)
+      throw InputError("evaluate_many: " + std::to_string(n_in) + " inputs, " + std::to_string(out.size()) +
+                       " results");
+    const Ins* in = std::data(inputs);
+    if constexpr (detail::has_fanout<Tree>) {
+      for (std::size_t i = 0; i < n_in; ++i) out[i] = detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in[i], nullptr);
+    } else {
+      constexpr std::size_t n = n_slots<Tree>;
+      // Iterations per block: up to 16, and at most 512 slot rows (20 KB of stack) in all.
+      constexpr std::size_t block = n == 0 ? 1 : (512 / n < 1 ? 1 : (512 / n > 16 ? 16 : 512 / n));
+      std::array<Metrics, block * n> rows;
+      for (std::size_t first = 0; first < n_in; first += block) {
+        const std::size_t count = n_in - first < block ? n_in - first : block;
+        detail::eval_leaves<0, 0, n, Q>(tree, in + first, count, rows.data());
+        for (std::size_t b = 0; b < count; ++b)
+          out[first + b] = detail::eval_node<0, 0, detail::Pass::replay, Q>(tree, Inputs<>{}, rows.data() + b * n);
+      }
+    }
+  }
+}
+
+}  // namespace costdsl
