@@ -102,8 +102,11 @@ struct DeepseekV3Config {
 };
 
 // Published shapes (data/models/deepseek_v3.json is the source of truth; a test checks they agree).
-inline constexpr DeepseekV3Config deepseek_v3{7168, 128,  1536,   512, 128, 64, 128, 18432, 2048,        2048,
-                                              256,  8,    129280, 61,  3,   1,  1,   Dtype::bf16, Dtype::bf16};
+inline constexpr DeepseekV3Config deepseek_v3{
+    .hidden = 7168, .num_heads = 128, .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128,
+    .qk_rope_head_dim = 64, .v_head_dim = 128, .intermediate = 18432, .moe_intermediate = 2048,
+    .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 129280, .num_layers = 61,
+    .num_dense_layers = 3, .tp = 1, .ep = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16};
 
 template <class Form>
 class DeepseekV3 {

@@ -71,10 +71,14 @@ struct GptOssConfig {
 };
 
 // Published shapes (data/models/gpt_oss_*.json are the source of truth; a test checks they agree).
-inline constexpr GptOssConfig gpt_oss_120b{2880, 64, 8, 64, 2880, 128, 4, 201088, 36, 128, 1, 1,
-                                           Dtype::bf16, Dtype::bf16, Dtype::mxfp4};
-inline constexpr GptOssConfig gpt_oss_20b{2880, 64, 8, 64, 2880, 32, 4, 201088, 24, 128, 1, 1,
-                                          Dtype::bf16, Dtype::bf16, Dtype::mxfp4};
+inline constexpr GptOssConfig gpt_oss_120b{
+    .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
+    .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128, .tp = 1, .ep = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
+inline constexpr GptOssConfig gpt_oss_20b{
+    .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
+    .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128, .tp = 1, .ep = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
 
 template <class Form>
 class GptOss {

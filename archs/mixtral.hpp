@@ -6,9 +6,8 @@
 //   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
 //   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //
-// The experts are EP-sharded (8 experts: ep ∈ {1, 2, 4, 8}), or TP-sharded over one
-// attention group (ExpertGrain::tp, ep 1: moe_expert_tp); Max_dp is a run-time Fanout
-// (archs/dp_groups.hpp), so one tree type serves every degree.
+// Experts EP-sharded (ep ∈ {1, 2, 4, 8}) or TP-sharded over one attention group (ExpertGrain::tp,
+// ep 1: moe_expert_tp); Max_dp is a run-time Fanout: one tree type serves every degree.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -70,8 +69,14 @@ struct MixtralConfig {
 };
 
 // Published shapes (data/models/mixtral_*.json are the source of truth; a test checks they agree).
-inline constexpr MixtralConfig mixtral_8x7b{4096, 32, 8, 128, 14336, 8, 2, 32000, 32, 1, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr MixtralConfig mixtral_8x22b{6144, 48, 8, 128, 16384, 8, 2, 32768, 56, 1, 1, Dtype::bf16, Dtype::bf16};
+inline constexpr MixtralConfig mixtral_8x7b{
+    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
+    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
+    .kv_dtype = Dtype::bf16};
+inline constexpr MixtralConfig mixtral_8x22b{
+    .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
+    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
+    .kv_dtype = Dtype::bf16};
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class Mixtral {
@@ -79,7 +84,7 @@ class Mixtral {
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
  public:
-  // The arch's own partition: dp = ep / tp attention groups (TP experts: one group, ep 1).
+  // dp = ep / tp attention groups (TP experts: one group, ep 1).
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
@@ -144,16 +149,13 @@ class Mixtral {
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work("Mixtral", it, r_.dp, r_.tp, groups, ops::collapse);
     const auto& w = work.groups;
+    const auto group = [&](std::size_t g) {  // TP experts: every rank gates all rows
+      const std::uint64_t rows = w[g].attention.append_tokens;
+      return costdsl::inputs(attn_.inputs({rows, w[g].attention}), router_.inputs({tp_experts ? rows : w[g].slice}));
+    };
     return nest<"model">(costdsl::inputs(
         groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
-        nest<"layer">(costdsl::inputs(groups.fan(r_.dp,
-                                                 [&](std::size_t g) {
-                                                   return costdsl::inputs(
-                                                       attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
-                                                       // TP experts: every rank gates all rows.
-                                                       router_.inputs({tp_experts ? w[g].attention.append_tokens
-                                                                                  : w[g].slice}));
-                                                 }),
+        nest<"layer">(costdsl::inputs(groups.fan(r_.dp, group),
                                       groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }

@@ -78,9 +78,14 @@ struct Qwen3MoeConfig {
 };
 
 // Published shapes (data/models/qwen3_*.json are the source of truth; a test checks they agree).
-inline constexpr Qwen3MoeConfig qwen3_30b_a3b{2048, 32, 4, 128, 768, 128, 8, 151936, 48, 1, 1, Dtype::bf16, Dtype::bf16};
-inline constexpr Qwen3MoeConfig qwen3_235b_a22b{4096, 64,     4,  128, 1536,        128,
-                                                8,    151936, 94, 1,   1,  Dtype::bf16, Dtype::bf16};
+inline constexpr Qwen3MoeConfig qwen3_30b_a3b{
+    .hidden = 2048, .num_qo_heads = 32, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 768,
+    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
+    .kv_dtype = Dtype::bf16};
+inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
+    .hidden = 4096, .num_qo_heads = 64, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 1536,
+    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
+    .kv_dtype = Dtype::bf16};
 
 
 template <class Form>

@@ -56,6 +56,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -179,23 +180,25 @@ struct KvSlices {
 // with the same load (most of them, once requests span every rank) share one evaluation.
 template <KernelDef K>
 struct KvRankFolded {
-  static_assert(std::is_same_v<K, kernels::KvCacheAppend> || std::is_same_v<K, kernels::AttnDecode>,
-                "KvRankFolded: kv_cache_append or attn_decode");
+  // By the kernel's input: the rows a rank writes ({tokens}: kv_cache_append) or the KV it
+  // reads ({batch, total_kv}: attn_decode).
+  static constexpr bool append = requires(typename K::Input in) { in.tokens; };
+  static_assert(append != requires(typename K::Input in) { in.batch + in.total_kv; },
+                "KvRankFolded: a kernel whose input is the rows written ({tokens}) or the KV read ({batch, total_kv})");
   static constexpr std::string_view kind = K::kind;
   static constexpr Family family = K::family;
-  static constexpr bool append = std::is_same_v<K, kernels::KvCacheAppend>;
   using Input = KvSlices;
   Kernel<K> kernel;
 
   static typename K::Input rank_input(const KvSlices::RankLoad& load) noexcept {
-    if constexpr (std::is_same_v<K, kernels::KvCacheAppend>) {
+    if constexpr (append) {
       return {load.rows};
     } else {
       return {load.batch, load.kv};
     }
   }
   static bool same_input(const KvSlices::RankLoad& a, const KvSlices::RankLoad& b) noexcept {
-    if constexpr (std::is_same_v<K, kernels::KvCacheAppend>) {
+    if constexpr (append) {
       return a.rows == b.rows;
     } else {
       return a.batch == b.batch && a.kv == b.kv;
@@ -382,10 +385,10 @@ class AttnBlockHptp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const auto& v = values(form_);
-    const std::string label = costdsl::detail::str(
-        Name.view(), " (AttnBlockHptp) [hp=", r_.hp.value(), ", tp=", r_.tp.value(),
-        ", qo/rank=", r_.num_qo_heads_per_rank.value(), ", kv/rank=", r_.num_kv_heads_per_rank.value(),
-        ", qo/gpu=", r_.num_qo_heads_per_gpu.value(), "]");
+    const std::string label = detail::worklet_label(
+        Name.view(), "AttnBlockHptp",
+        {{"hp", r_.hp}, {"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank},
+         {"qo/gpu", r_.num_qo_heads_per_gpu}});
     const Dim qo = to_dim(r_.num_qo_heads_per_rank), kv = to_dim(r_.num_kv_heads_per_rank),
               hd = to_dim(r_.head_dim);
     return labeled<Name>(

@@ -22,6 +22,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -86,9 +87,9 @@ class AttnBlockTp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const auto& v = values(form_);
-    const std::string label = std::string(Name.view()) + " (AttnBlockTp) [tp=" + std::to_string(r_.tp.value()) +
-                              ", qo/rank=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
-                              ", kv/rank=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "AttnBlockTp",
+        {{"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank}});
     return labeled<Name>(
         label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_, window_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));

@@ -13,6 +13,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -52,9 +53,8 @@ class AttnLocal {
 
   auto build(const Timing& t) const {
     const auto& v = values(form_);
-    const std::string label = std::string(Name.view()) +
-                              " (AttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
-                              ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "AttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
     return labeled<Name>(label, sum(detail::attn_slots(t, v.dtype, v.kv_dtype, r_)));
   }
 

@@ -12,6 +12,7 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -42,7 +43,7 @@ class EmbedLocal {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
-    return labeled<Name>(std::string(Name.view()) + " (EmbedLocal)",
+    return labeled<Name>(detail::worklet_label(Name.view(), "EmbedLocal"),
                          leaf<"embedding">(Kernel<kernels::Embedding>(
                              t, {values(form_).dtype, to_dim(r_.vocab), to_dim(r_.hidden)})));
   }

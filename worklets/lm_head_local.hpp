@@ -16,6 +16,7 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -48,7 +49,7 @@ class LmHeadLocal {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
-    return labeled<Name>(std::string(Name.view()) + " (LmHeadLocal)",
+    return labeled<Name>(detail::worklet_label(Name.view(), "LmHeadLocal"),
                          sum(leaf<"final_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r_.hidden)})),
                              leaf<"proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.vocab), to_dim(r_.hidden)}))));
   }

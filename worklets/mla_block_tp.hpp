@@ -27,6 +27,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -105,9 +106,8 @@ class MlaBlockTp {
     using namespace kernels;
     const auto& v = values(form_);
     const Dim hidden = to_dim(r_.hidden);
-    const std::string label = std::string(Name.view()) + " (MlaBlockTp) [tp=" + std::to_string(r_.tp.value()) +
-                              ", heads/rank=" + std::to_string(r_.num_heads_per_rank.value()) +
-                              ", latent=" + std::to_string(r_.kv_a_n.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "MlaBlockTp", {{"tp", r_.tp}, {"heads/rank", r_.num_heads_per_rank}, {"latent", r_.kv_a_n}});
     return labeled<Name>(
         label,
         sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, hidden})),

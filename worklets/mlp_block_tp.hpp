@@ -18,6 +18,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -65,8 +66,8 @@ class MlpBlockTp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
-    const std::string label = std::string(Name.view()) + " (MlpBlockTp) [tp=" + std::to_string(r_.tp.value()) +
-                              ", intermediate/rank=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "MlpBlockTp", {{"tp", r_.tp}, {"intermediate/rank", r_.intermediate_per_rank}});
     return labeled<Name>(
         label, sum(detail::mlp_slots(t, dtype, r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));

@@ -13,6 +13,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -45,8 +46,8 @@ class MlpLocal {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
-    const std::string label = std::string(Name.view()) +
-                              " (MlpLocal) [intermediate=" + std::to_string(r_.intermediate_per_rank.value()) + "]";
+    const std::string label =
+        detail::worklet_label(Name.view(), "MlpLocal", {{"intermediate", r_.intermediate_per_rank}});
     return labeled<Name>(label, sum(detail::mlp_slots(t, values(form_).dtype, r_)));
   }
 

@@ -37,6 +37,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -48,8 +49,10 @@ struct RankFolded {
   using Input = ops::moe::EpLoadRef;
   Kernel<K> kernel;
 
+  // A rank's launch takes its routed rows, and the experts they hit where the kernel's
+  // input has that field (grouped_gemm, fused_moe): by the input's shape, not a kind list.
   static typename K::Input rank_input(const ops::moe::RankLoad& r) {
-    if constexpr (std::is_same_v<K, kernels::GroupedGemm> || std::is_same_v<K, kernels::FusedMoe>) {
+    if constexpr (requires(typename K::Input in) { in.active_experts; }) {
       return {r.rows, r.active_experts};
     } else {
       return {r.rows};
@@ -155,9 +158,8 @@ class MoeExpertEp {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
     const Dtype expert_dtype = expert_weight_dtype(form_);
-    const std::string label = std::string(Name.view()) + " (MoeExpertEp) [ep=" + std::to_string(r_.ep.value()) +
-                              ", experts/rank=" + std::to_string(r_.experts_per_rank.value()) +
-                              ", top_k=" + std::to_string(r_.top_k.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "MoeExpertEp", {{"ep", r_.ep}, {"experts/rank", r_.experts_per_rank}, {"top_k", r_.top_k}});
     const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate),
               k = to_dim(r_.top_k);
     return labeled<Name>(

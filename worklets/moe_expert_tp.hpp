@@ -26,6 +26,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded, expert_weight_dtype
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -84,10 +85,11 @@ class MoeExpertTp {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
-    const std::string label = std::string(Name.view()) + " (MoeExpertTp) [tp=" + std::to_string(r_.tp.value()) +
-                              ", intermediate/rank=" + std::to_string(r_.moe_intermediate_per_rank.value()) +
-                              ", experts=" + std::to_string(r_.num_experts.value()) +
-                              ", top_k=" + std::to_string(r_.top_k.value()) + "]";
+    const std::string label = detail::worklet_label(Name.view(), "MoeExpertTp",
+                                                    {{"tp", r_.tp},
+                                                     {"intermediate/rank", r_.moe_intermediate_per_rank},
+                                                     {"experts", r_.num_experts},
+                                                     {"top_k", r_.top_k}});
     return labeled<Name>(
         label, sum(leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(
                        t, {dtype, to_dim(r_.hidden), to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts),

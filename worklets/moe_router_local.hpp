@@ -17,6 +17,7 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -53,9 +54,8 @@ class MoeRouterLocal {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
-    const std::string label = std::string(Name.view()) + " (MoeRouterLocal) [experts=" +
-                              std::to_string(r_.num_experts.value()) + ", top_k=" + std::to_string(r_.top_k.value()) +
-                              "]";
+    const std::string label =
+        detail::worklet_label(Name.view(), "MoeRouterLocal", {{"experts", r_.num_experts}, {"top_k", r_.top_k}});
     return labeled<Name>(
         label, sum(leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r_.hidden)})),
                    leaf<"router">(Kernel<MoeRouter>(

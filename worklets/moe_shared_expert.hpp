@@ -21,6 +21,7 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -56,8 +57,8 @@ class MoeSharedExpert {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
-    const std::string label = std::string(Name.view()) + " (MoeSharedExpert, local) [intermediate=" +
-                              std::to_string(r_.shared_intermediate.value()) + "]";
+    const std::string label =
+        detail::worklet_label(Name.view(), "MoeSharedExpert, local", {{"intermediate", r_.shared_intermediate}});
     return labeled<Name>(
         label,
         sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.up_gate_n), to_dim(r_.hidden)})),

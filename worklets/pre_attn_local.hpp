@@ -14,6 +14,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
@@ -52,9 +53,8 @@ class PreAttnLocal {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
-    const std::string label = std::string(Name.view()) +
-                              " (PreAttnLocal) [qo=" + std::to_string(r_.num_qo_heads_per_rank.value()) +
-                              ", kv=" + std::to_string(r_.num_kv_heads_per_rank.value()) + "]";
+    const std::string label = detail::worklet_label(
+        Name.view(), "PreAttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
     return labeled<Name>(label, sum(detail::pre_attn_slots<Norm>(t, values(form_).dtype, r_)));
   }
 

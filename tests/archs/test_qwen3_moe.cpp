@@ -11,8 +11,8 @@
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
-#include "../archs/feed_law.hpp"
-#include "batches.hpp"
+#include "feed_law.hpp"
+#include "../moe/batches.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;

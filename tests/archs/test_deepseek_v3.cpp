@@ -5,7 +5,7 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
-#include "../archs/feed_law.hpp"
+#include "feed_law.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
