@@ -12,7 +12,7 @@
 // expert is launched with the dispatch from the same source (the router's output) and
 // joins at the combine, so it overlaps the whole routed path including its all-to-alls
 // (a Parallel, measured overlap about 0.9), never a Max. Max_dp is a run-time Fanout
-// (archs/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
+// (archs/support/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -21,9 +21,9 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/dp_groups.hpp"
-#include "costdsl/archs/input_scratch.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"

@@ -13,8 +13,8 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/dp_groups.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"

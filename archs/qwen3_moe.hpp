@@ -7,7 +7,7 @@
 //
 // Each DP group runs its own group's batch (a gap between groups is load imbalance);
 // the groups run independently until the dispatch all-to-all, so attention and the
-// router share one group section. Max_dp is a run-time Fanout (archs/dp_groups.hpp):
+// router share one group section. Max_dp is a run-time Fanout (archs/support/dp_groups.hpp):
 // the degree dp = ep / tp is data, so one tree type serves every degree. The experts
 // are Max-folded over ranks inside their slots.
 #include <algorithm>
@@ -19,8 +19,8 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/dp_groups.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "costdsl/costdsl.hpp"
-#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "synthetic_profiles.hpp"
 
 namespace costdsl::bench {

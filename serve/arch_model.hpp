@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "costdsl/arch_def.hpp"
-#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/evaluate.hpp"
 #include "costdsl/ops/attention/batch.hpp"

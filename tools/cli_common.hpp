@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "costdsl/archs/registry.hpp"
+#include "registry.hpp"
 #include "costdsl/coverage.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
@@ -80,7 +80,7 @@ struct TimingOptions {
   }
 };
 
-// What --family accepts: every family in archs/registry.hpp.
+// What --family accepts: every family in tools/registry.hpp.
 inline std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const archs::FamilyInfo& f : archs::families()) names.push_back(f.name);

@@ -8,7 +8,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "costdsl/archs/registry.hpp"
+#include "registry.hpp"
 #include "costdsl/describe.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "costdsl/manifest_json.hpp"

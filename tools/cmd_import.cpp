@@ -18,7 +18,7 @@
 #include "aiconfigurator.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "costdsl/archs/registry.hpp"
+#include "registry.hpp"
 #include "costdsl/data_dir.hpp"
 #include "costdsl/gpu_catalog.hpp"
 #include "costdsl/manifest.hpp"

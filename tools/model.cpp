@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "costdsl/archs/registry.hpp"
+#include "registry.hpp"
 #include "costdsl/data_dir.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/load_hf_config.hpp"

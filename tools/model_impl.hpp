@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/core.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/lower.hpp"

@@ -16,8 +16,8 @@
 #include <concepts>
 #include <cstdint>
 
-#include "costdsl/archs/input_scratch.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/concepts.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/timing.hpp"

@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/costdsl.hpp"
 
 #include "../core/alloc_counter.hpp"

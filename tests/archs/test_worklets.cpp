@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "costdsl/costdsl.hpp"
-#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/worklets/attn_local.hpp"

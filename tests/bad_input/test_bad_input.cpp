@@ -21,7 +21,6 @@
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
-#include "costdsl/archs/registry.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/kernels/gemm.hpp"

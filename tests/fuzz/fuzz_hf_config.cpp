@@ -8,7 +8,7 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 #include "costdsl/archs/llama3.hpp"
-#include "costdsl/archs/batch_feed.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/hf_config.hpp"
 #include "fuzz_target.hpp"

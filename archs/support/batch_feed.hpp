@@ -8,8 +8,8 @@
 //   archs::BatchFeed feed;                        // one per simulator thread
 //   for (...) clock += evaluate(tree, feed(arch, batch)).time_s;
 #include "costdsl/arch_def.hpp"
-#include "costdsl/archs/input_scratch.hpp"
-#include "costdsl/archs/moe_iteration.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
 
 namespace costdsl::archs {
 

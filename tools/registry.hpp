@@ -1,5 +1,5 @@
 #pragma once
-// The archs costdsl ships, for the CLI and benchmarks: name → family and the
+// The archs the CLI ships (costdsl archs, --arch, --family): name → family and the
 // config.json (data/models/) its run-time form is read from; and the families, with the
 // HuggingFace `architectures` / `model_type` names a config.json of each family carries.
 #include <string>

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "costdsl/archs/input_scratch.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/concepts.hpp"
 #include "costdsl/fanout.hpp"
 #include "costdsl/inputs.hpp"
