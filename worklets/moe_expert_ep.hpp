@@ -85,6 +85,15 @@ struct RankFolded {
   std::vector<std::string> backends() const { return kernel.backends(); }
 };
 
+// The routing's own limits, checked by every expert worklet after its degree.
+template <DimExpr E, DimExpr K>
+constexpr void require_routable(const E& num_experts, const K& top_k) {
+  require_nonzero(top_k);
+  require_le<"top_k may not exceed num_experts">(top_k, num_experts);
+  require_le<"num_experts may not exceed the routing capacity">(num_experts,
+                                                                sym<"max_experts">(Static<ops::moe::max_experts>{}));
+}
+
 // The routed experts' weight dtype: a form's expert_dtype where it has one (MXFP4 gpt-oss),
 // else its activation dtype.
 template <class Form>
@@ -116,10 +125,7 @@ class MoeExpertEp {
     const auto top_k = dim<"top_k">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(ep);
-    require_nonzero(top_k);
-    require_le<"top_k may not exceed num_experts">(top_k, num_experts);
-    require_le<"num_experts may not exceed the routing capacity">(num_experts,
-                                                                  sym<"max_experts">(Static<ops::moe::max_experts>{}));
+    require_routable(num_experts, top_k);
     require_le<"ep may not exceed the routing capacity">(ep, sym<"max_ep">(Static<ops::moe::max_ep>{}));
     const auto experts_per_rank = num_experts / ep;
     using hidden_type = decltype(hidden);

@@ -25,7 +25,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded, expert_weight_dtype
+#include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded, expert_weight_dtype, require_routable
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -48,10 +48,7 @@ class MoeExpertTp {
     const auto top_k = dim<"top_k">(form);
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
-    require_nonzero(top_k);
-    require_le<"top_k may not exceed num_experts">(top_k, num_experts);
-    require_le<"num_experts may not exceed the routing capacity">(num_experts,
-                                                                  sym<"max_experts">(Static<ops::moe::max_experts>{}));
+    require_routable(num_experts, top_k);
     const auto intermediate_per_rank = dim<"moe_intermediate">(form) / tp;
     using hidden_type = decltype(hidden);
     using num_experts_type = decltype(num_experts);

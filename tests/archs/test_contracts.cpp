@@ -25,6 +25,8 @@
 #include "costdsl/worklets/moe_shared_expert.hpp"
 #include "costdsl/worklets/pre_attn_local.hpp"
 
+#include "common.hpp"
+
 namespace {
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -91,4 +93,18 @@ static_assert(!ArchDef<AttnTp<Llama3Config>> && !WorkletDef<Llama3<Llama3Config>
 TEST_CASE("the layer contracts hold for every shipped worklet and arch (checked at compile time)") {
   CHECK(DenseArch<Llama3<Llama3Config>>);
   CHECK(DpArch<DeepseekV3<DeepseekV3Config>>);
+}
+
+TEST_CASE("every slot of every shipped arch carries its kernel's family in the manifest (custom slots too)") {
+  const Timing& t = arch_test::roofline_h200();
+  Llama3Config hop_b = llama3_70b.with_tp(8).with_hp(2);
+  hop_b.hop_b = true;  // KvRankFolded, HpExchange, ChunkedPrefill
+  arch_test::check_slot_families(make_manifest(Llama3<Llama3Config, AttnGrain::hptp>(hop_b).build(t)));
+  arch_test::check_slot_families(make_manifest(Qwen3<Fixed<qwen3_32b.with_tp(8)>>().build(t)));
+  arch_test::check_slot_families(make_manifest(Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 8)).build(t)));
+  arch_test::check_slot_families(make_manifest(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(2, 8)).build(t)));
+  arch_test::check_slot_families(
+      make_manifest(Mixtral<MixtralConfig, ExpertGrain::tp>(mixtral_8x7b.with_parallel(8, 1)).build(t)));
+  arch_test::check_slot_families(make_manifest(DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 8)).build(t)));
+  arch_test::check_slot_families(make_manifest(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(1, 8)).build(t)));
 }

@@ -7,19 +7,14 @@
 
 #include "feed_law.hpp"
 
+#include "common.hpp"
+
 using namespace costdsl;
 using namespace costdsl::archs;
 
 namespace {
-const Timing& roofline_h200() {
-  static const Timing t = load_timing("h200", TimingMode::roofline);
-  return t;
-}
-struct Batch {
-  std::vector<ops::PrefillChunk> prefill;
-  std::vector<std::uint32_t> decode;
-  ops::AttentionBatch group() const { return {prefill, decode}; }
-};
+using arch_test::Batch;
+using arch_test::roofline_h200;
 constexpr DeepseekV3Config tp8 = deepseek_v3.with_parallel(8, 8);
 // DeepSeek-V3's per-rank MLA shape at tp 8: 16 heads.
 ops::MlaConfig mla_tp8() { return {Dtype::bf16, Dtype::bf16, 16, 512, 128, 64, 128}; }
@@ -141,7 +136,7 @@ TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serial
   const DeepseekV3<Fixed<tp8>> arch;
   const auto tree = arch.build(t);
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
-  const std::vector<ops::AttentionBatch> groups{b.group()};
+  const std::vector<ops::AttentionBatch> groups{b.it()};
   std::array<Metrics, 47> row{};
   evaluate(tree, arch.inputs({groups, {}}), row);
   Metrics routed = algebra::empty(), shared = algebra::empty();
@@ -168,7 +163,7 @@ TEST_CASE("static and run-time forms give identical totals and manifests") {
   const Timing& t = roofline_h200();
   for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1, 2, 3}},
                          Batch{{{1024, 128}, {0, 512}}, {4096}}, Batch{}}) {
-    const std::vector<ops::AttentionBatch> groups{b.group()};
+    const std::vector<ops::AttentionBatch> groups{b.it()};
     const MoeIteration it{groups, {1.0, ops::moe::Placement::strided}};
     const DeepseekV3<Fixed<tp8>> s;
     const DeepseekV3<DeepseekV3Config> r(tp8);
@@ -182,7 +177,7 @@ TEST_CASE("static and run-time forms give identical totals and manifests") {
 TEST_CASE("DP attention: the degree is data, the slowest group sets the time, every group's work counts") {
   const Timing& t = roofline_h200();
   const Batch a{{}, std::vector<std::uint32_t>(32, 1024)}, b{{}, std::vector<std::uint32_t>(8, 1024)};
-  const std::vector<ops::AttentionBatch> two{a.group(), b.group()}, heavy{a.group()}, light{b.group()};
+  const std::vector<ops::AttentionBatch> two{a.it(), b.it()}, heavy{a.it()}, light{b.it()};
   const DeepseekV3<DeepseekV3Config> dp2(deepseek_v3.with_parallel(4, 8)), dp1(deepseek_v3.with_parallel(4, 4));
   static_assert(std::is_same_v<decltype(dp2.build(t)), decltype(dp1.build(t))>);  // one tree type for every dp
   CHECK(dp2.resolved().dp == 2);
@@ -197,8 +192,8 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
   const worklets::MlaBlockTp<DeepseekV3Config> mla(deepseek_v3.with_parallel(4, 8));
   const auto mla_tree = mla.build(t);
   std::array<Metrics, n_slots<decltype(mla_tree)>> ra{}, rb{};
-  evaluate(mla_tree, mla.inputs({32, ops::collapse_mla(a.group())}), ra);
-  evaluate(mla_tree, mla.inputs({8, ops::collapse_mla(b.group())}), rb);
+  evaluate(mla_tree, mla.inputs({32, ops::collapse_mla(a.it())}), ra);
+  evaluate(mla_tree, mla.inputs({8, ops::collapse_mla(b.it())}), rb);
   const std::size_t decode = 1 + 11;  // embed, then dense_layer.dp.attn.decode (the 12th MLA slot)
   REQUIRE(std::string(slot_paths<decltype(tree)>[decode]) == "model.dense_layer.dp.attn.decode");
   CHECK(row[decode].time_s == ra[11].time_s);
@@ -240,7 +235,7 @@ TEST_CASE("DeepSeek-V3 at tp 8 / ep 8 on H200: 64 decodes at 2048 KV take tens o
   const DeepseekV3<Fixed<tp8>> arch;
   const auto tree = arch.build(roofline_h200());
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
-  const std::vector<ops::AttentionBatch> groups{b.group()};
+  const std::vector<ops::AttentionBatch> groups{b.it()};
   const Metrics m = evaluate(tree, arch.inputs({groups, {}}));
   // ~168 GB of bf16 weights per GPU, nearly all experts active: about 35 ms at 4.8 TB/s.
   CHECK(m.time_ms() > 20);

@@ -9,27 +9,19 @@
 #include <variant>
 #include <vector>
 
-#include <boost/mp11/algorithm.hpp>
-
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
-#include "costdsl/kernels/all.hpp"
 #include "costdsl/serve/arch_model.hpp"
 #include "costdsl/serve/kv_budget.hpp"
+
+#include "common.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
 
 namespace {
-const Timing& roofline_h200() {
-  static const Timing t = load_timing("h200", TimingMode::roofline);
-  return t;
-}
-struct Batch {
-  std::vector<ops::PrefillChunk> prefill;
-  std::vector<std::uint32_t> decode;
-  Iteration it() const { return {prefill, decode}; }
-};
+using arch_test::Batch;
+using arch_test::roofline_h200;
 
 // A slot's identity without formulas: the hptp worklet derives o_proj's k as
 // num_qo_heads/(hp*tp)*head_dim, the tp one as num_qo_heads/tp*head_dim.
@@ -388,21 +380,4 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
   }
   CHECK(on.at("model.layer.attn.hp_all_to_all").time_s == doctest::Approx(std::max(want, 0.0)).epsilon(1e-12));
   CHECK(on.at("model.layer.attn.decode") == off.at("model.layer.attn.decode"));
-}
-
-TEST_CASE("every slot's manifest family is its kernel's, custom slots included") {
-  // KvRankFolded (kv_cache_append, decode), HpExchange (hp_all_to_all), ChunkedPrefill.
-  Llama3Config c = llama3_70b.with_tp(8).with_hp(2);
-  c.hop_b = true;
-  const Manifest m = make_manifest(Llama3<Llama3Config, AttnGrain::hptp>(c).build(roofline_h200()));
-  std::map<std::string, Family> declared;
-  boost::mp11::mp_for_each<kernels::All>([&](auto k) { declared[std::string(decltype(k)::kind)] = decltype(k)::family; });
-  for (const SlotDescription& s : m.slots) {
-    INFO(s.name);
-    REQUIRE(declared.count(s.kind) == 1);
-    CHECK(s.family == declared.at(s.kind));
-  }
-  const nlohmann::json j = to_json(m);
-  CHECK(j["slots"][7]["family"] == "communication");  // model.layer.attn.hp_all_to_all
-  CHECK(j["slots"][6]["family"] == "attention");      // model.layer.attn.decode
 }

@@ -8,19 +8,14 @@
 #include "costdsl/archs/llama3.hpp"
 #include "../core/alloc_counter.hpp"
 
+#include "common.hpp"
+
 using namespace costdsl;
 using namespace costdsl::archs;
 
 namespace {
-const Timing& roofline_h200() {
-  static const Timing t = load_timing("h200", TimingMode::roofline);
-  return t;
-}
-struct Batch {
-  std::vector<ops::PrefillChunk> prefill;
-  std::vector<std::uint32_t> decode;
-  Iteration it() const { return {prefill, decode}; }
-};
+using arch_test::Batch;
+using arch_test::roofline_h200;
 }  // namespace
 
 TEST_CASE("attention op: append tokens, chunk fan-in and decode collapse (the 643 example)") {

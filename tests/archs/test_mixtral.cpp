@@ -5,13 +5,11 @@
 #include <string>
 #include <vector>
 
-#include <boost/mp11/algorithm.hpp>
-
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/mixtral.hpp"
-#include "costdsl/kernels/all.hpp"
 
 #include "../moe/batches.hpp"
+#include "common.hpp"
 #include "feed_law.hpp"
 
 using namespace costdsl;
@@ -116,17 +114,6 @@ TEST_CASE("Mixtral: KV bytes per token and weights per GPU") {
   const Mixtral<MixtralConfig> a7ep8(mixtral_8x7b.with_parallel(1, 8));
   const double expert = 3.0 * 4096 * 14336 * 2;  // bytes of one expert in one layer
   CHECK(a7.weight_bytes_per_gpu() - a7ep8.weight_bytes_per_gpu() == doctest::Approx(32 * 7 * expert));
-}
-
-TEST_CASE("Mixtral: every slot's manifest family is its kernel's (the EP rank-folded expert slots included)") {
-  const Manifest m = make_manifest(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(2, 8)).build(roofline_h200()));
-  std::map<std::string, Family> declared;
-  boost::mp11::mp_for_each<kernels::All>([&](auto k) { declared[std::string(decltype(k)::kind)] = decltype(k)::family; });
-  for (const SlotDescription& s : m.slots) {
-    INFO(s.name);
-    REQUIRE(declared.count(s.kind) == 1);
-    CHECK(s.family == declared.at(s.kind));
-  }
 }
 
 TEST_CASE("Mixtral with TP-sharded experts (ep 1 over tp 8): one attention group, experts split by width") {
