@@ -26,6 +26,7 @@
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/profile_csv.hpp"
 #include "costdsl/timing.hpp"
+#include "registry.hpp"  // tools/: the CLI's shipped-arch catalogue
 
 using namespace costdsl;
 using namespace costdsl::archs;
