@@ -55,6 +55,30 @@ concept CostNode = requires {
   { std::remove_cvref_t<N>::node_kind } -> std::convertible_to<NodeKind>;
 };
 
+// How a fan-out over ranks (a Max, a Fanout) folds its children's times: the
+// slowest rank, or their mean (the balanced view: perfect load balance).
+enum class RankFold : std::uint8_t { max, mean };
+
+// What a node lowers to in the runtime twin (flat_tree.hpp): its kind, parameter
+// (Scale: n; Parallel: overlap; a Fanout: its ranks) and label text (Labeled).
+struct LoweredNode {
+  NodeKind kind = NodeKind::leaf;
+  double param = 0;
+  std::string_view label;
+};
+
+// A node kind's rules, specialised once beside each node (sum.hpp, max.hpp, ...):
+//   children           mp_list of the child node types, in slot order
+//   child<I>(node)     the I-th child
+//   segment            the slot-path segment it adds below it (Labeled: its name)
+//   fold<F>(node)      an accumulator: add(child's metrics) in order, then result()
+//   lowered(node)      its runtime-twin node (LoweredNode)
+// Every walker (slot list, evaluate, bounds, visit, lowering, evaluate_many) reads
+// these and nothing else, so a new node kind is its own header. A Leaf's fold and
+// segment are unused: the leaf is every walker's base case.
+template <class Node>
+struct node_traits;
+
 // What `when(false_, x)` leaves behind; node and input factories drop it.
 struct Absent {};
 

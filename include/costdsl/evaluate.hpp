@@ -18,6 +18,7 @@
 
 #include "costdsl/detail/diagnostics.hpp"
 #include "costdsl/detail/inline.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/eval_slot.hpp"
 #include "costdsl/fanout.hpp"
@@ -135,32 +136,16 @@ enum class Pass { total, row, replay, balanced };
 template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
 COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
 
+// A composite: its children in slot order through the node's fold (node_traits);
+// the balanced pass folds every Max with the mean of its children's times.
 template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, std::size_t... I>
 COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
                                                     std::index_sequence<I...>) {
   constexpr auto& offsets = child_offsets<Node>;
   constexpr auto& in_offsets = child_input_offsets<Node>;
-  Metrics acc = algebra::empty();
-  if constexpr (Node::node_kind == NodeKind::sum) {
-    (algebra::accumulate_sum(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)),
-     ...);
-  } else if constexpr (P == Pass::balanced && Node::node_kind == NodeKind::max) {
-    const std::array<Metrics, sizeof...(I)> each{
-        eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)...};
-    double sum_time = 0;
-    for (const Metrics& m : each) {
-      algebra::accumulate_max(acc, m);
-      sum_time += m.time_s;
-    }
-    if constexpr (sizeof...(I) > 0) acc.time_s = sum_time / sizeof...(I);
-  } else {
-    (algebra::accumulate_max(
-         acc, eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::get<I>(node.children), in, row)),
-     ...);
-    if constexpr (Node::node_kind == NodeKind::parallel) algebra::finish_parallel(acc, node.overlap_value());
-  }
-  return acc;
+  auto fold = node_traits<Node>::template fold<P == Pass::balanced ? RankFold::mean : RankFold::max>(node);
+  (fold.add(eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::child<I>(node), in, row)), ...);
+  return fold.result();
 }
 
 inline void check_rank_count(std::size_t ranks, std::size_t input_lists) {
@@ -246,12 +231,8 @@ Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
 COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
-  if constexpr (RankFanout<Node>) {
-    if constexpr (P == Pass::replay) {
-      Metrics acc = algebra::empty();
-      algebra::accumulate_max(acc, eval_node<Offset, 0, P, Q>(node.child, in, row));
-      return acc;
-    } else if constexpr (P == Pass::balanced) {
+  if constexpr (RankFanout<Node> && P != Pass::replay) {
+    if constexpr (P == Pass::balanced) {
       return eval_fanout_balanced<Q>(node, rank_lists(detail::get<InOffset>(in.items).value));
     } else {
       return eval_fanout<Offset, P, Q>(node, rank_lists(detail::get<InOffset>(in.items).value), row);
@@ -264,13 +245,8 @@ COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) 
       if constexpr (P == Pass::row) row[Offset] = m;
       return m;
     }
-  } else if constexpr (Node::node_kind == NodeKind::scale) {
-    return algebra::scale(eval_node<Offset, InOffset, P, Q>(node.child, in, row), node.factor());
-  } else if constexpr (Node::node_kind == NodeKind::labeled) {
-    return eval_node<Offset, InOffset, P, Q>(node.child, in, row);
   } else {
-    return eval_children<Offset, InOffset, P, Q>(node, in, row,
-                                              std::make_index_sequence<decltype(node.children)::size>{});
+    return eval_children<Offset, InOffset, P, Q>(node, in, row, std::make_index_sequence<n_children<Node>>{});
   }
 }
 
@@ -341,14 +317,10 @@ void bound_node(const Node& node, const Ins& in, double* bounds) {
     } else {
       bounds[Offset] = 0;  // a kernel without a roofline bound contributes none
     }
-  } else if constexpr (Node::node_kind == NodeKind::scale || Node::node_kind == NodeKind::labeled) {
-    bound_node<Offset, InOffset>(node.child, in, bounds);
   } else {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (bound_node<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I]>(detail::get<I>(node.children),
-                                                                                            in, bounds),
-       ...);
-    }(std::make_index_sequence<decltype(node.children)::size>{});
+    for_each_child(node, [&](auto i, const auto& child) {
+      bound_node<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i]>(child, in, bounds);
+    });
   }
 }
 }  // namespace detail

@@ -21,6 +21,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "costdsl/detail/inline.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/eval_slot.hpp"
 #include "costdsl/evaluate.hpp"
@@ -46,14 +47,11 @@ void eval_leaves(const Node& node, const Ins* ins, std::size_t count, Metrics* r
   if constexpr (Node::node_kind == NodeKind::leaf) {
     for (std::size_t b = 0; b < count; ++b)
       rows[b * Stride + Offset] = eval_slot<Q>(node.kernel, detail::get<InOffset>(ins[b].items).value);
-  } else if constexpr (Node::node_kind == NodeKind::scale || Node::node_kind == NodeKind::labeled) {
-    eval_leaves<Offset, InOffset, Stride, Q>(node.child, ins, count, rows);
   } else {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (eval_leaves<Offset + child_offsets<Node>[I], InOffset + child_input_offsets<Node>[I], Stride, Q>(
-           detail::get<I>(node.children), ins, count, rows),
-       ...);
-    }(std::make_index_sequence<decltype(node.children)::size>{});
+    for_each_child(node, [&](auto i, const auto& child) {
+      eval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Stride, Q>(child, ins,
+                                                                                                       count, rows);
+    });
   }
 }
 

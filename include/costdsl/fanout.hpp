@@ -18,9 +18,11 @@
 #include <utility>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/inputs.hpp"
+#include "costdsl/max.hpp"
 
 namespace costdsl {
 
@@ -30,6 +32,19 @@ struct Fanout {
   static constexpr bool rank_fanout = true;
   C child;
   std::uint64_t ranks = 1;
+};
+
+// Folds like a Max (max.hpp's MaxFold); evaluating it loops over the ranks of its
+// input (evaluate.hpp), the one walk that treats it apart.
+template <class C>
+struct node_traits<Fanout<C>> : detail::one_child<C> {
+  template <RankFold F>
+  COSTDSL_INLINE static constexpr algebra::MaxFold<F> fold(const Fanout<C>&) noexcept {
+    return {};
+  }
+  static constexpr LoweredNode lowered(const Fanout<C>& node) noexcept {
+    return {NodeKind::max, static_cast<double>(node.ranks), {}};
+  }
 };
 
 template <class N>

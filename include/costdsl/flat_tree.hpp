@@ -17,7 +17,12 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/max.hpp"
 #include "costdsl/metrics.hpp"
+#include "costdsl/parallel.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/sum.hpp"
 
 namespace costdsl {
 
@@ -95,9 +100,11 @@ class FlatTree {
   // How a Max folds its children's times: the real max, or their mean (the
   // balanced lower bound: what perfect load balance would give). Parallel is
   // never rebalanced.
-  enum class MaxFold : std::uint8_t { max, mean };
+  using MaxFold = RankFold;
 
-  // One reverse pass: scratch[i] = the metrics of node i; returns the root's.
+  // One reverse pass: scratch[i] = the metrics of node i; returns the root's. Each
+  // kind folds its children with the static tree's fold (sum.hpp, max.hpp, ...), so
+  // the twin's results are bitwise the static evaluation's.
   Metrics aggregate(std::span<const Metrics> slots, std::span<Metrics> scratch, MaxFold fold = MaxFold::max) const {
     if (slots.size() != n_slots_)
       throw InputError("aggregate: got " + std::to_string(slots.size()) + " slot metrics for a tree with " +
@@ -107,30 +114,17 @@ class FlatTree {
                        std::to_string(nodes_.size()) + " nodes");
     for (std::size_t i = nodes_.size(); i-- > 0;) {
       const FlatNode& n = nodes_[i];
+      const std::span<const Metrics> children{scratch.data() + n.first, n.count};
       switch (n.kind) {
         case NodeKind::leaf: scratch[i] = slots[n.first]; break;
-        case NodeKind::labeled: scratch[i] = scratch[n.first]; break;
-        case NodeKind::scale: scratch[i] = algebra::scale(scratch[n.first], n.param); break;
-        case NodeKind::sum: {
-          Metrics acc = algebra::empty();
-          for (std::uint32_t c = n.first; c < n.first + n.count; ++c) algebra::accumulate_sum(acc, scratch[c]);
-          scratch[i] = acc;
-          break;
-        }
+        case NodeKind::labeled: scratch[i] = fold_all(algebra::LabeledFold{}, children); break;
+        case NodeKind::scale: scratch[i] = fold_all(algebra::ScaleFold{n.param}, children); break;
+        case NodeKind::sum: scratch[i] = fold_all(algebra::SumFold{}, children); break;
+        case NodeKind::parallel: scratch[i] = fold_all(algebra::ParallelFold{n.param}, children); break;
         case NodeKind::max:
-        case NodeKind::parallel: {
-          Metrics acc = algebra::empty();
-          for (std::uint32_t c = n.first; c < n.first + n.count; ++c) algebra::accumulate_max(acc, scratch[c]);
-          if (n.kind == NodeKind::parallel) {
-            algebra::finish_parallel(acc, n.param);
-          } else if (fold == MaxFold::mean) {
-            double sum_time = 0;
-            for (std::uint32_t c = n.first; c < n.first + n.count; ++c) sum_time += scratch[c].time_s;
-            acc.time_s = sum_time / n.count;
-          }
-          scratch[i] = acc;
+          scratch[i] = fold == MaxFold::mean ? fold_all(algebra::MaxFold<RankFold::mean>{}, children)
+                                             : fold_all(algebra::MaxFold<RankFold::max>{}, children);
           break;
-        }
       }
     }
     return nodes_.empty() ? Metrics{} : scratch[0];
@@ -143,6 +137,12 @@ class FlatTree {
   }
 
  private:
+  template <class Fold>
+  static Metrics fold_all(Fold f, std::span<const Metrics> children) noexcept {
+    for (const Metrics& c : children) f.add(c);
+    return f.result();
+  }
+
   static void number_leaves(const RuntimeNode& n, std::uint32_t& next,
                             std::unordered_map<const RuntimeNode*, std::uint32_t>& slot_of) {
     if (n.kind == NodeKind::leaf) slot_of.emplace(&n, next++);

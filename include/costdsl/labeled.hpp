@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/fixed_string.hpp"
+#include "costdsl/metrics.hpp"
 
 namespace costdsl {
 
@@ -19,6 +21,25 @@ struct Labeled {
   static constexpr auto name = Name;
   std::string label;
   C child;
+};
+
+namespace algebra {
+// A Labeled node's fold: its child, untouched.
+struct LabeledFold {
+  Metrics acc = empty();
+  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
+  COSTDSL_INLINE constexpr Metrics result() const noexcept { return acc; }
+};
+}  // namespace algebra
+
+template <FixedString Name, class C>
+struct node_traits<Labeled<Name, C>> : detail::one_child<C> {
+  static constexpr auto segment = Name;
+  template <RankFold>
+  COSTDSL_INLINE static constexpr algebra::LabeledFold fold(const Labeled<Name, C>&) noexcept {
+    return {};
+  }
+  static LoweredNode lowered(const Labeled<Name, C>& node) noexcept { return {NodeKind::labeled, 0, node.label}; }
 };
 
 template <FixedString Name, CostNode C>

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "costdsl/detail/tuple.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/flat_tree.hpp"
 #include "costdsl/manifest.hpp"
 #include "costdsl/slots.hpp"
@@ -14,11 +14,7 @@ namespace costdsl {
 namespace detail {
 template <FixedString Prefix, class Node>
 RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
-  if constexpr (RankFanout<Node>) {  // a Max over `ranks`, one child standing for all
-    RuntimeNode r{NodeKind::max, static_cast<double>(node.ranks), {}, {}};
-    r.children.push_back(to_runtime<Prefix>(node.child, slots));
-    return r;
-  } else if constexpr (Node::node_kind == NodeKind::leaf) {
+  if constexpr (Node::node_kind == NodeKind::leaf) {
     constexpr auto path = join_path<Prefix, Node::name>();
     const auto& k = node.kernel;
     if (slots)
@@ -26,14 +22,13 @@ RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
                         slot_family_v<typename Node::kernel_type>,
                         k.config_fields(), std::vector<std::string>(k.backends())});
     return RuntimeNode::leaf(std::string(path.view()));
-  } else if constexpr (Node::node_kind == NodeKind::labeled) {
-    return RuntimeNode::labeled(node.label, to_runtime<join_path<Prefix, Node::name>()>(node.child, slots));
-  } else if constexpr (Node::node_kind == NodeKind::scale) {
-    return RuntimeNode::scale(node.factor(), to_runtime<Prefix>(node.child, slots));
   } else {
-    RuntimeNode r{Node::node_kind, 0, {}, {}};
-    if constexpr (Node::node_kind == NodeKind::parallel) r.param = node.overlap_value();
-    detail::apply([&](const auto&... c) { (r.children.push_back(to_runtime<Prefix>(c, slots)), ...); }, node.children);
+    const LoweredNode self = node_traits<Node>::lowered(node);
+    RuntimeNode r{self.kind, self.param, std::string(self.label), {}};
+    r.children.reserve(n_children<Node>);
+    for_each_child(node, [&](auto, const auto& child) {
+      r.children.push_back(to_runtime<prefix_below<Node, Prefix>>(child, slots));
+    });
     return r;
   }
 }

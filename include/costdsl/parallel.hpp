@@ -7,7 +7,9 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/detail/tuple.hpp"
+#include "costdsl/metrics.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/static_value.hpp"
 
@@ -45,6 +47,32 @@ struct Parallel {
     } else {
       return overlap.value;
     }
+  }
+};
+
+namespace algebra {
+// A Parallel's fold: the slowest stream over `overlap`; never rebalanced (the streams
+// are different work, not interchangeable ranks).
+struct ParallelFold {
+  double overlap = 1;
+  Metrics acc = empty();
+  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { accumulate_max(acc, c); }
+  COSTDSL_INLINE constexpr Metrics result() const noexcept {
+    Metrics out = acc;
+    finish_parallel(out, overlap);
+    return out;
+  }
+};
+}  // namespace algebra
+
+template <class O, class... C>
+struct node_traits<Parallel<O, C...>> : detail::tuple_children<C...> {
+  template <RankFold>
+  COSTDSL_INLINE static constexpr algebra::ParallelFold fold(const Parallel<O, C...>& node) noexcept {
+    return {node.overlap_value()};
+  }
+  static constexpr LoweredNode lowered(const Parallel<O, C...>& node) noexcept {
+    return {NodeKind::parallel, node.overlap_value(), {}};
   }
 };
 

@@ -6,6 +6,8 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/detail/diagnostics.hpp"
+#include "costdsl/detail/node_rules.hpp"
+#include "costdsl/metrics.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/static_value.hpp"
@@ -25,6 +27,27 @@ struct Scale {
   [[no_unique_address]] Count count;
   C child;
   constexpr double factor() const noexcept { return static_cast<double>(value_of(count)); }
+};
+
+namespace algebra {
+// A Scale's fold: its one child times n (coverage unchanged).
+struct ScaleFold {
+  double n = 1;
+  Metrics acc = empty();
+  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
+  COSTDSL_INLINE constexpr Metrics result() const noexcept { return scale(acc, n); }
+};
+}  // namespace algebra
+
+template <class Count, class C>
+struct node_traits<Scale<Count, C>> : detail::one_child<C> {
+  template <RankFold>
+  COSTDSL_INLINE static constexpr algebra::ScaleFold fold(const Scale<Count, C>& node) noexcept {
+    return {node.factor()};
+  }
+  static constexpr LoweredNode lowered(const Scale<Count, C>& node) noexcept {
+    return {NodeKind::scale, node.factor(), {}};
+  }
 };
 
 // scale(Static<32>{}, layer) or scale(num_layers_from_config, layer).

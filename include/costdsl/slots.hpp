@@ -15,6 +15,7 @@
 #include <boost/mp11/list.hpp>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/fanout.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/inputs.hpp"
@@ -42,24 +43,6 @@ struct FanoutSlot {
 
 namespace detail {
 
-// The children of a Sum / Max / Parallel; none for the other kinds.
-template <class Node>
-struct children_of {
-  using type = boost::mp11::mp_list<>;
-};
-template <class... C>
-struct children_of<Sum<C...>> {
-  using type = boost::mp11::mp_list<C...>;
-};
-template <class... C>
-struct children_of<Max<C...>> {
-  using type = boost::mp11::mp_list<C...>;
-};
-template <class O, class... C>
-struct children_of<Parallel<O, C...>> {
-  using type = boost::mp11::mp_list<C...>;
-};
-
 // The value type an input-list entry holds.
 template <class S>
 struct entry_value {
@@ -78,7 +61,8 @@ struct as_inputs<boost::mp11::mp_list<S...>> {
 };
 
 // One walk yields both lists: with FanoutEntry false every leaf is one Slot (the slot
-// list); with it true each Fanout subtree is one FanoutSlot (the input list).
+// list); with it true each Fanout subtree is one FanoutSlot (the input list). Every
+// other node contributes its children's lists in order under its path segment.
 template <class Node, FixedString Prefix, bool FanoutEntry>
 struct walk;
 
@@ -86,28 +70,16 @@ template <class Children, FixedString Prefix, bool FanoutEntry>
 struct walk_children;
 template <class... C, FixedString Prefix, bool FanoutEntry>
 struct walk_children<boost::mp11::mp_list<C...>, Prefix, FanoutEntry> {
-  using type = boost::mp11::mp_append<typename walk<C, Prefix, FanoutEntry>::type...>;
+  using type = boost::mp11::mp_append<boost::mp11::mp_list<>, typename walk<C, Prefix, FanoutEntry>::type...>;
 };
 
 template <class Node, FixedString Prefix, bool FanoutEntry>
-struct walk {  // Sum, Max, Parallel: the children's lists in order
-  using type = typename walk_children<typename children_of<Node>::type, Prefix, FanoutEntry>::type;
+struct walk {
+  using type = typename walk_children<children_t<Node>, prefix_below<Node, Prefix>, FanoutEntry>::type;
 };
 template <FixedString Name, class K, FixedString Prefix, bool FanoutEntry>
 struct walk<Leaf<Name, K>, Prefix, FanoutEntry> {
   using type = boost::mp11::mp_list<Slot<join_path<Prefix, Name>(), K>>;
-};
-template <class N, class C, FixedString Prefix, bool FanoutEntry>
-struct walk<Scale<N, C>, Prefix, FanoutEntry> {
-  using type = typename walk<C, Prefix, FanoutEntry>::type;
-};
-template <FixedString Name, class C, FixedString Prefix, bool FanoutEntry>
-struct walk<Labeled<Name, C>, Prefix, FanoutEntry> {
-  using type = typename walk<C, join_path<Prefix, Name>(), FanoutEntry>::type;
-};
-template <class C, FixedString Prefix>
-struct walk<Fanout<C>, Prefix, false> {
-  using type = typename walk<C, Prefix, false>::type;
 };
 template <class C, FixedString Prefix>
 struct walk<Fanout<C>, Prefix, true> {
@@ -142,14 +114,14 @@ inline constexpr auto slot_paths = []<class... S>(boost::mp11::mp_list<S...>) {
 }(slot_list<Tree>{});
 
 namespace detail {
-// First slot index of each child of a Sum / Max / Parallel, relative to the parent.
+// First slot index of each child, relative to the parent.
 template <class Node>
 inline constexpr auto child_offsets = []<class... C>(boost::mp11::mp_list<C...>) {
   std::array<std::size_t, sizeof...(C)> offsets{};
   std::size_t next = 0, i = 0;
   ((offsets[i++] = next, next += n_slots<C>), ...);
   return offsets;
-}(typename children_of<Node>::type{});
+}(children_t<Node>{});
 
 // First input-list index of each child, relative to the parent.
 template <class Node>
@@ -158,7 +130,7 @@ inline constexpr auto child_input_offsets = []<class... C>(boost::mp11::mp_list<
   std::size_t next = 0, i = 0;
   ((offsets[i++] = next, next += n_inputs<C>), ...);
   return offsets;
-}(typename children_of<Node>::type{});
+}(children_t<Node>{});
 
 // Index of the first repeated path, or n when all are distinct.
 template <CostNode Tree>

@@ -3,7 +3,7 @@
 // (build time: tools, profilers and benchmarks that need each leaf's config).
 #include <string_view>
 
-#include "costdsl/detail/tuple.hpp"
+#include "costdsl/detail/node_rules.hpp"
 #include "costdsl/slots.hpp"
 
 namespace costdsl {
@@ -13,12 +13,8 @@ template <FixedString Prefix, class Node, class F>
 void visit_leaves(const Node& node, F& f) {
   if constexpr (Node::node_kind == NodeKind::leaf) {
     f(join_path<Prefix, Node::name>().view(), node.kernel);
-  } else if constexpr (Node::node_kind == NodeKind::labeled) {
-    visit_leaves<join_path<Prefix, Node::name>()>(node.child, f);
-  } else if constexpr (Node::node_kind == NodeKind::scale || RankFanout<Node>) {
-    visit_leaves<Prefix>(node.child, f);
   } else {
-    detail::apply([&](const auto&... c) { (visit_leaves<Prefix>(c, f), ...); }, node.children);
+    for_each_child(node, [&](auto, const auto& child) { visit_leaves<prefix_below<Node, Prefix>>(child, f); });
   }
 }
 }  // namespace detail
