@@ -18,6 +18,7 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
@@ -44,36 +45,15 @@ class AttnBlockTp {
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
     require_le<"tp may not exceed num_kv_heads (KV heads are not replicated)">(tp, num_kv_heads);
-    const auto qo_per_rank = num_qo_heads / tp;
-    const auto kv_per_rank = num_kv_heads / tp;
-    using hidden_type = decltype(hidden);
-    using head_dim_type = decltype(head_dim);
-    using tp_type = decltype(tp);
-    using num_qo_heads_per_rank_type = decltype(qo_per_rank);
-    using num_kv_heads_per_rank_type = decltype(kv_per_rank);
-    using qkv_n_type = decltype((qo_per_rank + 2_c * kv_per_rank) * head_dim);
-    using o_proj_k_type = decltype(qo_per_rank * head_dim);
-    using has_allreduce_type = decltype(greater_than_one(tp));
-    struct Resolved {
-      hidden_type hidden;
-      head_dim_type head_dim;
-      tp_type tp;
-      num_qo_heads_per_rank_type num_qo_heads_per_rank;
-      num_kv_heads_per_rank_type num_kv_heads_per_rank;
-      qkv_n_type qkv_n;
-      o_proj_k_type o_proj_k;
-      has_allreduce_type has_allreduce;
-      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/tp
-    };
-    return Resolved{hidden,
-                    head_dim,
-                    tp,
-                    qo_per_rank,
-                    kv_per_rank,
-                    (qo_per_rank + 2_c * kv_per_rank) * head_dim,
-                    qo_per_rank * head_dim,
-                    greater_than_one(tp),
-                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+    const auto num_qo_heads_per_rank = num_qo_heads / tp;
+    const auto num_kv_heads_per_rank = num_kv_heads / tp;
+    const auto qkv_n = (num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+    const auto o_proj_k = num_qo_heads_per_rank * head_dim;
+    const auto has_allreduce = greater_than_one(tp);
+    // the full hidden-wide partial sum, not hidden/tp
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(values(form).dtype);
+    COSTDSL_RESOLVED(hidden, head_dim, tp, num_qo_heads_per_rank, num_kv_heads_per_rank, qkv_n, o_proj_k,
+                     has_allreduce, allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

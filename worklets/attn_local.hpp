@@ -10,6 +10,7 @@
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
@@ -28,22 +29,11 @@ class AttnLocal {
 
   static constexpr auto resolve_config(const Form& form) {
     const auto hidden = dim<"hidden">(form);
-    const auto num_qo_heads = dim<"num_qo_heads">(form);
-    const auto num_kv_heads = dim<"num_kv_heads">(form);
     const auto head_dim = dim<"head_dim">(form);
-    using hidden_type = decltype(hidden);
-    using head_dim_type = decltype(head_dim);
-    using num_qo_heads_per_rank_type = decltype(num_qo_heads);
-    using num_kv_heads_per_rank_type = decltype(num_kv_heads);
-    using o_proj_k_type = decltype(num_qo_heads * head_dim);
-    struct Resolved {
-      hidden_type hidden;
-      head_dim_type head_dim;
-      num_qo_heads_per_rank_type num_qo_heads_per_rank;  // local: per rank == full
-      num_kv_heads_per_rank_type num_kv_heads_per_rank;
-      o_proj_k_type o_proj_k;
-    };
-    return Resolved{hidden, head_dim, num_qo_heads, num_kv_heads, num_qo_heads * head_dim};
+    const auto num_qo_heads_per_rank = dim<"num_qo_heads">(form);  // local: per rank == full
+    const auto num_kv_heads_per_rank = dim<"num_kv_heads">(form);
+    const auto o_proj_k = num_qo_heads_per_rank * head_dim;
+    COSTDSL_RESOLVED(hidden, head_dim, num_qo_heads_per_rank, num_kv_heads_per_rank, o_proj_k);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -11,6 +11,7 @@
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
@@ -28,13 +29,7 @@ class EmbedLocal {
     const auto vocab = dim<"vocab">(form);
     const auto hidden = dim<"hidden">(form);
     require_nonzero(vocab);
-    using vocab_type = decltype(vocab);
-    using hidden_type = decltype(hidden);
-    struct Resolved {
-      vocab_type vocab;
-      hidden_type hidden;
-    };
-    return Resolved{vocab, hidden};
+    COSTDSL_RESOLVED(vocab, hidden);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -14,6 +14,7 @@
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
@@ -33,29 +34,13 @@ class MlpBlockTp {
   static constexpr auto resolve_config(const Form& form) {
     using namespace literals;
     const auto hidden = dim<"hidden">(form);
-    const auto intermediate = dim<"intermediate">(form);
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
-    const auto intermediate_per_rank = intermediate / tp;
-    using hidden_type = decltype(hidden);
-    using tp_type = decltype(tp);
-    using intermediate_per_rank_type = decltype(intermediate_per_rank);
-    using up_gate_n_type = decltype(2_c * intermediate_per_rank);
-    using has_allreduce_type = decltype(greater_than_one(tp));
-    struct Resolved {
-      hidden_type hidden;
-      tp_type tp;
-      intermediate_per_rank_type intermediate_per_rank;
-      up_gate_n_type up_gate_n;
-      has_allreduce_type has_allreduce;
-      double allreduce_bytes_per_token;
-    };
-    return Resolved{hidden,
-                    tp,
-                    intermediate_per_rank,
-                    2_c * intermediate_per_rank,
-                    greater_than_one(tp),
-                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+    const auto intermediate_per_rank = dim<"intermediate">(form) / tp;
+    const auto up_gate_n = 2_c * intermediate_per_rank;
+    const auto has_allreduce = greater_than_one(tp);
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(values(form).dtype);
+    COSTDSL_RESOLVED(hidden, tp, intermediate_per_rank, up_gate_n, has_allreduce, allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -10,6 +10,7 @@
 #include "costdsl/form.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
@@ -28,16 +29,9 @@ class MlpLocal {
   static constexpr auto resolve_config(const Form& form) {
     using namespace literals;
     const auto hidden = dim<"hidden">(form);
-    const auto intermediate = dim<"intermediate">(form);
-    using hidden_type = decltype(hidden);
-    using intermediate_per_rank_type = decltype(intermediate);
-    using up_gate_n_type = decltype(2_c * intermediate);
-    struct Resolved {
-      hidden_type hidden;
-      intermediate_per_rank_type intermediate_per_rank;  // local: per rank == full
-      up_gate_n_type up_gate_n;
-    };
-    return Resolved{hidden, intermediate, 2_c * intermediate};
+    const auto intermediate_per_rank = dim<"intermediate">(form);  // local: per rank == full
+    const auto up_gate_n = 2_c * intermediate_per_rank;
+    COSTDSL_RESOLVED(hidden, intermediate_per_rank, up_gate_n);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -33,6 +33,7 @@
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
@@ -128,31 +129,10 @@ class MoeExpertEp {
     require_routable(num_experts, top_k);
     require_le<"ep may not exceed the routing capacity">(ep, sym<"max_ep">(Static<ops::moe::max_ep>{}));
     const auto experts_per_rank = num_experts / ep;
-    using hidden_type = decltype(hidden);
-    using moe_intermediate_type = decltype(moe_intermediate);
-    using num_experts_type = decltype(num_experts);
-    using top_k_type = decltype(top_k);
-    using ep_type = decltype(ep);
-    using experts_per_rank_type = decltype(experts_per_rank);
-    using has_a2a_type = decltype(greater_than_one(ep));
-    struct Resolved {
-      hidden_type hidden;
-      moe_intermediate_type moe_intermediate;
-      num_experts_type num_experts;
-      top_k_type top_k;
-      ep_type ep;
-      experts_per_rank_type experts_per_rank;
-      has_a2a_type has_a2a;
-      std::uint64_t row_bytes;  // one hidden row on the wire
-    };
-    return Resolved{hidden,
-                    moe_intermediate,
-                    num_experts,
-                    top_k,
-                    ep,
-                    experts_per_rank,
-                    greater_than_one(ep),
-                    static_cast<std::uint64_t>(double(hidden.value()) * bytes_per_element(values(form).dtype))};
+    const auto has_a2a = greater_than_one(ep);
+    // one hidden row on the wire
+    const auto row_bytes = static_cast<std::uint64_t>(double(hidden.value()) * bytes_per_element(values(form).dtype));
+    COSTDSL_RESOLVED(hidden, moe_intermediate, num_experts, top_k, ep, experts_per_rank, has_a2a, row_bytes);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

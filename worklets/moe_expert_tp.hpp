@@ -21,6 +21,7 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
@@ -49,29 +50,12 @@ class MoeExpertTp {
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
     require_routable(num_experts, top_k);
-    const auto intermediate_per_rank = dim<"moe_intermediate">(form) / tp;
-    using hidden_type = decltype(hidden);
-    using num_experts_type = decltype(num_experts);
-    using top_k_type = decltype(top_k);
-    using tp_type = decltype(tp);
-    using intermediate_per_rank_type = decltype(intermediate_per_rank);
-    using has_allreduce_type = decltype(greater_than_one(tp));
-    struct Resolved {
-      hidden_type hidden;
-      num_experts_type num_experts;
-      top_k_type top_k;
-      tp_type tp;
-      intermediate_per_rank_type moe_intermediate_per_rank;
-      has_allreduce_type has_allreduce;
-      double allreduce_bytes_per_token;  // the full hidden-wide partial sum
-    };
-    return Resolved{hidden,
-                    num_experts,
-                    top_k,
-                    tp,
-                    intermediate_per_rank,
-                    greater_than_one(tp),
-                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+    const auto moe_intermediate_per_rank = dim<"moe_intermediate">(form) / tp;
+    const auto has_allreduce = greater_than_one(tp);
+    // the full hidden-wide partial sum
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(values(form).dtype);
+    COSTDSL_RESOLVED(hidden, num_experts, top_k, tp, moe_intermediate_per_rank, has_allreduce,
+                     allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -15,6 +15,7 @@
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/label.hpp"
@@ -35,15 +36,7 @@ class MoeRouterLocal {
     const auto top_k = dim<"top_k">(form);
     require_nonzero(top_k);
     require_le<"top_k may not exceed num_experts">(top_k, num_experts);
-    using hidden_type = decltype(hidden);
-    using num_experts_type = decltype(num_experts);
-    using top_k_type = decltype(top_k);
-    struct Resolved {
-      hidden_type hidden;
-      num_experts_type num_experts;
-      top_k_type top_k;
-    };
-    return Resolved{hidden, num_experts, top_k};
+    COSTDSL_RESOLVED(hidden, num_experts, top_k);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

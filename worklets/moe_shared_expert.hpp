@@ -19,6 +19,7 @@
 #include "costdsl/kernels/silu_and_mul.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/label.hpp"
@@ -38,15 +39,8 @@ class MoeSharedExpert {
     const auto hidden = dim<"hidden">(form);
     const auto shared_intermediate = dim<"shared_intermediate">(form);
     require_nonzero(shared_intermediate);
-    using hidden_type = decltype(hidden);
-    using shared_intermediate_type = decltype(shared_intermediate);
-    using up_gate_n_type = decltype(2_c * shared_intermediate);
-    struct Resolved {
-      hidden_type hidden;
-      shared_intermediate_type shared_intermediate;
-      up_gate_n_type up_gate_n;
-    };
-    return Resolved{hidden, shared_intermediate, 2_c * shared_intermediate};
+    const auto up_gate_n = 2_c * shared_intermediate;
+    COSTDSL_RESOLVED(hidden, shared_intermediate, up_gate_n);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -11,6 +11,7 @@
 #include "costdsl/form.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
@@ -29,22 +30,11 @@ class PreAttnLocal {
   static constexpr auto resolve_config(const Form& form) {
     using namespace literals;
     const auto hidden = dim<"hidden">(form);
-    const auto num_qo_heads = dim<"num_qo_heads">(form);
-    const auto num_kv_heads = dim<"num_kv_heads">(form);
     const auto head_dim = dim<"head_dim">(form);
-    using qkv_n_type = decltype((num_qo_heads + 2_c * num_kv_heads) * head_dim);
-    using hidden_type = decltype(hidden);
-    using head_dim_type = decltype(head_dim);
-    using num_qo_heads_per_rank_type = decltype(num_qo_heads);
-    using num_kv_heads_per_rank_type = decltype(num_kv_heads);
-    struct Resolved {
-      hidden_type hidden;
-      head_dim_type head_dim;
-      num_qo_heads_per_rank_type num_qo_heads_per_rank;  // local: per rank == full
-      num_kv_heads_per_rank_type num_kv_heads_per_rank;
-      qkv_n_type qkv_n;
-    };
-    return Resolved{hidden, head_dim, num_qo_heads, num_kv_heads, (num_qo_heads + 2_c * num_kv_heads) * head_dim};
+    const auto num_qo_heads_per_rank = dim<"num_qo_heads">(form);  // local: per rank == full
+    const auto num_kv_heads_per_rank = dim<"num_kv_heads">(form);
+    const auto qkv_n = (num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+    COSTDSL_RESOLVED(hidden, head_dim, num_qo_heads_per_rank, num_kv_heads_per_rank, qkv_n);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
