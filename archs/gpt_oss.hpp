@@ -13,7 +13,7 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
@@ -105,19 +105,19 @@ class GptOss {
   auto build(const Timing& t) const {
     const auto& c = values(form_);
     const auto layer = [&](const auto& attn) {
-      return sum(dp_groups(r_.dp, sum(attn.build(t), router_.build(t))), experts_.build(t));
+      return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)), experts_.build(t));
     };
     return labeled<"model">(
         "model (GptOss) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) + ", dp=" +
             std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) + ", experts=" +
             std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_groups(r_.dp, embed_.build(t)),
-            labeled<"layer">("layer (a pair: sliding-window + full attention layer, DP attention, EP experts)",
-                             scale(r_.layer_pairs,
-                                   sum(labeled<"sliding">("sliding (window " + std::to_string(c.sliding_window) +
-                                                          " keys)", layer(sliding_)),
-                                       labeled<"full">("full (whole context)", layer(full_))))),
-            dp_groups(r_.dp, head_.build(t))));
+        dp_model(r_.dp, embed_.build(t),
+                 labeled<"layer">("layer (a pair: sliding-window + full attention layer, DP attention, EP experts)",
+                                  scale(r_.layer_pairs,
+                                        sum(labeled<"sliding">("sliding (window " + std::to_string(c.sliding_window) +
+                                                               " keys)", layer(sliding_)),
+                                            labeled<"full">("full (whole context)", layer(full_))))),
+                 head_.build(t)));
   }
 
   // As Qwen3Moe, once per layer of the pair; the sliding layer's decodes are capped at the window.
@@ -154,13 +154,11 @@ class GptOss {
         const auto a = sliding ? ops::collapse_window(it.groups[g], window) : w[g].attention;
         return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({w[g].slice}));
       };
-      return costdsl::inputs(groups.fan(r_.dp, group),
-                             groups.stored(experts_, {work.tokens, work.max_slice, it.routing}));
+      return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
     };
-    return nest<"model">(costdsl::inputs(
-        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
-        nest<"layer">(costdsl::inputs(nest<"sliding">(layer(sliding_, true)), nest<"full">(layer(full_, false)))),
-        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+    return nest<"model">(dp_model_inputs(
+        groups, work, embed_,
+        costdsl::inputs(nest<"sliding">(layer(sliding_, true)), nest<"full">(layer(full_, false))), head_));
   }
 
   Form form_;

@@ -16,7 +16,7 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
@@ -112,12 +112,12 @@ class Mixtral {
         "model (Mixtral) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
             ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_groups(r_.dp, embed_.build(t)),
-            labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
-                                        : "layer (decoder layer: DP attention, EP experts)",
-                             scale(dim<"num_layers">(form_),
-                                   sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
-            dp_groups(r_.dp, head_.build(t))));
+        dp_model(r_.dp, embed_.build(t),
+                 labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
+                                             : "layer (decoder layer: DP attention, EP experts)",
+                                  scale(dim<"num_layers">(form_), dp_moe_layer(r_.dp, sum(attn_.build(t), router_.build(t)),
+                                                                               experts_.build(t)))),
+                 head_.build(t)));
   }
 
   // As Qwen3Moe: each DP group runs its own rows; its tp ranks then split them for routing.
@@ -153,11 +153,8 @@ class Mixtral {
       const std::uint64_t rows = w[g].attention.append_tokens;
       return costdsl::inputs(attn_.inputs({rows, w[g].attention}), router_.inputs({tp_experts ? rows : w[g].slice}));
     };
-    return nest<"model">(costdsl::inputs(
-        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
-        nest<"layer">(costdsl::inputs(groups.fan(r_.dp, group),
-                                      groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
-        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+    return nest<"model">(
+        dp_model_inputs(groups, work, embed_, dp_moe_layer_inputs(groups, work, it.routing, experts_, group), head_));
   }
 
   Form form_;

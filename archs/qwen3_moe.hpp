@@ -19,7 +19,7 @@
 
 #include <boost/hana/define_struct.hpp>
 
-#include "costdsl/archs/support/dp_groups.hpp"
+#include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
@@ -115,11 +115,11 @@ class Qwen3Moe {
         "model (Qwen3Moe) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
             ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_groups(r_.dp, embed_.build(t)),
-            labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
-                             scale(dim<"num_layers">(form_),
-                                   sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))), experts_.build(t)))),
-            dp_groups(r_.dp, head_.build(t))));
+        dp_model(r_.dp, embed_.build(t),
+                 labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
+                                  scale(dim<"num_layers">(form_), dp_moe_layer(r_.dp, sum(attn_.build(t), router_.build(t)),
+                                                                               experts_.build(t)))),
+                 head_.build(t)));
   }
 
   // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
@@ -154,16 +154,11 @@ class Qwen3Moe {
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work("Qwen3Moe", it, r_.dp, r_.tp, groups, ops::collapse);
     const auto& w = work.groups;
-    return nest<"model">(costdsl::inputs(
-        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({w[g].attention.append_tokens}); }),
-        nest<"layer">(costdsl::inputs(groups.fan(r_.dp,
-                                                 [&](std::size_t g) {
-                                                   return costdsl::inputs(
-                                                       attn_.inputs({w[g].attention.append_tokens, w[g].attention}),
-                                                       router_.inputs({w[g].slice}));
-                                                 }),
-                                      groups.stored(experts_, {work.tokens, work.max_slice, it.routing}))),
-        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+    const auto group = [&](std::size_t g) {
+      return costdsl::inputs(attn_.inputs({w[g].attention.append_tokens, w[g].attention}), router_.inputs({w[g].slice}));
+    };
+    return nest<"model">(
+        dp_model_inputs(groups, work, embed_, dp_moe_layer_inputs(groups, work, it.routing, experts_, group), head_));
   }
 
   Form form_;
