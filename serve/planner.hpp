@@ -8,9 +8,10 @@
 // - workers: every parallelism the arch accepts within N GPUs: tp (TP stays inside a
 //   node); for an expert-parallel arch every ep and attention tp dividing it (dp = ep/tp
 //   attention groups); for a KV-parallel family also every hp > 1 with hp × tp GPUs in a
-//   node, as decode workers only (hp is a decode-side degree: the disaggregated search). One whose weights plus the HBM reserve leave no KV room for a
-//   request is dropped; if none is left the input is impossible (an InputError with the
-//   bytes needed and available).
+//   node, as decode workers only (hp is a decode-side degree: the disaggregated search).
+//   One whose weights plus the HBM reserve leave no KV room for a request is dropped; if
+//   none is left the input is impossible (an InputError with the bytes needed and
+//   available).
 // - aggregated: each worker × each token budget, replicated floor(N / gpus) times; the
 //   batch cap runs over powers of two (× dp groups) up to what the KV cache holds.
 // - disaggregated: x prefill workers + y decode workers per unit (x, y coprime, each at

@@ -1,18 +1,16 @@
 #pragma once
-// Shared by the MoE tests: a roofline H200 timing and one iteration's batches.
+// Shared by the MoE tests: one iteration's batches (and the arch tests' roofline H200 timing).
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "costdsl/costdsl.hpp"
+#include "../archs/common.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
+#include "costdsl/costdsl.hpp"
 
 namespace moe_test {
 
-inline const costdsl::Timing& roofline_h200() {
-  static const costdsl::Timing t = costdsl::load_timing("h200", costdsl::TimingMode::roofline);
-  return t;
-}
+using arch_test::roofline_h200;
 
 // One 4096-token prefill chunk and 64 decodes at 2048 KV, spread over `dp` groups:
 // the prefill on group 0, the decodes dealt round-robin.
