@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/max.hpp"
@@ -114,16 +115,16 @@ class FlatTree {
                        std::to_string(nodes_.size()) + " nodes");
     for (std::size_t i = nodes_.size(); i-- > 0;) {
       const FlatNode& n = nodes_[i];
-      const std::span<const Metrics> children{scratch.data() + n.first, n.count};
+      const Metrics* children = scratch.data() + n.first;
       switch (n.kind) {
         case NodeKind::leaf: scratch[i] = slots[n.first]; break;
-        case NodeKind::labeled: scratch[i] = fold_all(algebra::LabeledFold{}, children); break;
-        case NodeKind::scale: scratch[i] = fold_all(algebra::ScaleFold{n.param}, children); break;
-        case NodeKind::sum: scratch[i] = fold_all(algebra::SumFold{}, children); break;
-        case NodeKind::parallel: scratch[i] = fold_all(algebra::ParallelFold{n.param}, children); break;
+        case NodeKind::labeled: scratch[i] = fold_all(algebra::LabeledFold{}, children, n.count); break;
+        case NodeKind::scale: scratch[i] = fold_all(algebra::ScaleFold{n.param}, children, n.count); break;
+        case NodeKind::sum: scratch[i] = fold_all(algebra::SumFold{}, children, n.count); break;
+        case NodeKind::parallel: scratch[i] = fold_all(algebra::ParallelFold{n.param}, children, n.count); break;
         case NodeKind::max:
-          scratch[i] = fold == MaxFold::mean ? fold_all(algebra::MaxFold<RankFold::mean>{}, children)
-                                             : fold_all(algebra::MaxFold<RankFold::max>{}, children);
+          scratch[i] = fold == MaxFold::mean ? fold_all(algebra::MaxFold<RankFold::mean>{}, children, n.count)
+                                             : fold_all(algebra::MaxFold<RankFold::max>{}, children, n.count);
           break;
       }
     }
@@ -138,8 +139,8 @@ class FlatTree {
 
  private:
   template <class Fold>
-  static Metrics fold_all(Fold f, std::span<const Metrics> children) noexcept {
-    for (const Metrics& c : children) f.add(c);
+  COSTDSL_INLINE static Metrics fold_all(Fold f, const Metrics* first, std::uint32_t count) noexcept {
+    for (std::uint32_t c = 0; c < count; ++c) f.add(first[c]);
     return f.result();
   }
 
