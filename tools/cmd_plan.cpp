@@ -156,6 +156,9 @@ void add_plan_command(CLI::App& app) {
                   "power of two that fits a node; 1: none)")
       ->delimiter(',')
       ->check(positive);
+  cmd->add_flag("--hop-b", st->model.hop_b,
+                "KV-parallel decode workers (hp > 1): overlap each batch slice's HP all-to-all with the next slice's "
+                "attention (Helix HOP-B)");
   cmd->add_option("--max-batch", st->max_batch, "largest batch cap per worker (per DP group) to try")
       ->check(positive)
       ->capture_default_str();
@@ -204,7 +207,7 @@ void add_plan_command(CLI::App& app) {
     ctx.timing = st->timing.timing;
     // The family made per parallelism in its own translation unit (tools/models/*.cpp).
     const std::unique_ptr<serve::ModelSource> source =
-        open_model_source(hf, family, timing, ops::moe::Routing{st->model.routing_skew});
+        open_model_source(hf, family, timing, ops::moe::Routing{st->model.routing_skew}, st->model.hop_b);
     serve::ModelSource& models = *source;
     serve::Planner planner(models, timing, spec);
     ctx.expert_parallel = models.expert_parallel();

@@ -83,9 +83,11 @@ std::unique_ptr<Model> open_model(const ModelOptions& options, const Timing& tim
 void check_model(const ModelOptions& options);
 // The family of `config` as a deployment search's model source: the arch made for each
 // parallelism the search tries (a ConfigError there means "rejected"), its tree built
-// for `timing` when first simulated. `config` is copied.
+// for `timing` when first simulated. `config` is copied. hop_b: the KV-parallel
+// workers (hp > 1) overlap their HP all-to-all (Helix HOP-B); a KV-parallel family only.
 std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, const std::string& family,
-                                                      const Timing& timing, ops::moe::Routing routing = {});
+                                                      const Timing& timing, ops::moe::Routing routing = {},
+                                                      bool hop_b = false);
 
 namespace models {
 // One per family (tools/models/<family>.cpp); a null timing checks and returns null.
@@ -95,8 +97,8 @@ std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions
 std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_gpt_oss(const HfConfig& config, const ModelOptions& options, const Timing* timing);
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing);
-std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing);
+std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing, bool hop_b);
+std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing, bool hop_b);
 std::unique_ptr<serve::ModelSource> qwen3_moe_source(const HfConfig& config, const Timing& timing,
                                                      ops::moe::Routing routing);
 std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const Timing& timing,

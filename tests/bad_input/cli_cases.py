@@ -193,6 +193,9 @@ rejects("kv-replicate with kv heads not dividing tp", ["eval", "--arch", "llama3
 rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                        "1000", "--osl", "100", "--hp", "1,2"],
         "--hp: this model family does not take KV-parallel attention (hp must be 1)")
+rejects("plan --hop-b on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
+                                          "1000", "--osl", "100", "--hop-b"],
+        "--hop-b: the mixtral family does not take KV-parallel attention")
 rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
                         "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
 rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",

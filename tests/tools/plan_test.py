@@ -150,6 +150,23 @@ j = json.loads(run("plan", "--arch", "qwen3_8b", "--gpu", "h200", "--gpus", "2",
 finite_everywhere(j)
 check(j and j["candidates"] and all(c["ep"] == 1 for c in j["candidates"]), "qwen3_8b is dense: no ep deployments")
 
+# --hop-b (issue 20): the searched hp > 1 decode workers take HOP-B; their exchange's exposed
+# time is the best of the serial and sliced schedules, so no deployment's decode gets slower.
+HELIX = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "4", "--isl", "1000", "--osl", "50",
+         "--mode", "disagg", "--hp", "2", "--json"]
+serial = json.loads(run(*HELIX).stdout or "{}")
+hop_b = json.loads(run(*HELIX, "--hop-b").stdout or "{}")
+finite_everywhere(hop_b)
+key = lambda c: (c["parallel"], c["prefill"]["parallel"], c["workers"], c["batch"], c["token_budget"])
+before = {key(c): c for c in serial.get("candidates", [])}
+after = {key(c): c for c in hop_b.get("candidates", [])}
+check(before and before.keys() == after.keys(), "--hop-b must simulate the same deployments")
+check(any(c["hp"] == 2 for c in after.values()), "--hp 2 --hop-b: expected hp 2 decode workers")
+for k, c in after.items():
+    if k in before and c["hp"] == 2:
+        check(c["tpot_ms"]["mean"] <= before[k]["tpot_ms"]["mean"] * (1 + 1e-9),
+              f"{k}: --hop-b made decode slower ({c['tpot_ms']['mean']} > {before[k]['tpot_ms']['mean']} ms)")
+
 for f in failures:
     print("FAIL:", f)
 print(f"plan cli: {len(failures)} failure(s)")

@@ -14,9 +14,11 @@ std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& o
   return with_kv_hint(c, [&] { return c.hp == 1 ? open<Llama3>(c, timing) : open<Llama3Hptp>(c, timing); });
 }
 
-std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing) {
-  const auto make = [config](serve::Parallel p) {
-    return archs::Llama3Config::from_hf(config, p.tp, p.hp);
+std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing, bool hop_b) {
+  const auto make = [config, hop_b](serve::Parallel p) {
+    archs::Llama3Config c = archs::Llama3Config::from_hf(config, p.tp, p.hp);
+    c.hop_b = hop_b && p.hp > 1;  // the hptp grain's option; the tp tree has no exchange
+    return c;
   };
   return grain_source([make](serve::Parallel p) { return Llama3(make(p)); },
                       [make](serve::Parallel p) { return Llama3Hptp(make(p)); }, timing);

@@ -14,8 +14,12 @@ std::unique_ptr<Model> open_qwen3(const HfConfig& config, const ModelOptions& op
   return with_kv_hint(c, [&] { return c.hp == 1 ? open<Qwen3>(c, timing) : open<Qwen3Hptp>(c, timing); });
 }
 
-std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing) {
-  const auto make = [config](serve::Parallel p) { return archs::Qwen3Config::from_hf(config, p.tp, p.hp); };
+std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing, bool hop_b) {
+  const auto make = [config, hop_b](serve::Parallel p) {
+    archs::Qwen3Config c = archs::Qwen3Config::from_hf(config, p.tp, p.hp);
+    c.hop_b = hop_b && p.hp > 1;  // the hptp grain's option; the tp tree has no exchange
+    return c;
+  };
   return grain_source([make](serve::Parallel p) { return Qwen3(make(p)); },
                       [make](serve::Parallel p) { return Qwen3Hptp(make(p)); }, timing);
 }
