@@ -16,6 +16,7 @@
 
 #include <boost/hana/define_struct.hpp>
 
+#include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/form.hpp"
@@ -112,28 +113,28 @@ class Qwen3 {
   }
 
   // Mixed prefill + decode iterations share one projection spine (as in Llama3).
-  auto inputs(const ops::AttentionBatch& it) const {
-    const ops::AttentionWork w = ops::collapse(it);
-    const std::uint64_t tokens = w.append_tokens;
-    const std::uint64_t requests = it.prefill.size() + w.decode_count;
-    return nest<"model">(costdsl::inputs(
-        embed_.inputs({tokens}), nest<"layer">(costdsl::inputs(attn_inputs(tokens, w, it), mlp_.inputs({tokens}))),
-        head_.inputs({requests})));
+  // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself);
+  // inputs(it, scratch) deals it once, for both, into the scratch, which the inputs borrow
+  // until it is used again: nothing allocated once warm (archs::BatchFeed passes one).
+  auto inputs(const ops::AttentionBatch& it) const { return inputs_with(it, std::span<worklets::KvSlices::RankLoad>{}); }
+  auto inputs(const ops::AttentionBatch& it, InputScratch& scratch) const
+    requires hptp
+  {
+    scratch.reset();
+    return inputs_with(it, scratch.take<worklets::KvSlices::RankLoad>(values(form_).hp));
   }
 
   // KV cache bytes one token occupies across the whole model (each KV head once), and on
   // one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
-  double kv_bytes_per_token() const { return kv_bytes_per_token(values(form_).num_kv_heads); }
-  double kv_bytes_per_token_per_gpu() const {
-    return kv_bytes_per_token(stored_kv_heads()) / (double(values(form_).tp) * values(form_).hp);
-  }
+  double kv_bytes_per_token() const { return worklets::kv_bytes_per_token(form_, values(form_).num_kv_heads); }
+  double kv_bytes_per_token_per_gpu() const { return worklets::kv_bytes_per_token_per_gpu(form_); }
 
   // Weight bytes on one GPU: the sharded layers plus the local embed and (untied) lm_head;
   // QKV split tp ways (replicated KV heads counted per copy), o_proj and the FFN over hp × tp.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
-    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp;
-    const double attn = h * (c.num_qo_heads + 2.0 * stored_kv_heads()) * hd / tp + (c.num_qo_heads * hd / n) * h;
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
+    const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
     const double mlp = 3.0 * h * c.intermediate / n;
     const double per_layer = attn + mlp + 2 * h + 2 * hd;  // + norms (incl. q/k norm)
     return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
@@ -142,17 +143,15 @@ class Qwen3 {
   const Form& form() const noexcept { return form_; }
 
  private:
-  auto attn_inputs(std::uint64_t tokens, const ops::AttentionWork& w, const ops::AttentionBatch& it) const {
-    if constexpr (hptp) {
-      return attn_.inputs({tokens, w, it.decode_kv});
-    } else {
-      return attn_.inputs({tokens, w});
-    }
-  }
-  double stored_kv_heads() const { return values(worklets::attention_form(form_)).num_kv_heads; }
-  double kv_bytes_per_token(double kv_heads) const {
-    const auto& c = values(form_);
-    return 2.0 * kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+  auto inputs_with(const ops::AttentionBatch& it, std::span<worklets::KvSlices::RankLoad> loads) const {
+    const ops::AttentionWork w = ops::collapse(it);
+    const std::uint64_t tokens = w.append_tokens;
+    const std::uint64_t requests = it.prefill.size() + w.decode_count;
+    return nest<"model">(costdsl::inputs(
+        embed_.inputs({tokens}),
+        nest<"layer">(costdsl::inputs(worklets::attention_inputs<Grain>(attn_, tokens, w, it, loads),
+                                      mlp_.inputs({tokens}))),
+        head_.inputs({requests})));
   }
 
   Form form_;

@@ -2,7 +2,10 @@
 // target: an hp iteration costs at most 1.3× its twin's on the same inputs). hp is
 // decode-only, so the batch is 64 decodes at 8192 tokens of KV (no prefill chunk).
 //   tp8        Llama-3-70B TP 8, the tp grain
-//   tp8_hp2    the same model at TP 8 × hp 2: two rank-folded slots deal the KV per rank
+//   tp8_hp2    the same model at TP 8 × hp 2: the KV dealt over the hp ranks once per
+//              iteration, read by the two rank-folded slots
+// Inputs as `costdsl eval` and the simulator build them (archs::BatchFeed, warm), twin and
+// hp alike: the hp arch deals into the feed's scratch.
 //   tp8_hp2_hop_b  plus HOP-B: the exchange's exposed time over 2/4/8 batch slices
 #include <benchmark/benchmark.h>
 
@@ -29,11 +32,12 @@ void decode_iteration(benchmark::State& state, const Arch& arch, const char* nam
   const auto tree = arch.build(t);
   const std::vector<ops::PrefillChunk> prefill;
   std::vector<std::uint32_t> decode(64, 8192);
+  bench::Feed feed(arch);
   for (auto _ : state) {
     benchmark::DoNotOptimize(decode.data());
-    benchmark::DoNotOptimize(evaluate(tree, arch.inputs({prefill, decode})));
+    benchmark::DoNotOptimize(evaluate(tree, feed({prefill, decode})));
   }
-  state.counters["ms_per_iteration"] = evaluate(tree, arch.inputs({prefill, decode})).time_ms();
+  state.counters["ms_per_iteration"] = evaluate(tree, feed({prefill, decode})).time_ms();
 }
 
 const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8)>> tp8;

@@ -16,6 +16,9 @@
 // and V are written only by the rank that owns its block. kv_cache_append and decode are
 // each ONE slot that runs every hp rank's launch and folds them with the Max algebra (time
 // = slowest rank, its gap the slice imbalance; work sums): ranks never get slots (INV-1).
+// Given storage (Input::loads: an arch's inputs(it, scratch)), inputs() deals the batch
+// over the ranks once per iteration and both slots read those loads; without, each slot
+// deals it itself.
 //
 // hp is a decode-side degree wherever it ships: vLLM's decode context parallelism and
 // TensorRT-LLM's helix take the KV from a prefill server, so an hp > 1 iteration rejects
@@ -23,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -67,9 +71,21 @@ struct KvSlices {
   // The most GPUs one request's KV is split over (bounds the per-rank arrays of a deal).
   static constexpr std::uint32_t max_hp = 1024;
 
+  // One rank's share of the iteration: the new tokens it writes, the decodes it attends
+  // for (a rank holding none of a request's KV skips it) and the KV tokens it reads.
+  // No member initializers: deal() writes the first hp of an uninitialised array of
+  // max_hp, and zeroing all of it (24 KB) would cost more than the deal.
+  struct RankLoad {
+    std::uint64_t rows, batch, kv;
+  };
+
   std::span<const std::uint32_t> decode_kv;  // each decode's KV length (its own token included)
   std::uint64_t prefill_tokens = 0;          // appended by rank 0 (only at hp = 1: see above)
   std::uint32_t hp = 1;
+  // Every rank's load (hp of them), dealt once ahead (dealt_into) for all the slots that
+  // read this batch; null: each rank-folded slot deals the batch itself. A pointer, not a
+  // span: the slot inputs are copied through every nested input list.
+  const RankLoad* dealt = nullptr;
 
   // The tokens of a `len`-token KV that rank `rank` holds: its share of the whole blocks,
   // plus the partial last block if it is the block's owner.
@@ -84,20 +100,13 @@ struct KvSlices {
     return ((len - 1) / kv_block_tokens) % hp;
   }
 
-  // One rank's share of the iteration: the new tokens it writes, the decodes it attends
-  // for (a rank holding none of a request's KV skips it) and the KV tokens it reads.
-  // No member initializers: deal() writes the first hp of an uninitialised array of
-  // max_hp, and zeroing all of it (24 KB) would cost more than the deal.
-  struct RankLoad {
-    std::uint64_t rows, batch, kv;
-  };
-
   // Every rank's load in one pass over the decodes, O(decodes + hp): a request's whole
   // rounds of blocks reach every rank, its leftover whole blocks ranks [0, r) (a range,
-  // kept as a difference array), its partial block rank r alone. out[0, hp) is written:
-  // the rows (Rows) and the reads (Reads), each slot asking only for what it launches.
+  // kept as a difference array), its partial block rank r alone. out[0, hp) is written
+  // (out holds at least hp): the rows (Rows) and the reads (Reads), each slot asking only
+  // for what it launches.
   template <bool Rows = true, bool Reads = true>
-  void deal(std::span<RankLoad, max_hp> out) const noexcept {
+  void deal(std::span<RankLoad> out) const noexcept {
     if (hp <= small_hp && (hp & (hp - 1)) == 0) {
       deal_small<Rows, Reads>(out);
       return;
@@ -151,27 +160,53 @@ struct KvSlices {
     }
   }
 
+  // This batch with every rank's load dealt into `storage` (at least hp long), which the
+  // result borrows: the rank-folded slots that read it then share one deal.
+  KvSlices dealt_into(std::span<RankLoad> storage) const {
+    if (storage.size() < hp)
+      throw InputError(costdsl::detail::str("KvSlices: dealing hp ", hp, " ranks into storage for ", storage.size()));
+    deal(storage);
+    KvSlices s = *this;
+    s.dealt = storage.data();
+    return s;
+  }
+
  private:
   static constexpr std::uint32_t small_hp = 8;
-  // The usual degrees (a power of two up to 8): one branch-free pass per rank, which the
-  // compiler vectorises, instead of scattered increments that chain through memory.
+  // Requests per chunk of the small deal: its 32-bit sums stay exact (at most 31 a request).
+  static constexpr std::size_t chunk = std::size_t{1} << 16;
+  // The usual degrees (a power of two up to 8): branch-free passes the compiler vectorises
+  // in 32-bit lanes, instead of scattered increments that chain through memory. A
+  // request's whole rounds of blocks reach every rank alike, so they are summed once; per
+  // rank only 0/1 flags and partial-block tokens remain. A rank reads a request iff it
+  // holds one of its tokens: iff the request is longer than the start of the rank's first block.
   template <bool Rows, bool Reads>
-  void deal_small(std::span<RankLoad, max_hp> out) const noexcept {
+  void deal_small(std::span<RankLoad> out) const noexcept {
     const std::uint32_t mask = hp - 1, shift = static_cast<std::uint32_t>(std::countr_zero(hp));
-    for (std::uint32_t rank = 0; rank < hp; ++rank) {
-      std::uint64_t rows = rank == 0 ? prefill_tokens : 0, batch = 0, kv_blocks = 0, kv_rest = 0;
-      for (const std::uint32_t len : decode_kv) {
-        if constexpr (Rows) rows += len != 0 && ((len - 1) / kv_block_tokens & mask) == rank;
-        if constexpr (Reads) {
-          const std::uint32_t blocks = len / kv_block_tokens, rest = len % kv_block_tokens;
-          const std::uint32_t rounds = blocks >> shift, r = blocks & mask;
-          const std::uint32_t before = rank < r, owns_rest = rank == r;  // 0 or 1, no branches
-          kv_blocks += rounds + before;
-          kv_rest += owns_rest * rest;
-          batch += (rounds != 0) | before | (owns_rest & (rest != 0));
+    std::uint64_t rounds = 0;
+    if constexpr (Reads)
+      for (const std::uint32_t len : decode_kv) rounds += (len / kv_block_tokens) >> shift;
+    for (std::uint32_t rank = 0; rank < hp; ++rank)
+      out[rank] = {rank == 0 ? prefill_tokens : 0, 0, rounds * kv_block_tokens};
+    for (std::size_t first = 0; first < decode_kv.size(); first += chunk) {
+      const std::span<const std::uint32_t> part = decode_kv.subspan(first, std::min(chunk, decode_kv.size() - first));
+      for (std::uint32_t rank = 0; rank < hp; ++rank) {
+        std::uint32_t rows = 0, batch = 0, before = 0, rest = 0;
+        for (const std::uint32_t len : part) {
+          if constexpr (Rows) rows += (len != 0) & (((len - 1) / kv_block_tokens & mask) == rank);
+          if constexpr (Reads) {
+            const std::uint32_t r = len / kv_block_tokens & mask;  // the rank of the partial block
+            const std::uint32_t owns_rest = r == rank;              // 0 or 1: no branch, no select
+            before += rank < r;
+            rest += owns_rest * (len % kv_block_tokens);
+            batch += len > rank * kv_block_tokens;
+          }
         }
+        // One whole-struct store per rank (the old pattern): field-wise updates let the
+        // compiler vectorise across ranks instead, which leaves hp 2 scalar.
+        const RankLoad o = out[rank];
+        out[rank] = {o.rows + rows, o.batch + batch, o.kv + std::uint64_t{before} * kv_block_tokens + rest};
       }
-      out[rank] = {rows, batch, kv_blocks * kv_block_tokens + kv_rest};
     }
   }
 };
@@ -205,13 +240,22 @@ struct KvRankFolded {
     }
   }
   // f(rank input, repeats): each run of ranks with equal inputs once.
+  // The loads dealt ahead where the batch carries them, else dealt here.
   template <class F>
   static void for_each_rank(const Input& s, F&& f) {
+    if (s.dealt != nullptr) {
+      for_each_run(std::span<const KvSlices::RankLoad>(s.dealt, s.hp), f);
+      return;
+    }
     std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
     s.deal<append, !append>(loads);
-    for (std::uint32_t r = 0; r < s.hp;) {
+    for_each_run(std::span<const KvSlices::RankLoad>(loads.data(), s.hp), f);
+  }
+  template <class F>
+  static void for_each_run(std::span<const KvSlices::RankLoad> loads, F& f) {
+    for (std::size_t r = 0; r < loads.size();) {
       std::uint32_t same = 1;
-      while (r + same < s.hp && same_input(loads[r + same], loads[r])) ++same;
+      while (r + same < loads.size() && same_input(loads[r + same], loads[r])) ++same;
       f(rank_input(loads[r]), same);
       r += same;
     }
@@ -251,14 +295,16 @@ struct HpExchange {
   static constexpr std::uint32_t max_slices = 8;
   struct Input {
     KvSlices slices;                  // the decode batch as the hp ranks hold it
-    double bytes_per_token = 0;       // one token's partial outputs and LSEs on one GPU
     std::uint64_t extra_tokens = 0;   // rows that are not decodes (none under hp > 1)
   };
   Kernel<kernels::AllToAll> exchange;
   KvRankFolded<kernels::AttnDecode> attention;  // the decode slot's launch, per slice
-  bool hop_b = false;
+  bool hop_b;
+  // One token's partial outputs and LSEs on one GPU: fixed by the config, so a member
+  // rather than an input (slot inputs are copied through every nested input list).
+  double bytes_per_token;
 
-  static kernels::AllToAll::Input message(double bytes_per_token, std::uint64_t tokens) noexcept {
+  kernels::AllToAll::Input message(std::uint64_t tokens) const noexcept {
     const auto b = static_cast<std::uint64_t>(double(tokens) * bytes_per_token);
     return {b, b};
   }
@@ -266,7 +312,7 @@ struct HpExchange {
   template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& in) const {
     const std::uint64_t decodes = in.slices.decode_kv.size();
-    Metrics m = exchange.template eval<Q>(message(in.bytes_per_token, decodes + in.extra_tokens));
+    Metrics m = exchange.template eval<Q>(message(decodes + in.extra_tokens));
     if (!hop_b || decodes < 2 || in.extra_tokens != 0) return m;
     const double whole = attention.template eval<Quantities::time_and_work>(in.slices).time_s;
     double exposed = m.time_s;
@@ -278,7 +324,7 @@ struct HpExchange {
   // Under HOP-B the exchange can hide entirely behind attention.
   double lower_bound_s(const Input& in) const {
     if (hop_b) return 0.0;
-    return exchange.lower_bound_s(message(in.bytes_per_token, in.slices.decode_kv.size() + in.extra_tokens));
+    return exchange.lower_bound_s(message(in.slices.decode_kv.size() + in.extra_tokens));
   }
   std::vector<ConfigField> config_fields() const { return exchange.config_fields(); }
   std::vector<std::string> backends() const { return exchange.backends(); }
@@ -295,7 +341,7 @@ struct HpExchange {
       const std::span<const std::uint32_t> part = all.subspan(first, std::min(per_slice, all.size() - first));
       attention_done += attention.template eval<times>(KvSlices{part, 0, in.slices.hp}).time_s;
       exchange_done = std::max(exchange_done, attention_done) +
-                      exchange.template eval<times>(message(in.bytes_per_token, part.size())).time_s;
+                      exchange.template eval<times>(message(part.size())).time_s;
     }
     return exchange_done;
   }
@@ -309,6 +355,9 @@ class AttnBlockHptp {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
     ops::AttentionWork attention;
     std::span<const std::uint32_t> decode_kv;  // the decodes' KV lengths, sliced per hp rank
+    // Where the per-rank loads are dealt once for both rank-folded slots (at least hp long;
+    // the inputs borrow it). Empty: each slot deals the batch itself.
+    std::span<KvSlices::RankLoad> loads = {};
   };
   static constexpr std::uint64_t max_hp = KvSlices::max_hp;
 
@@ -400,7 +449,8 @@ class AttnBlockHptp {
                 leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
             when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange{
                                 Kernel<AllToAll>(t, {to_dim(r_.hp)}),
-                                KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})}, v.hop_b})),
+                                KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})}, v.hop_b,
+                                r_.a2a_bytes_per_token})),
             when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                 t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
             leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
@@ -417,12 +467,12 @@ class AttnBlockHptp {
           "hp ", hp, ": an iteration with ", in.attention.prefill.size(),
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
-    const KvSlices slices{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
+    KvSlices slices{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
+    if (!in.loads.empty()) slices = slices.dealt_into(in.loads);
     return nest<Name>(costdsl::inputs(
         detail::pre_attn_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(slices), input<"prefill">(in.attention.prefill),
         input<"decode">(slices),
-        when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, r_.a2a_bytes_per_token,
-                                                                  m - in.attention.decode_count})),
+        when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, m - in.attention.decode_count})),
         when(r_.has_hp, input<"hp_combine">(kernels::MergeAttnStates::Input{m})),
         input<"o_proj">(kernels::Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(kernels::AllReduce::Input{

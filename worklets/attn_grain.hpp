@@ -10,9 +10,12 @@
 // project, store and read it redundantly. It is an explicit opt-in because it is the
 // baseline hp must beat, not a free choice: the KV cache per GPU stops shrinking with tp.
 #include <cstdint>
+#include <span>
 
 #include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/static_value.hpp"
 
 namespace costdsl::worklets {
@@ -49,6 +52,41 @@ constexpr auto attention_form(const Form& form) {
   } else {
     if (form.kv_replicate && form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
     return detail::with_replicated_kv(form);
+  }
+}
+
+// KV heads held over the tp ranks: the model's, or tp copies under kv_replicate.
+template <class Form>
+constexpr double stored_kv_heads(const Form& form) {
+  return values(attention_form(form)).num_kv_heads;
+}
+
+// KV cache bytes one token occupies over the whole model, each of `kv_heads` heads once.
+template <class Form>
+constexpr double kv_bytes_per_token(const Form& form, double kv_heads) {
+  const auto& c = values(form);
+  return 2.0 * kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+}
+
+// And on one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
+template <class Form>
+constexpr double kv_bytes_per_token_per_gpu(const Form& form) {
+  const auto& c = values(form);
+  return kv_bytes_per_token(form, stored_kv_heads(form)) / (double(c.tp) * c.hp);
+}
+
+// A dense arch's attention inputs for one iteration (`tokens` rows through the
+// projections): the tp grain takes the collapsed batch; hptp also the decodes' KV
+// lengths, and `loads`, where both rank-folded slots share one deal of them (empty:
+// each slot deals them itself).
+template <AttnGrain Grain, class Attn, class RankLoad>
+auto attention_inputs(const Attn& attn, std::uint64_t tokens, const ops::AttentionWork& w,
+                      [[maybe_unused]] const ops::AttentionBatch& it,
+                      [[maybe_unused]] std::span<RankLoad> loads) {
+  if constexpr (Grain == AttnGrain::hptp) {
+    return attn.inputs({tokens, w, it.decode_kv, loads});
+  } else {
+    return attn.inputs({tokens, w});
   }
 }
 

@@ -1,6 +1,7 @@
 // KV-parallel decode (issue 20): attn_block_hptp and Llama3's hptp grain. The hp = 1 law
 // (the tp tree, leaf for leaf and bit for bit), the all-to-all and merge sizes by hand,
-// the KV deal over the hp ranks, decode attention shrinking with hp, and the rejections.
+// the KV deal over the hp ranks (dealt once per iteration for both rank-folded slots),
+// decode attention shrinking with hp, and the rejections.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -11,9 +12,12 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/llama3.hpp"
+#include "costdsl/archs/qwen3.hpp"
+#include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/serve/arch_model.hpp"
 #include "costdsl/serve/kv_budget.hpp"
 
+#include "../core/alloc_counter.hpp"
 #include "common.hpp"
 
 using namespace costdsl;
@@ -380,4 +384,42 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
   }
   CHECK(on.at("model.layer.attn.hp_all_to_all").time_s == doctest::Approx(std::max(want, 0.0)).epsilon(1e-12));
   CHECK(on.at("model.layer.attn.decode") == off.at("model.layer.attn.decode"));
+}
+
+// The KV dealt once per iteration (inputs(it, scratch), as BatchFeed calls it) is bitwise
+// the self-contained inputs(it), whose rank-folded slots each deal it; one scratch serves
+// one arch after another, and once warm an iteration allocates nothing.
+template <class A>
+void dealt_once_law(const A& arch, InputScratch& shared) {
+  const auto tree = arch.build(roofline_h200());
+  BatchFeed feed;
+  std::array<Metrics, n_slots<decltype(tree)>> want{}, got{}, fed{};
+  for (const Batch& b : batches()) {
+    if (values(arch.form()).hp > 1 && !b.prefill.empty()) continue;  // hp is decode-only
+    const Metrics owned = evaluate(tree, arch.inputs(b.it()), want);
+    CHECK(evaluate(tree, arch.inputs(b.it(), shared), got) == owned);
+    CHECK(evaluate(tree, feed(arch, b.it()), fed) == owned);
+    CHECK(got == want);
+    CHECK(fed == want);
+  }
+  const Batch b{{}, {1, 2, 3, 33, 100, 131072, 4097, 65}};
+  const Metrics owned = evaluate(tree, arch.inputs(b.it()));
+  Metrics total{};
+  const long before = costdsl::testing::allocation_count();
+  for (int i = 0; i < 100; ++i) total = evaluate(tree, feed(arch, b.it()));
+  CHECK(costdsl::testing::allocation_count() == before);
+  CHECK(total == owned);
+}
+
+TEST_CASE("the KV dealt once for both rank-folded slots: bitwise the per-slot deal, nothing allocated once warm") {
+  InputScratch shared;
+  dealt_once_law(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), shared);
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), shared);
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(4).with_hp(16)), shared);  // past hp 8
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8)), shared);  // hp 1: prefill rows too
+  Llama3Config hop_b = llama3_70b.with_tp(8).with_hp(2);
+  hop_b.hop_b = true;
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(hop_b), shared);
+  dealt_once_law(Qwen3<Fixed<qwen3_32b.with_tp(8).with_hp(2)>>(), shared);
+  dealt_once_law(Qwen3<Qwen3Config, AttnGrain::hptp>(qwen3_32b.with_tp(4).with_hp(4)), shared);
 }
