@@ -13,6 +13,8 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
+#include "feed_law.hpp"
+
 #include "common.hpp"
 
 using namespace costdsl;
@@ -142,6 +144,15 @@ TEST_CASE("DeepSeek-V3 hp 2 and 4: the static and run-time forms agree, total an
   };
   check.template operator()<deepseek_v3.with_parallel(1, 8).with_hp(2)>();
   check.template operator()<deepseek_v3.with_parallel(1, 8).with_hp(4)>();
+}
+
+TEST_CASE("DeepSeek-V3 hp 2: inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing") {
+  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>> s;
+  const Hp r(deepseek_v3.with_parallel(1, 8).with_hp(2));
+  std::vector<std::uint32_t> decode(64, 131072);
+  for (std::uint32_t i = 0; i < 16; ++i) decode.push_back(1 + i * 997);  // uneven slices, short requests
+  const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {{}, decode}, {1.2});
+  CHECK(totals[0] == totals[1]);
 }
 
 TEST_CASE("DeepSeek-V3 ep 8 hp 2: the slots, the exchange and merge sizes by hand, the dense MLP over the group") {
