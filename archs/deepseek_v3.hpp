@@ -3,6 +3,13 @@
 // first_k_dense_replace dense layers, then MoE layers with EP routed experts and one
 // shared expert on a side stream.
 //
+// KV-parallel decode (hp > 1, Helix for MLA): MLA's one latent KV head cannot be split by
+// heads, so attention is split by KV sequence alone: dp = ep / hp groups of hp GPUs, each
+// running mla_block_hp (tp 1 inside attention), and the dense MLPs TP over the hp GPUs of
+// their group (mlp_block_tp at tp = hp); the MoE stays EP over all ep GPUs. The grain is part
+// of the type, as in Llama3, so hp = 1 stays today's tree: a static form picks it from its hp,
+// a run-time form is tp unless built as DeepseekV3<DeepseekV3Config, AttnGrain::hptp>.
+//
 //   model       = Sum(Max_dp(embed), dense_layer × 3, moe_layer × 58, Max_dp(lm_head))
 //   dense_layer = Max_dp(Sum(mla_block_tp, mlp_block_tp))
 //   moe_layer   = Sum(Max_dp(Sum(mla_block_tp, moe_router_local)),
@@ -16,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,8 +46,10 @@
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/mla_block_hp.hpp"
 #include "costdsl/worklets/mla_block_tp.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
@@ -56,17 +66,28 @@ struct DeepseekV3Config {
                            (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
                            (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                            (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
-                           (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype));
+                           (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype));
 
-  // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs).
+  // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
+  // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1).
   constexpr DeepseekV3Config with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
     DeepseekV3Config c = *this;
     c.tp = tp_degree;
     c.ep = ep_degree;
     return c;
   }
+  constexpr DeepseekV3Config with_tp(std::uint32_t degree) const {
+    DeepseekV3Config c = *this;
+    c.tp = degree;
+    return c;
+  }
+  constexpr DeepseekV3Config with_hp(std::uint32_t degree) const {
+    DeepseekV3Config c = *this;
+    c.hp = degree;
+    return c;
+  }
 
-  static DeepseekV3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  static DeepseekV3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp = 1) {
     if (hf.dim("moe_layer_freq", 1) != 1)
       throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) +
                       " is not 1; DeepseekV3 models every layer after first_k_dense_replace as MoE");
@@ -96,6 +117,7 @@ struct DeepseekV3Config {
             hf.dim("first_k_dense_replace"),
             tp,
             ep,
+            hp,
             hf.dtype(),
             hf.dtype()};
   }
@@ -106,18 +128,38 @@ inline constexpr DeepseekV3Config deepseek_v3{
     .hidden = 7168, .num_heads = 128, .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128,
     .qk_rope_head_dim = 64, .v_head_dim = 128, .intermediate = 18432, .moe_intermediate = 2048,
     .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 129280, .num_layers = 61,
-    .num_dense_layers = 3, .tp = 1, .ep = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16};
+    .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16};
 
-template <class Form>
+using worklets::AttnGrain;
+using worklets::default_grain;
+
+template <class Form, AttnGrain Grain = default_grain<Form>>
 class DeepseekV3 {
+  static constexpr bool hp_grain = Grain == AttnGrain::hptp;
+  // Under hp the dense MLPs run TP over the hp GPUs of a group (ffn_form: tp × hp, hp 1).
+  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
+  using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<Form>>;
+
  public:
-  // The arch's own partition: dp = ep / tp attention groups, and the layer split.
+  // The arch's own partition: dp = ep / tp attention groups (ep / hp under the hp grain),
+  // and the layer split.
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(tp);
     require_nonzero(ep);
-    const auto dp = ep / tp;
+    const auto group = [&] {  // the GPUs of one DP group
+      if constexpr (hp_grain) {
+        const auto hp = dim<"hp">(form);
+        require_nonzero(hp);
+        require_le<"MLA has one latent KV head: under hp its attention is split by KV alone, tp must be 1">(
+            tp, sym<"max_tp">(Static<1>{}));
+        return hp;
+      } else {
+        return tp;
+      }
+    }();
+    const auto dp = ep / group;
     const auto dense = dim<"num_dense_layers">(form);
     const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
     require_nonzero(dense);
@@ -126,10 +168,11 @@ class DeepseekV3 {
     using moe_type = decltype(scale_count(moe));
     struct Resolved {
       std::uint64_t tp, ep, dp;
+      std::uint64_t group;  // GPUs per DP group: tp, or hp under the hp grain
       dense_type num_dense_layers;
       moe_type num_moe_layers;
     };
-    return Resolved{tp.value(), ep.value(), dp.value(), scale_count(dense), scale_count(moe)};
+    return Resolved{tp.value(), ep.value(), dp.value(), group.value(), scale_count(dense), scale_count(moe)};
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -138,7 +181,7 @@ class DeepseekV3 {
         r_(resolve_config(form)),
         embed_(form),
         attn_(form),
-        mlp_(form),
+        mlp_(worklets::ffn_form<Grain>(form)),
         router_(form),
         experts_(form),
         shared_(form),
@@ -147,7 +190,8 @@ class DeepseekV3 {
   auto build(const Timing& t) const {
     const auto& c = values(form_);
     return labeled<"model">(
-        "model (DeepseekV3) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
+        "model (DeepseekV3) [" + (hp_grain ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
+            "tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
             ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_dense_layers) + " dense + " +
             std::to_string(value_of(r_.num_moe_layers)) + " moe, experts=" + std::to_string(c.num_experts) +
             ", top_k=" + std::to_string(c.top_k) + "]",
@@ -161,8 +205,8 @@ class DeepseekV3 {
             dp_groups(r_.dp, head_.build(t))));
   }
 
-  // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp
-  // ranks split the rows (each routes, dispatches and runs the shared expert on its
+  // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp (or
+  // hp) ranks split the rows (each routes, dispatches and runs the shared expert on its
   // slice; the busiest slice sets the shared expert's time). Every token is routed once.
   // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
   // buffers and allocates nothing once warm (see input_scratch.hpp).
@@ -170,23 +214,26 @@ class DeepseekV3 {
   auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
 
   // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,
-  // shared by all heads. It is NOT split by TP: every rank of a group holds it whole.
+  // shared by all heads. It is NOT split by TP: every rank of a group holds it whole;
+  // under hp a token's latent lives on one rank of its group.
   double kv_bytes_per_token() const {
     const auto& c = values(form_);
     return double(c.kv_lora_rank + c.qk_rope_head_dim) * bytes_per_element(c.kv_dtype) * c.num_layers;
   }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token(); }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).hp; }
 
   // Weights on one GPU: attention heads and dense MLPs sharded by tp, routed experts by
-  // ep; the latent projections, shared expert, router and embeddings replicated.
+  // ep; the latent projections, shared expert, router and embeddings replicated. Under hp
+  // every rank absorbs q for all heads (q_b, W_UK whole) but projects out heads / hp
+  // (W_UV, o_proj), and the dense MLPs are split hp ways.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
-    const double h = c.hidden, tp = c.tp, heads = double(c.num_heads) / tp;
+    const double h = c.hidden, tp = c.tp, heads = double(c.num_heads) / tp, heads_out = heads / c.hp;
     const double attn = h * c.q_lora_rank + c.q_lora_rank * heads * (c.qk_nope_head_dim + c.qk_rope_head_dim) +
-                        h * (c.kv_lora_rank + c.qk_rope_head_dim) +
-                        c.kv_lora_rank * heads * (c.qk_nope_head_dim + c.v_head_dim) + heads * c.v_head_dim * h +
-                        2 * h + c.q_lora_rank + c.kv_lora_rank;  // + input, post, q_a and kv_a norms
-    const double dense = 3.0 * h * c.intermediate / tp;
+                        h * (c.kv_lora_rank + c.qk_rope_head_dim) + c.kv_lora_rank * heads * c.qk_nope_head_dim +
+                        c.kv_lora_rank * heads_out * c.v_head_dim + heads_out * c.v_head_dim * h + 2 * h +
+                        c.q_lora_rank + c.kv_lora_rank;  // + input, post, q_a and kv_a norms
+    const double dense = 3.0 * h * c.intermediate / (tp * c.hp);
     const double moe = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep) +
                        3.0 * h * c.shared_intermediate + h * c.num_experts;
     const double layers = c.num_layers * attn + c.num_dense_layers * dense + (c.num_layers - c.num_dense_layers) * moe;
@@ -199,10 +246,16 @@ class DeepseekV3 {
  private:
   template <class Groups>
   auto inputs_with(const MoeIteration& it, Groups groups) const {
-    const auto work = dp_work("DeepseekV3", it, r_.dp, r_.tp, groups, ops::collapse_mla);
+    const auto work = dp_work("DeepseekV3", it, r_.dp, r_.group, groups, ops::collapse_mla);
     const auto& w = work.groups;
     const auto tokens_of = [&](std::size_t g) { return w[g].attention.append_tokens; };
-    const auto mla = [&](std::size_t g) { return attn_.inputs({tokens_of(g), w[g].attention}); };
+    const auto mla = [&](std::size_t g) {
+      if constexpr (hp_grain) {
+        return attn_.inputs({tokens_of(g), w[g].attention, it.groups[g].decode_kv});
+      } else {
+        return attn_.inputs({tokens_of(g), w[g].attention});
+      }
+    };
     return nest<"model">(costdsl::inputs(
         groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({tokens_of(g)}); }),
         nest<"dense_layer">(costdsl::inputs(
@@ -216,8 +269,8 @@ class DeepseekV3 {
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;
-  worklets::MlaBlockTp<Form> attn_;
-  worklets::MlpBlockTp<Form> mlp_;
+  Attn attn_;
+  worklets::MlpBlockTp<FfnForm> mlp_;
   worklets::MoeRouterLocal<Form> router_;
   worklets::MoeExpertEp<Form> experts_;
   worklets::MoeSharedExpert<Form> shared_;
@@ -229,6 +282,7 @@ class DeepseekV3 {
 // libcostdsl-compiled (src/archs/deepseek_v3.cpp): a translation unit that evaluates it does not
 // generate its code again.
 extern template class DeepseekV3<DeepseekV3Config>;
+extern template class DeepseekV3<DeepseekV3Config, AttnGrain::hptp>;
 #endif
 
 }  // namespace costdsl::archs

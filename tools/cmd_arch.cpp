@@ -177,15 +177,17 @@ void add_arch_commands(CLI::App& app) {
   list->add_flag("--json", *list_json, "print JSON");
   list->callback([list_json] {
     // The degrees each arch accepts, found by building it (the checks live in resolve_config).
-    // hp: at the arch's widest tp, for the families with a KV-parallel grain.
+    // hp: at the arch's widest tp, for the families with a KV-parallel grain (an MoE family's
+    // at tp 1 and its widest ep: its hp groups fill the ep GPUs).
     enum class Vary { tp, ep, hp };
-    auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1) {
+    auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1, std::uint32_t ep = 0) {
       std::vector<std::uint32_t> ok;
       for (std::uint32_t d : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
         try {
           ModelOptions o;
           o.arch = a.name;
           o.tp = tp;
+          o.ep = ep;
           (vary == Vary::tp ? o.tp : vary == Vary::ep ? o.ep : o.hp) = d;
           check_model(o);
           ok.push_back(d);
@@ -201,15 +203,20 @@ void add_arch_commands(CLI::App& app) {
       const std::vector<std::uint32_t> tps = accepted(a, Vary::tp);
       const std::vector<std::uint32_t> eps = moe ? accepted(a, Vary::ep) : std::vector<std::uint32_t>{1};
       const std::uint32_t widest = tps.empty() ? 1 : tps.back();
+      const std::uint32_t hp_tp = moe ? 1 : widest, hp_ep = moe && !eps.empty() ? eps.back() : 0;
       const std::vector<std::uint32_t> hps =
-          kv_parallel ? accepted(a, Vary::hp, widest) : std::vector<std::uint32_t>{1};
+          kv_parallel ? accepted(a, Vary::hp, hp_tp, hp_ep) : std::vector<std::uint32_t>{1};
       if (*list_json) {
         out.push_back({{"name", a.name}, {"family", a.family}, {"config", a.config}, {"summary", a.summary},
-                       {"tp", tps}, {"ep", eps}, {"hp", hps}, {"hp_at_tp", widest}});
+                       {"tp", tps}, {"ep", eps}, {"hp", hps}, {"hp_at_tp", hp_tp}});
+        if (moe && kv_parallel) out.back()["hp_at_ep"] = hp_ep;
       } else {
+        const std::string moe_degrees =
+            fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ",")) +
+            (kv_parallel ? fmt::format(", hp ∈ {{{}}} (at tp 1, ep {}; dp = ep/hp)", fmt::join(hps, ","), hp_ep)
+                         : std::string());
         std::cout << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),
-                                 moe ? fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ","))
-                                     : fmt::format(", hp ∈ {{{}}} (at tp {})", fmt::join(hps, ","), widest),
+                                 moe ? moe_degrees : fmt::format(", hp ∈ {{{}}} (at tp {})", fmt::join(hps, ","), widest),
                                  a.summary);
       }
     }

@@ -82,7 +82,7 @@ auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwe
 std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timing) {
   const std::pair<HfConfig, std::string> resolved = options.resolve();
   const HfConfig& config = resolved.first;
-  // The KV-parallel (hptp) attention grain and KV-head replication: dense GQA families.
+  // The KV-parallel attention grains (GQA hptp, MLA hp) and KV-head replication: the kv_parallel families.
   if ((options.hp != 1 || options.kv_replicate || options.hop_b) && !archs::find_family(resolved.second).kv_parallel) {
     std::string takers;
     for (const archs::FamilyInfo& f : archs::families())

@@ -44,7 +44,7 @@ struct FamilyInfo {
   std::vector<std::string> architectures;  // config.json `architectures` entries it reads
   std::vector<std::string> model_types;    // config.json `model_type` values, when architectures is absent
   bool expert_parallel;                    // takes --ep / --dp (DP attention + EP experts)
-  bool kv_parallel;                        // takes --hp (KV-parallel attention) and --kv-replicate
+  bool kv_parallel;                        // takes --hp (KV-parallel attention); the GQA families also --kv-replicate
 };
 
 // Mistral and Qwen2 read as Llama: the same dense layer (Qwen2's q/k/v bias and
@@ -56,7 +56,7 @@ inline const std::vector<FamilyInfo>& families() {
       {"qwen3_moe", {"Qwen3MoeForCausalLM"}, {"qwen3_moe"}, true, false},
       {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true, false},
       {"gpt_oss", {"GptOssForCausalLM"}, {"gpt_oss"}, true, false},
-      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, false},
+      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, true},
   };
   return all;
 }

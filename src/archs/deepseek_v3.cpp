@@ -3,3 +3,4 @@
 #include "costdsl/archs/deepseek_v3.hpp"
 
 template class costdsl::archs::DeepseekV3<costdsl::archs::DeepseekV3Config>;
+template class costdsl::archs::DeepseekV3<costdsl::archs::DeepseekV3Config, costdsl::archs::AttnGrain::hptp>;

@@ -180,7 +180,17 @@ rejects("hp with a prefill chunk", ["eval", "--arch", "llama3_70b", "--gpu", "h2
         "hp 2: an iteration with 1 prefill chunk(s)", "hp is a decode-side degree")
 rejects("hp on an MoE arch", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--ep", "8", "--hp", "2"],
         "--hp 2: qwen3_moe archs do not take KV-parallel attention or KV-head replication yet",
-        "the llama, qwen3 families take them")
+        "the llama, qwen3, deepseek_v3 families take them")
+rejects("deepseek_v3 hp not dividing ep", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--hp", "3",
+                                        "--decode", "8x131072"], "hp 3 does not divide ep 8")
+rejects("deepseek_v3 hp with attention tp", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--tp", "2", "--ep",
+                                            "8", "--hp", "2", "--decode", "8x131072"],
+        "under hp its attention is split by KV alone, tp must be 1: tp 2 exceeds max_tp 1")
+rejects("deepseek_v3 hp with a prefill chunk", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--hp",
+                                               "2", "--prefill", "0:4096", "--decode", "16x131072"],
+        "hp 2: an iteration with 1 prefill chunk(s)", "hp is a decode-side degree")
+rejects("deepseek_v3 kv-replicate", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--kv-replicate"],
+        "--kv-replicate: deepseek_v3 archs do not take KV-head replication", "one latent KV head")
 rejects("kv-replicate on an MoE arch", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200", "--kv-replicate"],
         "--kv-replicate: mixtral archs do not take")
 rejects("hop-b on an MoE arch", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--hop-b"],

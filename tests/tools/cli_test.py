@@ -190,7 +190,9 @@ archs = {a["name"]: a for a in json.loads(r.stdout or "[]")}
 check(archs.get("llama3_70b", {}).get("tp") == [1, 2, 4, 8], "llama3_70b must accept tp 1, 2, 4, 8")
 check(archs.get("llama3_70b", {}).get("hp") == [1, 2, 4, 8] and archs["llama3_70b"].get("hp_at_tp") == 8,
       f"llama3_70b at tp 8 must accept hp 1, 2, 4, 8 (64 heads over hp × tp): {archs.get('llama3_70b')}")
-check(archs.get("deepseek_v3", {}).get("hp") == [1], "MoE archs take no hp yet")
+check(archs.get("deepseek_v3", {}).get("hp") == [1, 2, 4, 8, 16, 32, 64] and archs["deepseek_v3"].get("hp_at_ep") == 64,
+      f"deepseek_v3 at ep 64 must accept hp 1 to 64 (128 heads, ep/hp groups): {archs.get('deepseek_v3')}")
+check(archs.get("qwen3_235b_a22b", {}).get("hp") == [1], "the GQA MoE archs take no hp yet")
 check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
 check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
 check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].get("ep") == [1],
@@ -226,6 +228,26 @@ check("AttnBlockHptp) [hp=2, tp=8" in r.stdout and "num_qo_heads/(hp*tp)*head_di
       "describe --hp 2 must show the hptp worklet and the o_proj formula over hp × tp")
 r = run("eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp", "0", expect=2)
 check("--hp" in r.stderr + r.stdout, f"--hp 0 must name --hp: {r.stderr}")
+
+# --hp on DeepSeek-V3 (MLA: the KV split alone, dp = ep / hp groups): --hp 1 is today's eval;
+# one request of 1M tokens on 8 GPUs reads 1/hp of its KV per GPU.
+DS = ["--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--decode", "1x1048576", "--json"]
+ds1 = run("eval", *DS)
+check(ds1.stdout == run("eval", *DS, "--hp", "1").stdout, "deepseek_v3 --hp 1 must print exactly the eval without it")
+ds4 = run("eval", *DS, "--hp", "4")
+j1, j4 = json.loads(ds1.stdout or "{}"), json.loads(ds4.stdout or "{}")
+if j1 and j4:
+    s1 = {s["name"]: s for s in j1["slots"]}
+    s4 = {s["name"]: s for s in j4["slots"]}
+    added = {"model.%s.dp.attn.%s" % (layer, slot) for layer in ("dense_layer", "moe_layer")
+             for slot in ("hp_all_to_all", "hp_combine")}
+    check(set(s4) - set(s1) == added, f"deepseek_v3 hp 4 adds the exchange and merge: {sorted(set(s4) ^ set(s1))}")
+    ratio = s4["model.moe_layer.dp.attn.decode"]["time_ms"] / s1["model.moe_layer.dp.attn.decode"]["time_ms"]
+    check(0.22 < ratio < 0.28, f"deepseek_v3 MLA decode per GPU must shrink about 4x at hp 4, got x{ratio:.3f}")
+    check(j4["total"]["time_ms"] < j1["total"]["time_ms"], "deepseek_v3 hp 4 must shorten the 1M-token iteration")
+r = run("describe", "--arch", "deepseek_v3", "--ep", "8", "--hp", "2")
+check("MlaBlockHp) [hp=2, heads/gpu=64" in r.stdout and "model (DeepseekV3) [hp=2, tp=1, ep=8, dp=4" in r.stdout,
+      f"describe --hp 2 must show the MLA hp worklet and dp = ep / hp: {r.stdout[:400]}")
 
 # Measured leaves: the shipped H100 tables answer the Llama-3-70B TP8 iteration's GEMMs,
 # attention and TP all-reduces; the other leaves say they are analytic.
