@@ -273,7 +273,8 @@ class Planner {
       if (hp == 0) throw InputError("--hp 0: a KV-parallel degree is at least 1");
     if (!s.hps.empty() && !models_.kv_parallel() &&
         std::any_of(s.hps.begin(), s.hps.end(), [](std::uint32_t hp) { return hp > 1; }))
-      throw InputError("--hp: this model family does not take KV-parallel attention (hp must be 1)");
+      throw InputError("--hp: the deployment search tries KV-parallel decode workers for the dense GQA families only "
+                       "(this model family: hp must be 1; `costdsl eval --hp` still evaluates an arch that takes it)");
   }
 
   // The hp degrees above 1 to try: the spec's, else the powers of two.

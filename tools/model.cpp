@@ -112,15 +112,17 @@ void check_model(const ModelOptions& options) { dispatch(options, nullptr); }
 
 std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, const std::string& family,
                                                       const Timing& timing, ops::moe::Routing routing, bool hop_b) {
-  if (hop_b && !archs::find_family(family).kv_parallel)
-    throw InputError("--hop-b: the " + family + " family does not take KV-parallel attention (no HP all-to-all to overlap)");
-  return by_family(
+  std::unique_ptr<serve::ModelSource> source = by_family(
       family, [&] { return models::llama3_source(config, timing, hop_b); },
       [&] { return models::qwen3_source(config, timing, hop_b); },
       [&] { return models::qwen3_moe_source(config, timing, routing); },
       [&] { return models::mixtral_source(config, timing, routing); },
       [&] { return models::gpt_oss_source(config, timing, routing); },
       [&] { return models::deepseek_v3_source(config, timing, routing); });
+  if (hop_b && !source->kv_parallel())
+    throw InputError("--hop-b: the deployment search tries KV-parallel decode workers (and so HOP-B) for the dense "
+                     "GQA families only, not " + family);
+  return source;
 }
 
 }  // namespace costdsl::cli

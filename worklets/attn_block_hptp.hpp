@@ -55,6 +55,7 @@
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/quantities.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
@@ -372,58 +373,27 @@ class AttnBlockHptp {
     // tp first, in attn_block_tp's order: its rejections read the same here.
     require_nonzero(tp);
     require_le<"tp may not exceed num_kv_heads (KV heads are not replicated)">(tp, num_kv_heads);
-    const auto qo_per_rank = num_qo_heads / tp;
-    const auto kv_per_rank = num_kv_heads / tp;
+    const auto num_qo_heads_per_rank = num_qo_heads / tp;
+    const auto num_kv_heads_per_rank = num_kv_heads / tp;
     require_nonzero(hp);
     require_le<"hp may not exceed max_hp">(hp, sym<"max_hp">(Static<max_hp>{}));
-    const auto gpus = hp * tp;
-    const auto qo_per_gpu = num_qo_heads / gpus;  // the heads each GPU merges and projects out
-    using hidden_type = decltype(hidden);
-    using head_dim_type = decltype(head_dim);
-    using tp_type = decltype(tp);
-    using hp_type = decltype(hp);
-    using gpus_type = decltype(gpus);
-    using num_qo_heads_per_rank_type = decltype(qo_per_rank);
-    using num_kv_heads_per_rank_type = decltype(kv_per_rank);
-    using num_qo_heads_per_gpu_type = decltype(qo_per_gpu);
-    using qkv_n_type = decltype((qo_per_rank + 2_c * kv_per_rank) * head_dim);
-    using o_proj_k_type = decltype(qo_per_gpu * head_dim);
-    using has_hp_type = decltype(greater_than_one(hp));
-    using has_allreduce_type = decltype(greater_than_one(gpus));
-    struct Resolved {
-      hidden_type hidden;
-      head_dim_type head_dim;
-      tp_type tp;
-      hp_type hp;
-      gpus_type gpus;  // N = hp × tp
-      num_qo_heads_per_rank_type num_qo_heads_per_rank;
-      num_kv_heads_per_rank_type num_kv_heads_per_rank;
-      num_qo_heads_per_gpu_type num_qo_heads_per_gpu;
-      qkv_n_type qkv_n;
-      o_proj_k_type o_proj_k;
-      has_hp_type has_hp;
-      has_allreduce_type has_allreduce;
-      // Each GPU's partial outputs, all tokens × its tp rank's heads, with one fp32 LSE per
-      // token and head; (hp − 1)/hp of it leaves the GPU (AllToAll's bus factor).
-      double a2a_bytes_per_token;
-      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/N
-    };
+    const auto gpus = hp * tp;  // N = hp × tp
+    const auto num_qo_heads_per_gpu = num_qo_heads / gpus;  // the heads each GPU merges and projects out
+    const auto qkv_n = (num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+    const auto o_proj_k = num_qo_heads_per_gpu * head_dim;
+    const auto has_hp = greater_than_one(hp);
+    const auto has_allreduce = greater_than_one(gpus);
     const Dtype dtype = values(form).dtype;
-    return Resolved{hidden,
-                    head_dim,
-                    tp,
-                    hp,
-                    gpus,
-                    qo_per_rank,
-                    kv_per_rank,
-                    qo_per_gpu,
-                    (qo_per_rank + 2_c * kv_per_rank) * head_dim,
-                    qo_per_gpu * head_dim,
-                    greater_than_one(hp),
-                    greater_than_one(gpus),
-                    double(qo_per_rank.value()) * (double(head_dim.value()) * bytes_per_element(dtype) +
-                                                   bytes_per_element(Dtype::fp32)),
-                    double(hidden.value()) * bytes_per_element(dtype)};
+    // Each GPU's partial outputs, all tokens × its tp rank's heads, with one fp32 LSE per
+    // token and head; (hp − 1)/hp of it leaves the GPU (AllToAll's bus factor).
+    const double a2a_bytes_per_token = double(num_qo_heads_per_rank.value()) *
+                                       (double(head_dim.value()) * bytes_per_element(dtype) +
+                                        bytes_per_element(Dtype::fp32));
+    // the full hidden-wide partial sum, not hidden/N
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(dtype);
+    COSTDSL_RESOLVED(hidden, head_dim, tp, hp, gpus, num_qo_heads_per_rank, num_kv_heads_per_rank,
+                     num_qo_heads_per_gpu, qkv_n, o_proj_k, has_hp, has_allreduce, a2a_bytes_per_token,
+                     allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -60,6 +60,7 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/ops/attention/mla.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
@@ -87,8 +88,8 @@ class MlaBlockHp {
     const auto num_heads = dim<"num_heads">(form);
     const auto q_lora_rank = dim<"q_lora_rank">(form);
     const auto kv_lora_rank = dim<"kv_lora_rank">(form);
-    const auto nope = dim<"qk_nope_head_dim">(form);
-    const auto rope = dim<"qk_rope_head_dim">(form);
+    const auto qk_nope_head_dim = dim<"qk_nope_head_dim">(form);
+    const auto qk_rope_head_dim = dim<"qk_rope_head_dim">(form);
     const auto v_head_dim = dim<"v_head_dim">(form);
     const auto hp = dim<"hp">(form);
     require_nonzero(q_lora_rank);
@@ -97,62 +98,24 @@ class MlaBlockHp {
     require_nonzero(hp);
     require_le<"hp may not exceed max_hp">(hp, sym<"max_hp">(Static<max_hp>{}));
     // The all-to-all deals the heads: each GPU merges and projects out num_heads / hp of them.
-    const auto heads_per_gpu = num_heads / hp;
+    const auto num_heads_per_gpu = num_heads / hp;
+    const auto q_b_n = num_heads * (qk_nope_head_dim + qk_rope_head_dim);
+    const auto kv_a_n = kv_lora_rank + qk_rope_head_dim;
     // The latent as K and V planes of half its width (ops/attention/mla.hpp); odd is a ConfigError.
-    const auto latent_half = (kv_lora_rank + rope) / 2_c;
-    using hidden_type = decltype(hidden);
-    using num_heads_type = decltype(num_heads);
-    using q_lora_rank_type = decltype(q_lora_rank);
-    using kv_lora_rank_type = decltype(kv_lora_rank);
-    using nope_type = decltype(nope);
-    using rope_type = decltype(rope);
-    using v_head_dim_type = decltype(v_head_dim);
-    using hp_type = decltype(hp);
-    using num_heads_per_gpu_type = decltype(heads_per_gpu);
-    using q_b_n_type = decltype(num_heads * (nope + rope));
-    using kv_a_n_type = decltype(kv_lora_rank + rope);
-    using latent_half_type = decltype(latent_half);
-    using kv_b_n_type = decltype(num_heads * (nope + v_head_dim));
-    using o_proj_k_type = decltype(heads_per_gpu * v_head_dim);
-    using has_hp_type = decltype(greater_than_one(hp));
-    struct Resolved {
-      hidden_type hidden;
-      num_heads_type num_heads;
-      q_lora_rank_type q_lora_rank;
-      kv_lora_rank_type kv_lora_rank;
-      nope_type qk_nope_head_dim;
-      rope_type qk_rope_head_dim;
-      v_head_dim_type v_head_dim;
-      hp_type hp;
-      num_heads_per_gpu_type num_heads_per_gpu;
-      q_b_n_type q_b_n;
-      kv_a_n_type kv_a_n;
-      latent_half_type latent_half;
-      kv_b_n_type kv_b_n;
-      o_proj_k_type o_proj_k;
-      has_hp_type has_hp;  // the exchange, the merge and the all-reduce over the group
-      double a2a_bytes_per_token;        // every head's latent output and fp32 LSE on one GPU
-      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/hp
-    };
+    const auto latent_half = (kv_lora_rank + qk_rope_head_dim) / 2_c;
+    const auto kv_b_n = num_heads * (qk_nope_head_dim + v_head_dim);
+    const auto o_proj_k = num_heads_per_gpu * v_head_dim;
+    const auto has_hp = greater_than_one(hp);  // the exchange, the merge and the all-reduce over the group
     const Dtype dtype = values(form).dtype;
-    return Resolved{hidden,
-                    num_heads,
-                    q_lora_rank,
-                    kv_lora_rank,
-                    nope,
-                    rope,
-                    v_head_dim,
-                    hp,
-                    heads_per_gpu,
-                    num_heads * (nope + rope),
-                    kv_lora_rank + rope,
-                    latent_half,
-                    num_heads * (nope + v_head_dim),
-                    heads_per_gpu * v_head_dim,
-                    greater_than_one(hp),
-                    double(num_heads.value()) * (double(kv_lora_rank.value()) * bytes_per_element(dtype) +
-                                                 bytes_per_element(Dtype::fp32)),
-                    double(hidden.value()) * bytes_per_element(dtype)};
+    // every head's latent output and fp32 LSE on one GPU
+    const double a2a_bytes_per_token =
+        double(num_heads.value()) * (double(kv_lora_rank.value()) * bytes_per_element(dtype) +
+                                     bytes_per_element(Dtype::fp32));
+    // the full hidden-wide partial sum, not hidden/hp
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(dtype);
+    COSTDSL_RESOLVED(hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
+                     hp, num_heads_per_gpu, q_b_n, kv_a_n, latent_half, kv_b_n, o_proj_k, has_hp,
+                     a2a_bytes_per_token, allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -192,7 +155,7 @@ class MlaBlockHp {
                                     Kernel<AllToAll>(t, {to_dim(r_.hp)}),
                                     KvRankFolded<AttnDecode>{
                                         Kernel<AttnDecode>(t, {v.kv_dtype, heads, Dim{1}, to_dim(r_.kv_a_n)})},
-                                    false})),
+                                    false, r_.a2a_bytes_per_token})),
                 when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                     t, {v.dtype, to_dim(r_.num_heads_per_gpu), latent, to_dim(r_.hp)}))),
                 leaf<"o_absorb">(
@@ -222,7 +185,7 @@ class MlaBlockHp {
             input<"kv_cache_append">(slices), input<"kv_b_proj">(Gemm::Input{in.mla.expanded_rows}),
             input<"prefill">(in.mla.prefill), input<"q_absorb">(GroupedGemm::Input{decodes * r_.num_heads.value(), 0}),
             input<"decode">(slices),
-            when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, r_.a2a_bytes_per_token, m - decodes})),
+            when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, m - decodes})),
             when(r_.has_hp, input<"hp_combine">(MergeAttnStates::Input{m})),
             input<"o_absorb">(GroupedGemm::Input{decodes * r_.num_heads_per_gpu.value(), 0})),
         input<"o_proj">(Gemm::Input{m}),

@@ -24,6 +24,7 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/mla.hpp"
+#include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
@@ -46,55 +47,23 @@ class MlaBlockTp {
     const auto num_heads = dim<"num_heads">(form);
     const auto q_lora_rank = dim<"q_lora_rank">(form);
     const auto kv_lora_rank = dim<"kv_lora_rank">(form);
-    const auto nope = dim<"qk_nope_head_dim">(form);
-    const auto rope = dim<"qk_rope_head_dim">(form);
+    const auto qk_nope_head_dim = dim<"qk_nope_head_dim">(form);
+    const auto qk_rope_head_dim = dim<"qk_rope_head_dim">(form);
     const auto v_head_dim = dim<"v_head_dim">(form);
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
     require_nonzero(q_lora_rank);
     require_nonzero(kv_lora_rank);
     require_nonzero(num_heads);
-    const auto heads_per_rank = num_heads / tp;  // tp must divide num_heads (heads are not split)
-    using hidden_type = decltype(hidden);
-    using q_lora_rank_type = decltype(q_lora_rank);
-    using kv_lora_rank_type = decltype(kv_lora_rank);
-    using nope_type = decltype(nope);
-    using rope_type = decltype(rope);
-    using v_head_dim_type = decltype(v_head_dim);
-    using tp_type = decltype(tp);
-    using num_heads_per_rank_type = decltype(heads_per_rank);
-    using q_b_n_type = decltype(heads_per_rank * (nope + rope));
-    using kv_a_n_type = decltype(kv_lora_rank + rope);
-    using o_proj_k_type = decltype(heads_per_rank * v_head_dim);
-    using has_allreduce_type = decltype(greater_than_one(tp));
-    struct Resolved {
-      hidden_type hidden;
-      q_lora_rank_type q_lora_rank;
-      kv_lora_rank_type kv_lora_rank;
-      nope_type qk_nope_head_dim;
-      rope_type qk_rope_head_dim;
-      v_head_dim_type v_head_dim;
-      tp_type tp;
-      num_heads_per_rank_type num_heads_per_rank;
-      q_b_n_type q_b_n;
-      kv_a_n_type kv_a_n;
-      o_proj_k_type o_proj_k;
-      has_allreduce_type has_allreduce;
-      double allreduce_bytes_per_token;  // the full hidden-wide partial sum, not hidden/tp
-    };
-    return Resolved{hidden,
-                    q_lora_rank,
-                    kv_lora_rank,
-                    nope,
-                    rope,
-                    v_head_dim,
-                    tp,
-                    heads_per_rank,
-                    heads_per_rank * (nope + rope),
-                    kv_lora_rank + rope,
-                    heads_per_rank * v_head_dim,
-                    greater_than_one(tp),
-                    double(hidden.value()) * bytes_per_element(values(form).dtype)};
+    const auto num_heads_per_rank = num_heads / tp;  // tp must divide num_heads (heads are not split)
+    const auto q_b_n = num_heads_per_rank * (qk_nope_head_dim + qk_rope_head_dim);
+    const auto kv_a_n = kv_lora_rank + qk_rope_head_dim;
+    const auto o_proj_k = num_heads_per_rank * v_head_dim;
+    const auto has_allreduce = greater_than_one(tp);
+    // the full hidden-wide partial sum, not hidden/tp
+    const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(values(form).dtype);
+    COSTDSL_RESOLVED(hidden, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, tp,
+                     num_heads_per_rank, q_b_n, kv_a_n, o_proj_k, has_allreduce, allreduce_bytes_per_token);
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 

@@ -202,10 +202,10 @@ rejects("kv-replicate with kv heads not dividing tp", ["eval", "--arch", "llama3
         "num_kv_heads 8 does not divide tp 12")
 rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                        "1000", "--osl", "100", "--hp", "1,2"],
-        "--hp: this model family does not take KV-parallel attention (hp must be 1)")
+        "--hp: the deployment search tries KV-parallel decode workers for the dense GQA families only")
 rejects("plan --hop-b on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                           "1000", "--osl", "100", "--hop-b"],
-        "--hop-b: the mixtral family does not take KV-parallel attention")
+        "--hop-b: the deployment search tries KV-parallel decode workers", "not mixtral")
 rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
                         "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
 rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",
