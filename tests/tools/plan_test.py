@@ -152,8 +152,9 @@ check(j and j["candidates"] and all(c["ep"] == 1 for c in j["candidates"]), "qwe
 
 # --hop-b (issue 20): the searched hp > 1 decode workers take HOP-B; their exchange's exposed
 # time is the best of the serial and sliced schedules, so no deployment's decode gets slower.
-HELIX = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "4", "--isl", "1000", "--osl", "50",
-         "--mode", "disagg", "--hp", "2", "--json"]
+# Long prompts on GB200 (NVLink domain of 72): the hp 2 × tp 8 decode worker wins its GPU count.
+HELIX = ["plan", "--arch", "llama3_405b", "--gpu", "gb200", "--gpus", "32", "--isl", "100000", "--osl", "8",
+         "--mode", "disagg", "--hp", "2", "--token-budgets", "16384", "--max-batch", "2", "--json"]
 serial = json.loads(run(*HELIX).stdout or "{}")
 hop_b = json.loads(run(*HELIX, "--hop-b").stdout or "{}")
 finite_everywhere(hop_b)
