@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <boost/mp11/algorithm.hpp>
@@ -35,6 +36,33 @@ inline void check_slot_families(const costdsl::Manifest& m) {
     REQUIRE(declared.count(s.kind) == 1);
     CHECK(s.family == declared.at(s.kind));
   }
+}
+
+// A slot's identity without its formulas (kind, config values, backends): what the
+// KV-parallel laws compare between a grain's tree and its tp twin, whose dims are
+// spelled differently (num_qo_heads/(hp*tp)*head_dim against num_qo_heads/tp*head_dim).
+inline std::string slot_identity(const costdsl::SlotDescription& s) {
+  std::string out = s.name + " " + s.kind;
+  for (const costdsl::ConfigField& f : s.config) {
+    out += " " + f.name + "=";
+    if (const costdsl::Dim* d = std::get_if<costdsl::Dim>(&f.value)) {
+      out += std::to_string(d->value);
+    } else if (const std::string* str = std::get_if<std::string>(&f.value)) {
+      out += *str;
+    } else if (const double* x = std::get_if<double>(&f.value)) {
+      out += std::to_string(*x);
+    }
+  }
+  for (const std::string& b : s.backends) out += " " + b;
+  return out;
+}
+
+// The KV-parallel laws' batches: mixed, ragged, chunked prefill, long-context decode, empty.
+inline const std::vector<Batch>& kv_parallel_batches() {
+  static const std::vector<Batch> b{Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)},
+                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{{1024, 128}, {0, 512}}, {4096}},
+                                    Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{}};
+  return b;
 }
 
 }  // namespace arch_test

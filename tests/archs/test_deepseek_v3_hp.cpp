@@ -23,32 +23,10 @@ using namespace costdsl::archs;
 namespace {
 using arch_test::Batch;
 using arch_test::roofline_h200;
+using arch_test::kv_parallel_batches;
+using arch_test::slot_identity;
 
 using Hp = DeepseekV3<DeepseekV3Config, AttnGrain::hptp>;
-
-// A slot's identity without formulas (the hp worklet spells o_absorb's heads num_heads/hp).
-std::string identity(const SlotDescription& s) {
-  std::string out = s.name + " " + s.kind;
-  for (const ConfigField& f : s.config) {
-    out += " " + f.name + "=";
-    if (const Dim* d = std::get_if<Dim>(&f.value)) {
-      out += std::to_string(d->value);
-    } else if (const std::string* str = std::get_if<std::string>(&f.value)) {
-      out += *str;
-    } else if (const double* x = std::get_if<double>(&f.value)) {
-      out += std::to_string(*x);
-    }
-  }
-  for (const std::string& b : s.backends) out += " " + b;
-  return out;
-}
-
-const std::vector<Batch>& batches() {
-  static const std::vector<Batch> b{Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)},
-                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{{1024, 128}, {0, 512}}, {4096}},
-                                    Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{}};
-  return b;
-}
 
 // Evaluates an arch on a whole-model batch dealt over its DP groups as the CLI deals it.
 template <class Arch>
@@ -83,9 +61,9 @@ void static_law() {
   static_assert(n_slots<decltype(tt)> == n_slots<decltype(ht)>);
   const Manifest mt = make_manifest(tt), mh = make_manifest(ht);
   REQUIRE(mt.slots.size() == mh.slots.size());
-  for (std::size_t i = 0; i < mt.slots.size(); ++i) CHECK(identity(mt.slots[i]) == identity(mh.slots[i]));
+  for (std::size_t i = 0; i < mt.slots.size(); ++i) CHECK(slot_identity(mt.slots[i]) == slot_identity(mh.slots[i]));
   CHECK(mt.tree.size() == mh.tree.size());
-  for (const Batch& b : batches()) {
+  for (const Batch& b : kv_parallel_batches()) {
     std::vector<Metrics> rt(mt.slots.size()), rh(mh.slots.size());
     CHECK(run(tp, b, rt) == run(hp, b, rh));
     CHECK(rt == rh);
@@ -110,7 +88,7 @@ TEST_CASE("DeepSeek-V3 hp = 1 is exactly the tp tree: run-time form, the hp slot
     REQUIRE(mh.slots.size() == mt.slots.size() + 4);
     std::map<std::string, std::size_t> in_tp;
     for (std::size_t i = 0; i < mt.slots.size(); ++i) in_tp[mt.slots[i].name] = i;
-    for (const Batch& b : batches()) {
+    for (const Batch& b : kv_parallel_batches()) {
       std::vector<Metrics> rt(mt.slots.size()), rh(mh.slots.size());
       CHECK(run(tp, b, rt) == run(hp, b, rh));
       std::size_t matched = 0;
@@ -121,7 +99,7 @@ TEST_CASE("DeepSeek-V3 hp = 1 is exactly the tp tree: run-time form, the hp slot
           continue;
         }
         ++matched;
-        CHECK(identity(mt.slots[it->second]) == identity(mh.slots[i]));
+        CHECK(slot_identity(mt.slots[it->second]) == slot_identity(mh.slots[i]));
         CHECK(rt[it->second] == rh[i]);
       }
       CHECK(matched == mt.slots.size());

@@ -26,31 +26,8 @@ using namespace costdsl::archs;
 namespace {
 using arch_test::Batch;
 using arch_test::roofline_h200;
-
-// A slot's identity without formulas: the hptp worklet derives o_proj's k as
-// num_qo_heads/(hp*tp)*head_dim, the tp one as num_qo_heads/tp*head_dim.
-std::string identity(const SlotDescription& s) {
-  std::string out = s.name + " " + s.kind;
-  for (const ConfigField& f : s.config) {
-    out += " " + f.name + "=";
-    if (const Dim* d = std::get_if<Dim>(&f.value)) {
-      out += std::to_string(d->value);
-    } else if (const std::string* str = std::get_if<std::string>(&f.value)) {
-      out += *str;
-    } else if (const double* x = std::get_if<double>(&f.value)) {
-      out += std::to_string(*x);
-    }
-  }
-  for (const std::string& b : s.backends) out += " " + b;
-  return out;
-}
-
-const std::vector<Batch>& batches() {
-  static const std::vector<Batch> b{Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)},
-                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{{1024, 128}, {0, 512}}, {4096}},
-                                    Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{}};
-  return b;
-}
+using arch_test::kv_parallel_batches;
+using arch_test::slot_identity;
 
 // Static hp = 1: the hptp grain builds the tp tree's slots (no hp slot: they are absent),
 // and every total and slot row is bitwise the tp arch's.
@@ -64,9 +41,9 @@ void static_law() {
   static_assert(n_slots<decltype(tt)> == n_slots<decltype(ht)>);
   const Manifest mt = make_manifest(tt), mh = make_manifest(ht);
   REQUIRE(mt.slots.size() == mh.slots.size());
-  for (std::size_t i = 0; i < mt.slots.size(); ++i) CHECK(identity(mt.slots[i]) == identity(mh.slots[i]));
+  for (std::size_t i = 0; i < mt.slots.size(); ++i) CHECK(slot_identity(mt.slots[i]) == slot_identity(mh.slots[i]));
   CHECK(mt.tree.size() == mh.tree.size());
-  for (const Batch& b : batches()) {
+  for (const Batch& b : kv_parallel_batches()) {
     std::array<Metrics, n_slots<decltype(tt)>> rt{}, rh{};
     CHECK(evaluate(tt, tp.inputs(b.it()), rt) == evaluate(ht, hp.inputs(b.it()), rh));
     CHECK(rt == rh);
@@ -85,7 +62,7 @@ void runtime_law(const Llama3Config& c) {
   REQUIRE(mh.slots.size() == mt.slots.size() + 2);
   std::map<std::string, std::size_t> in_tp;
   for (std::size_t i = 0; i < mt.slots.size(); ++i) in_tp[mt.slots[i].name] = i;
-  for (const Batch& b : batches()) {
+  for (const Batch& b : kv_parallel_batches()) {
     std::vector<Metrics> rt(mt.slots.size()), rh(mh.slots.size());
     const Metrics total_t = evaluate(tt, tp.inputs(b.it()), std::span<Metrics, n_slots<decltype(tt)>>(rt));
     const Metrics total_h = evaluate(ht, hp.inputs(b.it()), std::span<Metrics, n_slots<decltype(ht)>>(rh));
@@ -98,7 +75,7 @@ void runtime_law(const Llama3Config& c) {
         continue;
       }
       ++matched;
-      CHECK(identity(mt.slots[it->second]) == identity(mh.slots[i]));
+      CHECK(slot_identity(mt.slots[it->second]) == slot_identity(mh.slots[i]));
       CHECK(rt[it->second] == rh[i]);
     }
     CHECK(matched == mt.slots.size());
@@ -343,7 +320,7 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
     const auto ts = serial.build(t);
     const auto to = overlapped.build(t);
     const Manifest m = make_manifest(ts);
-    CHECK(identity(m.slots[7]) == identity(make_manifest(to).slots[7]));  // same slot, same kind and config
+    CHECK(slot_identity(m.slots[7]) == slot_identity(make_manifest(to).slots[7]));  // same slot, same kind and config
     for (const Batch& b : decodes) {
       std::vector<Metrics> rs(m.slots.size()), ro(m.slots.size());
       const Metrics s = evaluate(ts, serial.inputs(b.it()), std::span<Metrics, n_slots<decltype(ts)>>(rs));
@@ -394,7 +371,7 @@ void dealt_once_law(const A& arch, InputScratch& shared) {
   const auto tree = arch.build(roofline_h200());
   BatchFeed feed;
   std::array<Metrics, n_slots<decltype(tree)>> want{}, got{}, fed{};
-  for (const Batch& b : batches()) {
+  for (const Batch& b : kv_parallel_batches()) {
     if (values(arch.form()).hp > 1 && !b.prefill.empty()) continue;  // hp is decode-only
     const Metrics owned = evaluate(tree, arch.inputs(b.it()), want);
     CHECK(evaluate(tree, arch.inputs(b.it(), shared), got) == owned);
