@@ -2,7 +2,7 @@
 // The parallelism of one worker: tensor parallel degree (for a DP-attention MoE arch,
 // the attention TP inside each DP group), expert-parallel degree (1 for a dense arch;
 // for a MoE arch, the worker's GPUs: dp = ep / tp attention groups) and KV-parallel
-// degree (a dense arch's hptp grain: hp × tp GPUs, decode only).
+// degree (the KV-parallel grain, decode only: hp × tp GPUs per attention group).
 #include <cstdint>
 
 namespace costdsl::serve {

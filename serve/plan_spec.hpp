@@ -29,8 +29,9 @@ struct PlanSpec {
   std::uint32_t max_batch = 512;   // batch cap per worker (per DP group for a DP-attention arch)
   std::uint32_t max_workers = 8;   // prefill or decode workers in one disaggregated unit, at most
   std::uint32_t max_tp = 0;        // 0: gpus_per_node
-  // KV-parallel degrees tried for decode workers of a kv_parallel() family (hp × tp GPUs
-  // within a node); empty: 2, 4, 8, ... as far as they fit. hp 1 is always tried.
+  // KV-parallel degrees tried for decode workers of a kv_parallel() family (attention
+  // groups of hp × tp GPUs within a node; a MoE worker holds ep / (hp × tp) of them);
+  // empty: 2, 4, 8, ... as far as they fit. hp 1 is always tried.
   std::vector<std::uint32_t> hps;
 
   // Requests each simulated unit runs. Closed loop: `warmup` = the clients (their first,

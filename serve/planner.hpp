@@ -273,8 +273,8 @@ class Planner {
       if (hp == 0) throw InputError("--hp 0: a KV-parallel degree is at least 1");
     if (!s.hps.empty() && !models_.kv_parallel() &&
         std::any_of(s.hps.begin(), s.hps.end(), [](std::uint32_t hp) { return hp > 1; }))
-      throw InputError("--hp: the deployment search tries KV-parallel decode workers for the dense GQA families only "
-                       "(this model family: hp must be 1; `costdsl eval --hp` still evaluates an arch that takes it)");
+      throw InputError("--hp: this model family has no KV-parallel attention grain, so the deployment search takes "
+                       "hp 1 only");
   }
 
   // The hp degrees above 1 to try: the spec's, else the powers of two.
@@ -306,10 +306,21 @@ class Planner {
       for (std::uint32_t tp = 1; tp <= max_tp; ++tp) tries.push_back({tp, 1});
     }
     if (models_.kv_parallel()) {
+      // Each attention group's hp × tp GPUs exchange partial outputs every layer: they share
+      // a node. A MoE worker's ep GPUs hold ep / (hp × tp) such groups; the arch rejects
+      // what its grain cannot run (MLA: tp 1).
       const std::uint32_t node = std::min(spec_.gpus, std::max<std::uint32_t>(spec_.gpus_per_node, 1));
       for (std::uint32_t tp = 1; tp <= max_tp; ++tp)
-        for (const std::uint32_t hp : hp_degrees())
-          if (std::uint64_t{hp} * tp <= node) tries.push_back({tp, 1, hp});
+        for (const std::uint32_t hp : hp_degrees()) {
+          const std::uint64_t group = std::uint64_t{hp} * tp;
+          if (group > node) continue;
+          if (!models_.expert_parallel()) {
+            tries.push_back({tp, 1, hp});
+            continue;
+          }
+          for (std::uint64_t ep = group; ep <= spec_.gpus; ep += group)
+            tries.push_back({tp, static_cast<std::uint32_t>(ep), hp});
+        }
     }
     const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);
     const std::uint64_t need_agg = kv_round(std::uint64_t{spec_.input_tokens} + spec_.output_tokens);

@@ -152,8 +152,8 @@ void add_plan_command(CLI::App& app) {
       ->check(positive)
       ->capture_default_str();
   cmd->add_option("--hp", st->hps,
-                  "KV-parallel degrees to try for decode workers of dense archs, e.g. 1,2,4 (default: 1 and every "
-                  "power of two that fits a node; 1: none)")
+                  "KV-parallel degrees to try for decode workers (llama, qwen3, deepseek_v3), e.g. 1,2,4 (default: 1 "
+                  "and every power of two that fits a node; 1: none)")
       ->delimiter(',')
       ->check(positive);
   cmd->add_flag("--hop-b", st->model.hop_b,

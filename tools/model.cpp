@@ -118,10 +118,10 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
       [&] { return models::qwen3_moe_source(config, timing, routing); },
       [&] { return models::mixtral_source(config, timing, routing); },
       [&] { return models::gpt_oss_source(config, timing, routing); },
-      [&] { return models::deepseek_v3_source(config, timing, routing); });
+      [&] { return models::deepseek_v3_source(config, timing, routing, hop_b); });
   if (hop_b && !source->kv_parallel())
-    throw InputError("--hop-b: the deployment search tries KV-parallel decode workers (and so HOP-B) for the dense "
-                     "GQA families only, not " + family);
+    throw InputError("--hop-b: " + family + " archs have no KV-parallel attention grain, so no HP all-to-all to "
+                     "overlap (--hop-b is for the llama and qwen3 families)");
   return source;
 }
 

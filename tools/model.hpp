@@ -106,7 +106,7 @@ std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const
 std::unique_ptr<serve::ModelSource> gpt_oss_source(const HfConfig& config, const Timing& timing,
                                                    ops::moe::Routing routing);
 std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
-                                                       ops::moe::Routing routing);
+                                                       ops::moe::Routing routing, bool hop_b);
 }  // namespace models
 
 }  // namespace costdsl::cli

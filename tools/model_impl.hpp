@@ -88,11 +88,13 @@ std::unique_ptr<serve::ModelSource> source(Make make, bool expert_parallel, cons
   return std::make_unique<serve::ArchFamily<Make>>(std::move(make), expert_parallel, timing, routing);
 }
 
-// A dense family with both attention grains (serve::GrainFamily): hp 1 workers run the
-// tp arch, hp > 1 the hptp one.
-template <class MakeTp, class MakeHptp>
-std::unique_ptr<serve::ModelSource> grain_source(MakeTp tp, MakeHptp hptp, const Timing& timing) {
-  return std::make_unique<serve::GrainFamily<MakeTp, MakeHptp>>(std::move(tp), std::move(hptp), timing);
+// A family with both attention grains (serve::GrainFamily): hp 1 workers run the tp arch,
+// hp > 1 the KV-parallel one.
+template <class MakeTp, class MakeHp>
+std::unique_ptr<serve::ModelSource> grain_source(MakeTp tp, MakeHp hp, bool expert_parallel, const Timing& timing,
+                                                 ops::moe::Routing routing = {}) {
+  return std::make_unique<serve::GrainFamily<MakeTp, MakeHp>>(std::move(tp), std::move(hp), expert_parallel, timing,
+                                                              routing);
 }
 
 }  // namespace costdsl::cli::models

@@ -27,8 +27,10 @@ struct PlanContext {
 };
 
 inline std::string parallel_label(const serve::Parallel& p, bool expert_parallel) {
-  if (!expert_parallel) return p.hp > 1 ? fmt::format("tp{}hp{}", p.tp, p.hp) : fmt::format("tp{}", p.tp);
-  return fmt::format("tp{}dp{}ep{}", p.tp, p.ep / p.tp, p.ep);
+  const std::string hp = p.hp > 1 ? fmt::format("hp{}", p.hp) : std::string();
+  if (!expert_parallel) return fmt::format("tp{}{}", p.tp, hp);
+  // DP groups of hp × tp GPUs fill the ep GPUs.
+  return fmt::format("tp{}{}dp{}ep{}", p.tp, hp, p.ep / (p.tp * p.hp), p.ep);
 }
 
 inline const char* mode_name(serve::Mode m) { return m == serve::Mode::aggregated ? "aggregated" : "disaggregated"; }
@@ -117,14 +119,15 @@ inline std::string plan_table(const PlanContext& ctx, const serve::PlanResult& r
                          latency_cells(r));
     }
   } else {
-    out += fmt::format("{:>3}  {:<12} {:>2} {:<12} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11} {:>12} {:>13}{}\n", "#",
+    // The decode column fits a KV-parallel MoE label (tp1hp16dp4ep64).
+    out += fmt::format("{:>3}  {:<12} {:>2} {:<14} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11} {:>12} {:>13}{}\n", "#",
                        "prefill", "xP", "decode", "yD", "replicas", "gpus/worker", "gpus", "batch", "concurrency",
                        "tokens/s/gpu", "tokens/s/user", lat_head);
     for (std::size_t i = 0; i < top.size(); ++i) {
       const serve::PlanRow& r = res.rows[top[i]];
       const std::uint32_t gp = ep ? r.c.prefill.ep : r.c.prefill.tp * r.c.prefill.hp,
                           gd = ep ? r.c.worker.ep : r.c.worker.tp * r.c.worker.hp;
-      out += fmt::format("{:>3}  {:<12} {:>2} {:<12} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11.0f} {:>12.1f} {:>13.1f}  {}\n",
+      out += fmt::format("{:>3}  {:<12} {:>2} {:<14} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11.0f} {:>12.1f} {:>13.1f}  {}\n",
                          i + 1, parallel_label(r.c.prefill, ep), r.c.prefill_workers, parallel_label(r.c.worker, ep),
                          r.c.decode_workers, r.c.replicas, fmt::format("{}/{}", gp, gd), r.c.gpus(), r.c.batch,
                          r.concurrency(), r.tokens_per_s_gpu(), r.tokens_per_s_user(), latency_cells(r));

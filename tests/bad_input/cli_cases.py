@@ -202,10 +202,13 @@ rejects("kv-replicate with kv heads not dividing tp", ["eval", "--arch", "llama3
         "num_kv_heads 8 does not divide tp 12")
 rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                        "1000", "--osl", "100", "--hp", "1,2"],
-        "--hp: the deployment search tries KV-parallel decode workers for the dense GQA families only")
+        "--hp: this model family has no KV-parallel attention grain, so the deployment search takes hp 1 only")
 rejects("plan --hop-b on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                           "1000", "--osl", "100", "--hop-b"],
-        "--hop-b: the deployment search tries KV-parallel decode workers", "not mixtral")
+        "--hop-b: mixtral archs have no KV-parallel attention grain", "(--hop-b is for the llama and qwen3 families)")
+rejects("plan --hop-b on deepseek_v3", ["plan", "--arch", "deepseek_v3", "--gpu", "h200", "--gpus", "8", "--isl",
+                                        "1000", "--osl", "100", "--hop-b"],
+        "--hop-b: deepseek_v3 archs do not take HOP-B", "runs its HP all-to-all serially")
 rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
                         "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
 rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",

@@ -217,7 +217,7 @@ TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, b
         return archs::Llama3<archs::Llama3Config, archs::AttnGrain::hptp>(
             archs::Llama3Config::from_hf(hf, p.tp, p.hp));
       },
-      h200());
+      false, h200());
   // 24 GPUs, NVLink domains of 16: a tp 8 prefill worker beside a tp 8 × hp 2 decode worker
   // (16 GPUs, which tp alone cannot use: 8 KV heads).
   serve::PlanSpec spec = small_spec(24);
@@ -253,7 +253,7 @@ TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, b
   serve::PlanSpec bad = small_spec(8);
   bad.hps = {1, 2};
   CHECK_THROWS_WITH_AS(serve::Planner(dense, h200(), bad),
-                       "--hp: the deployment search tries KV-parallel decode workers for the dense GQA families only "
-                       "(this model family: hp must be 1; `costdsl eval --hp` still evaluates an arch that takes it)",
+                       "--hp: this model family has no KV-parallel attention grain, so the deployment search takes hp 1 "
+                       "only",
                        InputError);
 }

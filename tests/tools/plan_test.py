@@ -168,6 +168,19 @@ for k, c in after.items():
         check(c["tpot_ms"]["mean"] <= before[k]["tpot_ms"]["mean"] * (1 + 1e-9),
               f"{k}: --hop-b made decode slower ({c['tpot_ms']['mean']} > {before[k]['tpot_ms']['mean']} ms)")
 
+# DeepSeek-V3 (MLA) takes hp too (issue 20): its KV-parallel decode workers are tp 1 with
+# dp = ep / hp attention groups of hp GPUs; prefill workers stay hp 1.
+DSV3 = ["plan", "--arch", "deepseek_v3", "--gpu", "gb200", "--gpus", "32", "--isl", "100000", "--osl", "8",
+        "--mode", "disagg", "--hp", "2", "--token-budgets", "16384", "--max-batch", "2", "--json"]
+j = json.loads(run(*DSV3).stdout or "{}")
+finite_everywhere(j)
+mla_hp = [c for c in j.get("candidates", []) if c["hp"] == 2]
+check(mla_hp, "deepseek_v3 --hp 2: expected hp 2 decode workers")
+for c in mla_hp:
+    check(c["tp"] == 1 and c["ep"] % 2 == 0, f"{c['parallel']}: an MLA hp worker is tp 1 with hp dividing ep")
+    check(c["parallel"] == f"tp1hp2dp{c['ep'] // 2}ep{c['ep']}", f"{c['parallel']}: label must show hp and dp = ep / hp")
+    check(c["prefill"]["parallel"].find("hp") < 0, f"{c['prefill']['parallel']}: prefill workers are hp 1")
+
 for f in failures:
     print("FAIL:", f)
 print(f"plan cli: {len(failures)} failure(s)")

@@ -21,7 +21,8 @@ std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const 
     return c;
   };
   return grain_source([make](serve::Parallel p) { return Llama3(make(p)); },
-                      [make](serve::Parallel p) { return Llama3Hptp(make(p)); }, timing);
+                      [make](serve::Parallel p) { return Llama3Hptp(make(p)); },
+                      false, timing);
 }
 
 }  // namespace costdsl::cli::models

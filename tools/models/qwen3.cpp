@@ -21,7 +21,8 @@ std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const T
     return c;
   };
   return grain_source([make](serve::Parallel p) { return Qwen3(make(p)); },
-                      [make](serve::Parallel p) { return Qwen3Hptp(make(p)); }, timing);
+                      [make](serve::Parallel p) { return Qwen3Hptp(make(p)); },
+                      false, timing);
 }
 
 }  // namespace costdsl::cli::models
