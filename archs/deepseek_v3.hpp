@@ -66,10 +66,12 @@ struct DeepseekV3Config {
                            (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
                            (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                            (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
-                           (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype));
+                           (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
+                           (bool, hop_b));
 
   // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
-  // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1).
+  // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,
+  // overlap the HP all-to-all with the next batch slice's attention (Helix HOP-B).
   constexpr DeepseekV3Config with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
     DeepseekV3Config c = *this;
     c.tp = tp_degree;
@@ -119,7 +121,8 @@ struct DeepseekV3Config {
             ep,
             hp,
             hf.dtype(),
-            hf.dtype()};
+            hf.dtype(),
+            false};
   }
 };
 
@@ -128,7 +131,8 @@ inline constexpr DeepseekV3Config deepseek_v3{
     .hidden = 7168, .num_heads = 128, .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128,
     .qk_rope_head_dim = 64, .v_head_dim = 128, .intermediate = 18432, .moe_intermediate = 2048,
     .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 129280, .num_layers = 61,
-    .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16};
+    .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16,
+    .hop_b = false};
 
 using worklets::AttnGrain;
 using worklets::default_grain;

@@ -121,7 +121,7 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
       [&] { return models::deepseek_v3_source(config, timing, routing, hop_b); });
   if (hop_b && !source->kv_parallel())
     throw InputError("--hop-b: " + family + " archs have no KV-parallel attention grain, so no HP all-to-all to "
-                     "overlap (--hop-b is for the llama and qwen3 families)");
+                     "overlap (--hop-b is for the llama, qwen3 and deepseek_v3 families)");
   return source;
 }
 

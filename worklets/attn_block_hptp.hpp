@@ -290,6 +290,8 @@ struct KvRankFolded {
 // time is the exchange's exposed part, (the pipelined attention + exchange) − (the
 // attention alone), for the best S of {1, 2, 4, 8}: S = 1 is the serial schedule, so the
 // overlap never costs more than running it serially (a scheduler can always not split).
+// Attention: the decode slot's kernel (GQA attn_decode; MLA's mla_decode), timed per slice.
+template <class Attention = kernels::AttnDecode>
 struct HpExchange {
   static constexpr std::string_view kind = kernels::AllToAll::kind;
   static constexpr Family family = kernels::AllToAll::family;
@@ -299,7 +301,7 @@ struct HpExchange {
     std::uint64_t extra_tokens = 0;   // rows that are not decodes (none under hp > 1)
   };
   Kernel<kernels::AllToAll> exchange;
-  KvRankFolded<kernels::AttnDecode> attention;  // the decode slot's launch, per slice
+  KvRankFolded<Attention> attention;  // the decode slot's launch, per slice
   bool hop_b;
   // One token's partial outputs and LSEs on one GPU: fixed by the config, so a member
   // rather than an input (slot inputs are copied through every nested input list).
@@ -417,7 +419,7 @@ class AttnBlockHptp {
             sum(leaf<"kv_cache_append">(KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
                 leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd, 0})}),
                 leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
-            when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange{
+            when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange<>{
                                 Kernel<AllToAll>(t, {to_dim(r_.hp)}),
                                 KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})}, v.hop_b,
                                 r_.a2a_bytes_per_token})),
@@ -442,7 +444,7 @@ class AttnBlockHptp {
     return nest<Name>(costdsl::inputs(
         detail::pre_attn_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(slices), input<"prefill">(in.attention.prefill),
         input<"decode">(slices),
-        when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, m - in.attention.decode_count})),
+        when(r_.has_hp, input<"hp_all_to_all">(HpExchange<>::Input{slices, m - in.attention.decode_count})),
         when(r_.has_hp, input<"hp_combine">(kernels::MergeAttnStates::Input{m})),
         input<"o_proj">(kernels::Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(kernels::AllReduce::Input{

@@ -23,10 +23,8 @@
 // each GPU. TensorRT-LLM ships two fp32 softmax stats (max, sum) per head instead of the
 // LSE: 4 B more on 1,028 B per head (0.4%), not modelled.
 //
-// HOP-B is not offered here: HpExchange's pipeline times its slices with GQA attn_decode,
-// not mla_decode, so MLA runs the exchange serially (hop_b off; its attention member,
-// never evaluated then, is built as absorbed MLA's MQA view: num_heads over one head of
-// kv_lora_rank + rope).
+// HOP-B (the form's hop_b) as for GQA: the exchange's pipeline times each batch slice's
+// attention with the decode slot's own mla_decode launch (HpExchange<MlaDecode>).
 //
 // At hp = 1 this is mla_block_tp at tp = 1 slot for slot (the two hp slots push zero, no
 // all-reduce); the DeepSeek-V3 arch still builds mla_block_tp there (AttnGrain::tp), so
@@ -47,7 +45,6 @@
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/all_to_all.hpp"
-#include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
@@ -74,7 +71,7 @@ template <class Form, FixedString Name = "attn">
 class MlaBlockHp {
  public:
   // Config: the form's hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
-  // qk_rope_head_dim, v_head_dim, hp, dtype, kv_dtype.
+  // qk_rope_head_dim, v_head_dim, hp, dtype, kv_dtype, hop_b.
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes of the group: rows through the projections
     ops::MlaWork mla;
@@ -151,11 +148,10 @@ class MlaBlockHp {
                 leaf<"prefill">(ops::ChunkedPrefill<MlaPrefill>{Kernel<MlaPrefill>(t, prefill)}),
                 leaf<"q_absorb">(Kernel<GroupedGemm>(t, {v.dtype, heads, latent, to_dim(r_.qk_nope_head_dim)})),
                 leaf<"decode">(KvRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}),
-                when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange{
+                when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange<MlaDecode>{
                                     Kernel<AllToAll>(t, {to_dim(r_.hp)}),
-                                    KvRankFolded<AttnDecode>{
-                                        Kernel<AttnDecode>(t, {v.kv_dtype, heads, Dim{1}, to_dim(r_.kv_a_n)})},
-                                    false, r_.a2a_bytes_per_token})),
+                                    KvRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}, v.hop_b,
+                                    r_.a2a_bytes_per_token})),
                 when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                     t, {v.dtype, to_dim(r_.num_heads_per_gpu), latent, to_dim(r_.hp)}))),
                 leaf<"o_absorb">(
@@ -185,7 +181,7 @@ class MlaBlockHp {
             input<"kv_cache_append">(slices), input<"kv_b_proj">(Gemm::Input{in.mla.expanded_rows}),
             input<"prefill">(in.mla.prefill), input<"q_absorb">(GroupedGemm::Input{decodes * r_.num_heads.value(), 0}),
             input<"decode">(slices),
-            when(r_.has_hp, input<"hp_all_to_all">(HpExchange::Input{slices, m - decodes})),
+            when(r_.has_hp, input<"hp_all_to_all">(HpExchange<MlaDecode>::Input{slices, m - decodes})),
             when(r_.has_hp, input<"hp_combine">(MergeAttnStates::Input{m})),
             input<"o_absorb">(GroupedGemm::Input{decodes * r_.num_heads_per_gpu.value(), 0})),
         input<"o_proj">(Gemm::Input{m}),

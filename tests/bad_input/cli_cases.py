@@ -193,8 +193,9 @@ rejects("deepseek_v3 kv-replicate", ["eval", "--arch", "deepseek_v3", "--gpu", "
         "--kv-replicate: deepseek_v3 archs do not take KV-head replication", "one latent KV head")
 rejects("kv-replicate on an MoE arch", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200", "--kv-replicate"],
         "--kv-replicate: mixtral archs do not take")
-rejects("hop-b on an MoE arch", ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--ep", "8", "--hop-b"],
-        "--hop-b: deepseek_v3 archs do not take")
+rejects("hop-b on an MoE arch without a KV-parallel grain", ["eval", "--arch", "mixtral_8x7b", "--gpu", "h200",
+                                                               "--ep", "8", "--hop-b"],
+        "--hop-b: mixtral archs do not take KV-parallel attention")
 rejects("tp above kv heads also suggests replication", ["eval", "--arch", "qwen3_32b", "--gpu", "h200", "--tp", "16"],
         "tp 16 exceeds num_kv_heads 8", "--tp 8 --hp 2", "(or copy each KV head to 2 GPUs: --kv-replicate)")
 rejects("kv-replicate with kv heads not dividing tp", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp",
@@ -205,10 +206,7 @@ rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu"
         "--hp: this model family has no KV-parallel attention grain, so the deployment search takes hp 1 only")
 rejects("plan --hop-b on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                           "1000", "--osl", "100", "--hop-b"],
-        "--hop-b: mixtral archs have no KV-parallel attention grain", "(--hop-b is for the llama and qwen3 families)")
-rejects("plan --hop-b on deepseek_v3", ["plan", "--arch", "deepseek_v3", "--gpu", "h200", "--gpus", "8", "--isl",
-                                        "1000", "--osl", "100", "--hop-b"],
-        "--hop-b: deepseek_v3 archs do not take HOP-B", "runs its HP all-to-all serially")
+        "--hop-b: mixtral archs have no KV-parallel attention grain", "(--hop-b is for the llama, qwen3 and deepseek_v3 families)")
 rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
                         "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
 rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",

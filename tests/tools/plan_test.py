@@ -180,6 +180,16 @@ for c in mla_hp:
     check(c["tp"] == 1 and c["ep"] % 2 == 0, f"{c['parallel']}: an MLA hp worker is tp 1 with hp dividing ep")
     check(c["parallel"] == f"tp1hp2dp{c['ep'] // 2}ep{c['ep']}", f"{c['parallel']}: label must show hp and dp = ep / hp")
     check(c["prefill"]["parallel"].find("hp") < 0, f"{c['prefill']['parallel']}: prefill workers are hp 1")
+# --hop-b on them: the same deployments, no decode slower (MLA's exchange under HOP-B).
+j_hop_b = json.loads(run(*DSV3, "--hop-b").stdout or "{}")
+finite_everywhere(j_hop_b)
+before = {key(c): c for c in j.get("candidates", [])}
+after = {key(c): c for c in j_hop_b.get("candidates", [])}
+check(before and before.keys() == after.keys(), "deepseek_v3 --hop-b must simulate the same deployments")
+for k, c in after.items():
+    if k in before:
+        check(c["tpot_ms"]["mean"] <= before[k]["tpot_ms"]["mean"] * (1 + 1e-9),
+              f"deepseek_v3 {k}: --hop-b made decode slower")
 
 for f in failures:
     print("FAIL:", f)
