@@ -65,6 +65,15 @@ std::uint32_t ModelOptions::expert_parallel() const {
 }
 
 namespace {
+// The families whose archs take KV-parallel attention (--hp above 1, --hop-b), listed for
+// the messages that reject the others.
+std::string kv_parallel_families() {
+  std::string takers;
+  for (const archs::FamilyInfo& f : archs::families())
+    if (f.kv_parallel) takers += (takers.empty() ? "" : ", ") + f.name;
+  return takers;
+}
+
 // The one place a family name picks its translation unit.
 template <class Llama, class Qwen3, class Qwen3Moe, class Mixtral, class GptOss, class DeepseekV3>
 auto by_family(const std::string& family, Llama llama, Qwen3 qwen3, Qwen3Moe qwen3_moe, Mixtral mixtral,
@@ -83,17 +92,13 @@ std::unique_ptr<Model> dispatch(const ModelOptions& options, const Timing* timin
   const std::pair<HfConfig, std::string> resolved = options.resolve();
   const HfConfig& config = resolved.first;
   // The KV-parallel attention grains (GQA hptp, MLA hp) and KV-head replication: the kv_parallel families.
-  if ((options.hp != 1 || options.kv_replicate || options.hop_b) && !archs::find_family(resolved.second).kv_parallel) {
-    std::string takers;
-    for (const archs::FamilyInfo& f : archs::families())
-      if (f.kv_parallel) takers += (takers.empty() ? "" : ", ") + f.name;
+  if ((options.hp != 1 || options.kv_replicate || options.hop_b) && !archs::find_family(resolved.second).kv_parallel)
     throw InputError(fmt::format("{}: {} archs do not take KV-parallel attention or KV-head replication yet (hp "
                                  "must be 1, no --kv-replicate; the {} families take them)",
                                  options.hp != 1       ? fmt::format("--hp {}", options.hp)
                                  : options.kv_replicate ? std::string("--kv-replicate")
                                                         : std::string("--hop-b"),
-                                 resolved.second, takers));
-  }
+                                 resolved.second, kv_parallel_families()));
   return by_family(
       resolved.second, [&] { return models::open_llama3(config, options, timing); },
       [&] { return models::open_qwen3(config, options, timing); },
@@ -112,17 +117,16 @@ void check_model(const ModelOptions& options) { dispatch(options, nullptr); }
 
 std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, const std::string& family,
                                                       const Timing& timing, ops::moe::Routing routing, bool hop_b) {
-  std::unique_ptr<serve::ModelSource> source = by_family(
+  if (hop_b && !archs::find_family(family).kv_parallel)
+    throw InputError("--hop-b: " + family + " archs have no KV-parallel attention grain, so no HP all-to-all to "
+                     "overlap (--hop-b is for the " + kv_parallel_families() + " families)");
+  return by_family(
       family, [&] { return models::llama3_source(config, timing, hop_b); },
       [&] { return models::qwen3_source(config, timing, hop_b); },
       [&] { return models::qwen3_moe_source(config, timing, routing); },
       [&] { return models::mixtral_source(config, timing, routing); },
       [&] { return models::gpt_oss_source(config, timing, routing); },
       [&] { return models::deepseek_v3_source(config, timing, routing, hop_b); });
-  if (hop_b && !source->kv_parallel())
-    throw InputError("--hop-b: " + family + " archs have no KV-parallel attention grain, so no HP all-to-all to "
-                     "overlap (--hop-b is for the llama, qwen3 and deepseek_v3 families)");
-  return source;
 }
 
 }  // namespace costdsl::cli

@@ -206,7 +206,7 @@ rejects("plan --hp on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu"
         "--hp: this model family has no KV-parallel attention grain, so the deployment search takes hp 1 only")
 rejects("plan --hop-b on an MoE family", ["plan", "--arch", "mixtral_8x7b", "--gpu", "h200", "--gpus", "8", "--isl",
                                           "1000", "--osl", "100", "--hop-b"],
-        "--hop-b: mixtral archs have no KV-parallel attention grain", "(--hop-b is for the llama, qwen3 and deepseek_v3 families)")
+        "--hop-b: mixtral archs have no KV-parallel attention grain", "(--hop-b is for the llama, qwen3, deepseek_v3 families)")
 rejects("plan --hp 0", ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "8", "--isl", "1000", "--osl",
                         "100", "--hp", "0"], "--hp", "must be a positive integer (at least 1), got 0")
 rejects("sweep --hp not dividing the heads", ["sweep", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8", "--hp",
