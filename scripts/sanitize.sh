@@ -3,13 +3,12 @@
 #
 #   scripts/sanitize.sh [TEST ...]     (default: every test)
 #
-# The run-time tests run instrumented: the core, loaders, kernels, the CLI (every arch
-# family, both forms and both attention grains, through eval, sweep, plan and the bad-input
-# catalogue) and its fuzz corpora, the serving engine (tests/serve), `costdsl plan` end to
-# end and serve_sim. The per-arch doctest suites (tests/archs, tests/moe: -Darch_tests=false)
-# stay with the main build: under ASan they were 38% of this build's compile time
-# (2,230 of 5,900 job-seconds, fresh clone, 2-core box), and the arch code they test runs
-# here through the CLI.
+# Every run-time test runs instrumented: the core, loaders and kernels, the per-arch
+# suites, the CLI (every arch family, both forms and both attention grains, through eval,
+# sweep, plan and the bad-input catalogue) and its fuzz corpora, the serving engine
+# (tests/serve), `costdsl plan` end to end and serve_sim. Not in CI: a second build of
+# everything doubles its time; CI runs the input-facing tests sanitized inside the main
+# build instead (tests/meson.build).
 # The compile-only checks (headers alone, compile-fail cases, the
 # compile-time budget, the out-of-tree consumer build) are left to the main build
 # (-Dbuild_checks=false), and the CUDA profiler too (nvcc objects are not instrumented);
@@ -23,7 +22,7 @@ if [ ! -f build-asan/build.ninja ]; then
   # -O1 keeps the template-heavy TUs quick to build and the reports precise; -Werror
   # stays with the main build (sanitizer instrumentation brings its own false warnings).
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false \
-    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dmpi=disabled -Dbuild_checks=false -Darch_tests=false >/dev/null
+    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dmpi=disabled -Dbuild_checks=false >/dev/null
 fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
