@@ -2,7 +2,10 @@
 // exactly the sum of costdsl's iteration times.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <vector>
 
@@ -248,4 +251,32 @@ TEST_CASE("load and SLA inputs: each rule named") {
   sla.quantile = serve::Quantile::p99;
   CHECK(sla.certain_miss_count(100) == 2);
   CHECK(sla.certain_miss_count(1) == 1);
+}
+
+TEST_CASE("percentiles: nearest rank by selection equals nearest rank on the sorted sample") {
+  std::mt19937 gen(7);
+  for (std::size_t n : {1u, 2u, 3u, 9u, 10u, 11u, 99u, 100u, 101u, 1000u, 4097u}) {
+    for (int dup = 0; dup < 2; ++dup) {
+      std::vector<double> v(n);
+      std::uniform_int_distribution<int> few(0, 5);
+      std::uniform_real_distribution<double> any(0.0, 1.0);
+      for (double& x : v) x = dup ? few(gen) * 0.25 : any(gen);
+      std::vector<double> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      auto nearest = [&](double q) {
+        const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+        return sorted[std::max<std::size_t>(k, 1) - 1];
+      };
+      const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+      const serve::Percentiles p = serve::Percentiles::of(v);
+      CAPTURE(n);
+      CAPTURE(dup);
+      CHECK(p.p50 == nearest(0.50));
+      CHECK(p.p90 == nearest(0.90));
+      CHECK(p.p99 == nearest(0.99));
+      CHECK(p.mean == doctest::Approx(mean).epsilon(1e-12));
+    }
+  }
+  std::vector<double> empty;
+  CHECK(serve::Percentiles::of(empty).p99 == 0);
 }
