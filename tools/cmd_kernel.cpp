@@ -16,10 +16,27 @@
 
 namespace costdsl::cli {
 
+namespace {
+
 inline std::string flag_of(std::string_view field) {
   std::string f = "--";
   for (char c : field) f += c == '_' ? '-' : c;
   return f;
+}
+
+// A required dim and an optional dtype (default bf16): non-template, so their option
+// callbacks are compiled once, not once per field of every kernel kind.
+void add_dim_option(CLI::App& cmd, const std::string& flag, Dim& v, std::string_view name, const char* group) {
+  cmd.add_option_function<std::uint64_t>(flag, [&v](const std::uint64_t& x) { v = Dim(x); }, std::string(name))
+      ->check(non_negative)
+      ->required()
+      ->group(group);
+}
+void add_dtype_option(CLI::App& cmd, const std::string& flag, Dtype& v, const char* group) {
+  v = Dtype::bf16;
+  cmd.add_option_function<std::string>(flag, [&v, flag](const std::string& x) { v = parse_dtype(x, flag); },
+                                       "dtype: fp32, bf16, fp16, fp8, fp4, mxfp4 (default bf16)")
+      ->group(group);
 }
 
 // One option per reflected field: dims and counts are required numbers, dtypes
@@ -30,15 +47,9 @@ void add_field_options(CLI::App& cmd, S& s, const char* group) {
     using T = std::remove_cvref_t<decltype(v)>;
     const std::string flag = flag_of(name);
     if constexpr (std::is_same_v<T, Dim>) {
-      cmd.add_option_function<std::uint64_t>(flag, [&v](const std::uint64_t& x) { v = Dim(x); }, std::string(name))
-          ->check(non_negative)
-          ->required()
-          ->group(group);
+      add_dim_option(cmd, flag, v, name, group);
     } else if constexpr (std::is_same_v<T, Dtype>) {
-      v = Dtype::bf16;
-      cmd.add_option_function<std::string>(flag, [&v, flag](const std::string& x) { v = parse_dtype(x, flag); },
-                                           "dtype: fp32, bf16, fp16, fp8, fp4, mxfp4 (default bf16)")
-          ->group(group);
+      add_dtype_option(cmd, flag, v, group);
     } else if (untabled_field<S>(name)) {  // a shape-only field (attn_prefill's window): 0 = its neutral value
       cmd.add_option(flag, v, std::string(name))->check(non_negative)->capture_default_str()->group(group);
     } else {
@@ -70,6 +81,56 @@ std::string fields_text(const S& s) {
   return out;
 }
 
+// What one `costdsl kernel <kind>` evaluation found, with the kind's fields already
+// rendered: printed by one non-template function, so the report's fmt and JSON code is
+// compiled once rather than once per kernel kind (this TU was the CLI's slowest).
+struct KernelRun {
+  std::string_view kind;
+  Family family;
+  const GpuSpec* gpu;
+  nlohmann::json config_json, input_json;
+  std::string config_text, input_text;
+  Metrics metrics;
+  std::string backend;
+  double lower_bound_s;
+};
+
+void print_kernel_run(const KernelRun& r, bool json) {
+  const Metrics& m = r.metrics;
+  const bool analytic = has(m.coverage, Coverage::analytic);
+  const std::string source = analytic ? "roofline" : (m.time_s > 0 ? "profile" : "none");
+  if (json) {
+    nlohmann::json j{{"kind", r.kind},           {"gpu", r.gpu->name},
+                     {"config", r.config_json},  {"input", r.input_json},
+                     {"time_ms", m.time_ms()},   {"flops", m.flops},
+                     {"bytes", m.bytes},         {"energy_j", m.energy_j},
+                     {"coverage", coverage_json(m.coverage)},
+                     {"backend", r.backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.backend)},
+                     {"source", source},         {"lower_bound_ms", r.lower_bound_s * 1e3}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  const GpuSpec& gpu = *r.gpu;
+  std::cout << fmt::format("{} on {} ({}{})\n", r.kind, gpu.name, source, r.backend.empty() ? "" : ": " + r.backend);
+  std::cout << fmt::format("  config   {}\n  input    {}\n", r.config_text, r.input_text);
+  std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m));
+  std::cout << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
+  if (m.time_s > 0) {
+    const double flops_rate = m.flops / m.time_s, byte_rate = m.bytes / m.time_s;
+    std::string compute;
+    if (gpu.peak_bf16 && m.flops > 0)
+      compute = fmt::format(" ({:.1f}% of the {:.0f} TFLOP/s bf16 peak)", 100 * flops_rate / *gpu.peak_bf16,
+                            *gpu.peak_bf16 / 1e12);
+    const bool comm = r.family == Family::communication;
+    const double bw = comm ? gpu.intra_node_bandwidth : gpu.hbm_bandwidth;
+    std::cout << fmt::format("  achieved {:.1f} TFLOP/s{}\n           {:.0f} GB/s ({:.1f}% of {:.0f} GB/s {})\n",
+                             flops_rate / 1e12, compute, byte_rate / 1e9, 100 * byte_rate / bw, bw / 1e9,
+                             comm ? "NVLink" : "HBM");
+    std::cout << fmt::format("  bound    {:.4f} ms at the hardware roof (efficiency {:.0f}%)\n",
+                             r.lower_bound_s * 1e3, 100 * r.lower_bound_s / m.time_s);
+  }
+}
+
 template <KernelDef K>
 void add_kernel_kind(CLI::App& parent) {
   struct State {
@@ -96,42 +157,16 @@ void add_kernel_kind(CLI::App& parent) {
     const Timing timing = st->timing.make();
     const Kernel<K> kernel(timing, st->config, st->backends);
     const Metrics m = kernel.eval(st->input);
-    const bool analytic = has(m.coverage, Coverage::analytic);
-    const std::string backend = m.backend == no_backend ? "" : st->backends[m.backend];
-    const std::string source = analytic ? "roofline" : (m.time_s > 0 ? "profile" : "none");
-    if (st->json) {
-      nlohmann::json j{{"kind", K::kind},           {"gpu", timing.gpu().name},
-                       {"config", fields_json(st->config)}, {"input", fields_json(st->input)},
-                       {"time_ms", m.time_ms()},    {"flops", m.flops},
-                       {"bytes", m.bytes},          {"energy_j", m.energy_j},
-                       {"coverage", coverage_json(m.coverage)},
-                       {"backend", backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(backend)},
-                       {"source", source},          {"lower_bound_ms", kernel.lower_bound_s(st->input) * 1e3}};
-      std::cout << j.dump(2) << '\n';
-      return;
-    }
-    const GpuSpec& gpu = timing.gpu();
-    std::cout << fmt::format("{} on {} ({}{})\n", K::kind, gpu.name, source, backend.empty() ? "" : ": " + backend);
-    std::cout << fmt::format("  config   {}\n  input    {}\n", fields_text(st->config), fields_text(st->input));
-    std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m));
-    std::cout << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
-    if (m.time_s > 0) {
-      const double flops_rate = m.flops / m.time_s, byte_rate = m.bytes / m.time_s;
-      std::string compute;
-      if (gpu.peak_bf16 && m.flops > 0)
-        compute = fmt::format(" ({:.1f}% of the {:.0f} TFLOP/s bf16 peak)", 100 * flops_rate / *gpu.peak_bf16,
-                              *gpu.peak_bf16 / 1e12);
-      const bool comm = K::family == Family::communication;
-      const double bw = comm ? gpu.intra_node_bandwidth : gpu.hbm_bandwidth;
-      std::cout << fmt::format("  achieved {:.1f} TFLOP/s{}\n           {:.0f} GB/s ({:.1f}% of {:.0f} GB/s {})\n",
-                               flops_rate / 1e12, compute, byte_rate / 1e9, 100 * byte_rate / bw, bw / 1e9,
-                               comm ? "NVLink" : "HBM");
-      const double bound = kernel.lower_bound_s(st->input);
-      std::cout << fmt::format("  bound    {:.4f} ms at the hardware roof (efficiency {:.0f}%)\n", bound * 1e3,
-                               100 * bound / m.time_s);
-    }
+    const bool json = st->json;
+    print_kernel_run({K::kind, K::family, &timing.gpu(), json ? fields_json(st->config) : nlohmann::json(),
+                      json ? fields_json(st->input) : nlohmann::json(), json ? "" : fields_text(st->config),
+                      json ? "" : fields_text(st->input), m,
+                      m.backend == no_backend ? "" : st->backends[m.backend], kernel.lower_bound_s(st->input)},
+                     json);
   });
 }
+
+}  // namespace
 
 void add_kernel_commands(CLI::App& app) {
   auto* list = app.add_subcommand("kernels", "List the kernel kinds (L1) with their config and input fields");
