@@ -14,6 +14,7 @@
 #include "costdsl/coverage.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
+#include "costdsl/reflect.hpp"
 #include "model.hpp"
 
 namespace costdsl::cli {
@@ -139,6 +140,16 @@ inline std::string si(double v, const char* unit) {
     ++i;
   }
   return fmt::format("{:.4g} {}{}", v, prefixes[i], unit);
+}
+
+// A kernel's Config or Input as "name=value name=value" (costdsl kernel, validate's rows).
+template <class S>
+std::string fields_text(const S& s) {
+  std::string out;
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, field_text(v));
+  });
+  return out;
 }
 
 }  // namespace costdsl::cli

@@ -72,15 +72,6 @@ nlohmann::json fields_json(const S& s) {
   return j;
 }
 
-template <class S>
-std::string fields_text(const S& s) {
-  std::string out;
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, field_text(v));
-  });
-  return out;
-}
-
 // What one `costdsl kernel <kind>` evaluation found, with the kind's fields already
 // rendered: printed by one non-template function, so the report's fmt and JSON code is
 // compiled once rather than once per kernel kind (this TU was the CLI's slowest).

@@ -94,15 +94,6 @@ class RowEvaluator {
   std::map<std::string, std::shared_ptr<void>> kernels_;
 };
 
-template <class S>
-std::string shape_text(const S& s) {
-  std::string out;
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, field_text(v));
-  });
-  return out;
-}
-
 // The families a validation reports, in order, with their rows.
 std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const Timing& timing,
                                               std::size_t worst) {
@@ -132,7 +123,7 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
         return;
       }
       fams[family].push_back(
-          {shape_text(c.config) + " " + shape_text(c.input), r.time_ms, m.time_ms(), m.coverage});
+          {fields_text(c.config) + " " + fields_text(c.input), r.time_ms, m.time_ms(), m.coverage});
     });
   }
   for (const auto& [key, b] : best) {
@@ -143,7 +134,7 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
       ++uncovered[family];
       continue;
     }
-    fams[family].push_back({shape_text(c->config) + " " + shape_text(c->input), ms, m.time_ms(), m.coverage});
+    fams[family].push_back({fields_text(c->config) + " " + fields_text(c->input), ms, m.time_ms(), m.coverage});
   }
   for (const auto& [f, n] : uncovered) fams[f];  // a family with only uncovered rows still shows
   std::vector<FamilyStats> out;
