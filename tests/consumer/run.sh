@@ -10,57 +10,99 @@
 #      header-only and against libcostdsl (costdsl-compiled).
 # Each meson route builds only its mode's targets: libcostdsl in route 1 too would compile
 # every arch's run-time form once more, and routes 2 and 3 already check libcostdsl.
+# The routes run side by side (route 1 beside route 2's library build, then route 2's
+# project beside route 3's two programs): each compiles only a TU or two at a time, and
+# this is the suite's longest test. Each build runs at most two compile jobs.
 # usage: run.sh SOURCE_ROOT COSTDSL_CLI
 set -euo pipefail
 src_root=$1
 cli=$2
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# A route that fails stops the script: the others still running are stopped with it.
+# shellcheck disable=SC2317  # reached through the trap
+cleanup() {
+  local running
+  running=$(jobs -p)
+  if [ -n "$running" ]; then
+    # shellcheck disable=SC2086  # one pid per word
+    kill $running 2>/dev/null || true
+    wait || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 expected=$("$cli" eval --arch llama3_8b --tp 2 --gpu h200 --timing roofline --prefill 0:2048 --decode 32x1024 --json |
   python3 -c 'import json, sys; print(repr(json.load(sys.stdin)["total"]["time_ms"]))')
 echo "in-tree CLI: $expected ms"
 consumer_files=(meson.build meson_options.txt main.cpp sim.cpp)
-
-# 1. Subproject.
-mkdir -p "$work/sub/subprojects"
-for f in "${consumer_files[@]}"; do cp "$src_root/tests/consumer/$f" "$work/sub/"; done
-ln -s "$src_root" "$work/sub/subprojects/costdsl"
 # -O1 and no debug info anywhere: these builds check that things compile, link and add
 # up; -g doubles the time of the arch translation units and -O2 adds ~70% to it.
-meson setup "$work/sub/build" "$work/sub" -Dexpected_ms="$expected" -Ddebug=false -Doptimization=1 -Dcostdsl:tests=false -Dcostdsl:tools=false \
-  -Dcostdsl:benchmarks=disabled -Dcostdsl:cuda=disabled --wrap-mode=forcefallback >"$work/setup1.log" 2>&1 ||
-  { cat "$work/setup1.log"; exit 1; }
-{ meson compile -C "$work/sub/build" consumer sim_header_only &&
-  meson test -C "$work/sub/build" --no-rebuild --print-errorlogs consumer sim_header_only; } >"$work/test1.log" 2>&1 ||
-  { cat "$work/test1.log"; exit 1; }
-echo "subproject, header-only: ok"
+build_options=(-Ddebug=false -Doptimization=1)
+
+# logged LOG COMMAND...: runs COMMAND with its output in $work/LOG, printed if it fails.
+logged() {
+  local log=$1
+  shift
+  "$@" >"$work/$log" 2>&1 || { cat "$work/$log"; return 1; }
+}
+# build_and_test LOG BUILD_DIR TARGET...: compiles only TARGETs, then runs their tests.
+build_and_test() {
+  local log=$1 dir=$2
+  shift 2
+  logged "$log" bash -c 'meson compile -C "$0" -j 2 "$@" && meson test -C "$0" --no-rebuild --print-errorlogs "$@"' \
+    "$dir" "$@"
+}
+
+# 1. Subproject.
+route_subproject() {
+  mkdir -p "$work/sub/subprojects"
+  for f in "${consumer_files[@]}"; do cp "$src_root/tests/consumer/$f" "$work/sub/"; done
+  ln -s "$src_root" "$work/sub/subprojects/costdsl"
+  logged setup1.log meson setup "$work/sub/build" "$work/sub" -Dexpected_ms="$expected" "${build_options[@]}" \
+    -Dcostdsl:tests=false -Dcostdsl:tools=false -Dcostdsl:benchmarks=disabled -Dcostdsl:cuda=disabled \
+    --wrap-mode=forcefallback &&
+    build_and_test test1.log "$work/sub/build" consumer sim_header_only &&
+    echo "subproject, header-only: ok"
+}
 
 # 2. Installed; an outside meson project finds it through pkg-config.
-meson setup "$work/lib" "$src_root" -Ddebug=false -Doptimization=1 -Dtests=false -Dtools=false -Dbenchmarks=disabled -Dcuda=disabled \
-  --prefix="$work/prefix" >"$work/setup2.log" 2>&1 || { cat "$work/setup2.log"; exit 1; }
-meson install -C "$work/lib" >"$work/install.log" 2>&1 || { cat "$work/install.log"; exit 1; }
-pc_dir=$(dirname "$(find "$work/prefix" -name costdsl.pc | head -n 1)")
-mkdir -p "$work/pkg"
-for f in "${consumer_files[@]}"; do cp "$src_root/tests/consumer/$f" "$work/pkg/"; done
-PKG_CONFIG_PATH="$pc_dir" meson setup "$work/pkg/build" "$work/pkg" -Dexpected_ms="$expected" -Ddebug=false -Doptimization=1 \
-  --wrap-mode=nofallback \
-  >"$work/setup3.log" 2>&1 || { cat "$work/setup3.log"; exit 1; }
-{ meson compile -C "$work/pkg/build" sim_compiled &&
-  meson test -C "$work/pkg/build" --no-rebuild --print-errorlogs sim_compiled; } >"$work/test3.log" 2>&1 ||
-  { cat "$work/test3.log"; exit 1; }
-echo "installed, meson + pkg-config, libcostdsl: ok"
+route_pkg_config_meson() {
+  mkdir -p "$work/pkg"
+  for f in "${consumer_files[@]}"; do cp "$src_root/tests/consumer/$f" "$work/pkg/"; done
+  PKG_CONFIG_PATH="$pc_dir" logged setup3.log meson setup "$work/pkg/build" "$work/pkg" -Dexpected_ms="$expected" \
+    "${build_options[@]}" --wrap-mode=nofallback &&
+    build_and_test test3.log "$work/pkg/build" sim_compiled &&
+    echo "installed, meson + pkg-config, libcostdsl: ok"
+}
 
 # 3. Installed, by hand, from a directory with no data/ in sight; the source tree is
-# hidden from the environment too (no COSTDSL_DATA_DIR).
-mkdir -p "$work/elsewhere"
-cp "$src_root/tests/consumer/sim.cpp" "$work/elsewhere/"
-cd "$work/elsewhere"
-unset COSTDSL_DATA_DIR
-for pc in costdsl costdsl-compiled; do
+# hidden from the environment too (no COSTDSL_DATA_DIR). PC: costdsl or costdsl-compiled.
+route_by_hand() {
+  local pc=$1 dir="$work/elsewhere_$1"
+  mkdir -p "$dir"
+  cp "$src_root/tests/consumer/sim.cpp" "$dir/"
+  cd "$dir"
+  unset COSTDSL_DATA_DIR
   # shellcheck disable=SC2046  # pkg-config's output is meant to be split into words
-  g++ -o "sim_$pc" sim.cpp $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs "$pc") >"$work/gxx_$pc.log" 2>&1 ||
-    { cat "$work/gxx_$pc.log"; exit 1; }
-  "./sim_$pc" "$expected"
-  echo "installed, g++ \$(pkg-config --cflags --libs $pc): ok"
-done
+  logged "gxx_$pc.log" g++ -o "sim_$pc" sim.cpp $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs "$pc") &&
+    "./sim_$pc" "$expected" &&
+    echo "installed, g++ \$(pkg-config --cflags --libs $pc): ok"
+}
+
+pids=()
+route_subproject &
+pids+=($!)
+logged setup2.log meson setup "$work/lib" "$src_root" "${build_options[@]}" -Dtests=false -Dtools=false \
+  -Dbenchmarks=disabled -Dcuda=disabled --prefix="$work/prefix"
+logged install.log bash -c 'meson compile -C "$0" -j 2 && meson install -C "$0" --no-rebuild' "$work/lib"
+pc_dir=$(dirname "$(find "$work/prefix" -name costdsl.pc | head -n 1)")
+route_pkg_config_meson &
+pids+=($!)
+route_by_hand costdsl &
+pids+=($!)
+route_by_hand costdsl-compiled &
+pids+=($!)
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+exit "$failed"
