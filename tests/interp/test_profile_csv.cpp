@@ -1,5 +1,6 @@
 // The strict profile-table loader: grouping, tolerated encodings, every DataError
-// (with its FILE:LINE:COL), and the rows dropped with a warning.
+// (with its FILE:LINE:COL), and the rows dropped with a warning; a kernel bound to what
+// it loads, one backend per table.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/kernels/gemm.hpp"
 #include "costdsl/profile_csv.hpp"
 
 using costdsl::ColumnType;
@@ -280,4 +282,57 @@ TEST_CASE("profile csv: path overload reads data/profiles/<gpu>/<kind>.csv") {
   CHECK_THROWS_WITH_AS(costdsl::load_profile_csv(dir / "missing.csv", gemm_schema()),
                        doctest::Contains("cannot open"), DataError);
   fs::remove_all(dir);
+}
+
+// A kernel with several measured backends answers with the fastest, and with exactly
+// what that backend's table answers alone, whether the tables share one m grid or not.
+// Linear measurements interpolate and extrapolate exactly on linear axes (neither grid is
+// geometric, which would be detected as a log axis), so the expected time is the
+// smallest of three lines: cublaslt below m = 50, sglang to m = 100, vllm above.
+TEST_CASE("profile tables: a kernel's backends on one grid or on several answer as each table alone") {
+  namespace fs = std::filesystem;
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  struct Line {
+    const char* backend;
+    double fixed_ms, per_row_ms;
+  };
+  const Line lines[] = {{"cublaslt", 0.010, 0.0010}, {"sglang", 0.020, 0.0008}, {"vllm", 0.030, 0.0007}};
+  const auto line_ms = [&](std::size_t b, double m) { return lines[b].fixed_ms + lines[b].per_row_ms * m; };
+  const std::vector<double> grid{1, 2, 4, 8, 16, 64, 256, 1024}, other_grid{3, 30, 100, 600, 3000};
+  for (const bool one_grid : {true, false}) {
+    CAPTURE(one_grid);
+    const fs::path root = fs::temp_directory_path() / "costdsl_test_backend_grids";
+    fs::remove_all(root);
+    fs::create_directories(root / "h200_sxm");
+    {
+      std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
+      out << "dtype,n,k,m,backend,time_ms\n";
+      for (std::size_t b = 0; b < 3; ++b)
+        for (const double m : (b == 2 && !one_grid) ? other_grid : grid)
+          out << "bf16,4096,4096," << m << ',' << lines[b].backend << ',' << line_ms(b, m) << '\n';
+    }
+    const costdsl::Timing timing = costdsl::load_timing("h200", costdsl::TimingMode::profile, root);
+    const Kernel<Gemm> all(timing, {costdsl::Dtype::bf16, 4096, 4096});
+    std::vector<Kernel<Gemm>> alone;
+    for (const Line& l : lines) alone.emplace_back(timing, Gemm::Config{costdsl::Dtype::bf16, 4096, 4096},
+                                                   std::vector<std::string>{l.backend});
+    for (const std::uint64_t m : {1u, 3u, 5u, 16u, 40u, 64u, 70u, 99u, 150u, 256u, 700u, 1024u, 2000u, 5000u}) {
+      CAPTURE(m);
+      const costdsl::Metrics got = all.eval({m});
+      std::size_t best = 0;
+      for (std::size_t b = 1; b < 3; ++b)
+        if (line_ms(b, double(m)) < line_ms(best, double(m))) best = b;
+      CHECK(got.backend == best);
+      CHECK(got.time_s == doctest::Approx(line_ms(best, double(m)) * 1e-3).epsilon(1e-12));
+      // Bitwise what the winning table answers alone, with its coverage.
+      const costdsl::Metrics own = alone[best].eval({m});
+      CHECK(got.time_s == own.time_s);
+      CHECK(got.coverage == own.coverage);
+      const bool on_other_grid = best == 2 && !one_grid;
+      const double first = on_other_grid ? 3 : 1, last = on_other_grid ? 3000 : 1024;
+      CHECK(costdsl::has(got.coverage, costdsl::Coverage::extrapolated) == (double(m) < first || double(m) > last));
+    }
+    fs::remove_all(root);
+  }
 }
