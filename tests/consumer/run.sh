@@ -18,7 +18,8 @@ set -euo pipefail
 src_root=$1
 cli=$2
 work=$(mktemp -d)
-# A route that fails stops the script: the others still running are stopped with it.
+# A route that fails stops the script, and the other routes with it (a compile they had
+# already started runs to its end).
 # shellcheck disable=SC2317  # reached through the trap
 cleanup() {
   local running
