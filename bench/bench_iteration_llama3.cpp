@@ -25,6 +25,21 @@ void leaf_floor(benchmark::State& state) {
 }
 BENCHMARK(leaf_floor)->Name("leaf/gemm_1d_plus_decode_2d");
 
+// The static iteration on the shipped H100 tables (aiconfigurator's measurements) instead
+// of synthetic ones: a GEMM config between measured ones blends up to four tables, each
+// on its own m grid, where the synthetic tables hold every config exactly.
+void h100_tables(benchmark::State& state) {
+  const auto tree = static_arch.build(load_timing("h100", TimingMode::automatic));
+  bench::Batch b;
+  bench::Feed feed(static_arch);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(b.decode.data());
+    benchmark::DoNotOptimize(evaluate(tree, feed(b.it())));
+  }
+  state.counters["ms_per_iteration"] = evaluate(tree, feed(b.it())).time_ms();
+}
+BENCHMARK(h100_tables)->Name("iteration/llama3_70b/static_h100_tables");
+
 // evaluate_many over 256 iterations (the 4096-token chunk with 1..256 decodes at 2048 KV,
 // inputs made beforehand), against evaluate() called on each: time per batch of 256,
 // ns_per_iteration = that / 256.
