@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # helpers reached through logged() and the EXIT trap
 # costdsl as a dependency of someone else's project, three ways, each building
 # tests/consumer/sim.cpp (a whole Llama-3-8B in both forms) and checking its total
 # against the in-tree CLI's for the same iteration:
@@ -20,7 +21,6 @@ cli=$2
 work=$(mktemp -d)
 # A route that fails stops the script, and the other routes with it (a compile they had
 # already started runs to its end).
-# shellcheck disable=SC2317  # reached through the trap
 cleanup() {
   local running
   running=$(jobs -p)
@@ -47,13 +47,14 @@ logged() {
   shift
   "$@" >"$work/$log" 2>&1 || { cat "$work/$log"; return 1; }
 }
-# build_and_test LOG BUILD_DIR TARGET...: compiles only TARGETs, then runs their tests.
-build_and_test() {
-  local log=$1 dir=$2
-  shift 2
-  logged "$log" bash -c 'meson compile -C "$0" -j 2 "$@" && meson test -C "$0" --no-rebuild --print-errorlogs "$@"' \
-    "$dir" "$@"
+# compile_and_test BUILD_DIR TARGET...: compiles only TARGETs, then runs their tests.
+compile_and_test() {
+  local dir=$1
+  shift
+  meson compile -C "$dir" -j 2 "$@" && meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
 }
+# compile_and_install BUILD_DIR
+compile_and_install() { meson compile -C "$1" -j 2 && meson install -C "$1" --no-rebuild; }
 
 # 1. Subproject.
 route_subproject() {
@@ -63,7 +64,7 @@ route_subproject() {
   logged setup1.log meson setup "$work/sub/build" "$work/sub" -Dexpected_ms="$expected" "${build_options[@]}" \
     -Dcostdsl:tests=false -Dcostdsl:tools=false -Dcostdsl:benchmarks=disabled -Dcostdsl:cuda=disabled \
     --wrap-mode=forcefallback &&
-    build_and_test test1.log "$work/sub/build" consumer sim_header_only &&
+    logged test1.log compile_and_test "$work/sub/build" consumer sim_header_only &&
     echo "subproject, header-only: ok"
 }
 
@@ -73,7 +74,7 @@ route_pkg_config_meson() {
   for f in "${consumer_files[@]}"; do cp "$src_root/tests/consumer/$f" "$work/pkg/"; done
   PKG_CONFIG_PATH="$pc_dir" logged setup3.log meson setup "$work/pkg/build" "$work/pkg" -Dexpected_ms="$expected" \
     "${build_options[@]}" --wrap-mode=nofallback &&
-    build_and_test test3.log "$work/pkg/build" sim_compiled &&
+    logged test3.log compile_and_test "$work/pkg/build" sim_compiled &&
     echo "installed, meson + pkg-config, libcostdsl: ok"
 }
 
@@ -96,7 +97,7 @@ route_subproject &
 pids+=($!)
 logged setup2.log meson setup "$work/lib" "$src_root" "${build_options[@]}" -Dtests=false -Dtools=false \
   -Dbenchmarks=disabled -Dcuda=disabled --prefix="$work/prefix"
-logged install.log bash -c 'meson compile -C "$0" -j 2 && meson install -C "$0" --no-rebuild' "$work/lib"
+logged install.log compile_and_install "$work/lib"
 pc_dir=$(dirname "$(find "$work/prefix" -name costdsl.pc | head -n 1)")
 route_pkg_config_meson &
 pids+=($!)
