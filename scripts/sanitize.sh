@@ -13,7 +13,8 @@
 # compile-time budget, the out-of-tree consumer build) are left to the main build
 # (-Dbuild_checks=false), and the CUDA profiler too (nvcc objects are not instrumented);
 # the build is without MPI (-Dmpi=disabled: plan_mpi skips), as Open MPI's own start-up
-# allocations are not ours to report.
+# allocations are not ours to report. It compiles one TU per file (-Dunity_builds=false),
+# so a CLI or library source that compiles only inside its unity group shows up here.
 # Any report fails its test (halt_on_error); leaks count as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,8 @@ if [ ! -f build-asan/build.ninja ]; then
   # -O1 keeps the template-heavy TUs quick to build and the reports precise; -Werror
   # stays with the main build (sanitizer instrumentation brings its own false warnings).
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false \
-    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dmpi=disabled -Dbuild_checks=false >/dev/null
+    -Dwerror=false -Dbenchmarks=disabled -Dcuda=disabled -Dmpi=disabled -Dbuild_checks=false \
+    -Dunity_builds=false >/dev/null
 fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
