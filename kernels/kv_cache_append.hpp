@@ -67,3 +67,10 @@ struct KvCacheAppend {
 };
 
 }  // namespace costdsl::kernels
+
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+#include "costdsl/kernel.hpp"
+// Binding a leaf of this kind to its tables is build-time code: compiled once, in
+// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
+extern template class costdsl::Kernel<costdsl::kernels::KvCacheAppend>;
+#endif

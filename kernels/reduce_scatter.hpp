@@ -9,3 +9,10 @@ namespace costdsl::kernels {
 struct ReduceScatter : detail::BusCollective<CollectiveKind::reduce_scatter, "reduce_scatter"> {};
 
 }  // namespace costdsl::kernels
+
+#if defined(COSTDSL_SEPARATE_COMPILATION)
+#include "costdsl/kernel.hpp"
+// Binding a leaf of this kind to its tables is build-time code: compiled once, in
+// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
+extern template class costdsl::Kernel<costdsl::kernels::ReduceScatter>;
+#endif

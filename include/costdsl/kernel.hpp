@@ -102,18 +102,7 @@ class Kernel {
   using Input = typename K::Input;
   using Cache = typename detail::cache_for<dims>::type;
 
-  Kernel(const Timing& timing, Config config, std::vector<std::string> backends = K::default_backends())
-      : config_(std::move(config)),
-        backends_(std::move(backends)),
-        gpu_(timing.gpu().name),
-        roofline_(timing.roofline()),
-        mode_(timing.mode()) {
-    if constexpr (requires { K::validate(config_); }) K::validate(config_);
-    if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
-    if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
-    if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
-      bind_profiles(*timing.profiles());
-  }
+  Kernel(const Timing& timing, Config config, std::vector<std::string> backends = K::default_backends());
 
   // The hot path. Energy (a second table query or the roofline's estimate) only when
   // asked for: evaluate() asks for time and work; a direct call gets everything.
@@ -214,29 +203,8 @@ class Kernel {
 
   // Build time, one non-template call for every kind: the profile source finds and fits
   // each backend's tables; the kernel keeps typed pointers to them.
-  void bind_profiles(ProfileSource& source) {
-    const ProfileSchema schema = profile_schema<K>();
-    const std::vector<std::string> key = profile_key(config_);
-    const std::vector<BackendTables> tables = source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(),
-                                                           detail::off_grid<K>(), axis_scales(), interpolated_config()});
-    bound_.resize(backends_.size());
-    energy_caches_.resize(backends_.size());
-    for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
-      const BackendTables& t = tables[b];
-      if (t.time.size() > max_corners)
-        throw InputError(std::string(kind) + ": the profile source blended " + std::to_string(t.time.size()) +
-                         " configs; a kernel takes at most " + std::to_string(max_corners));
-      Bound& bound = bound_[b];
-      if constexpr (requires { K::bounded_backend(std::string_view{}); }) bound.bounded = K::bounded_backend(backends_[b]);
-      for (const TableCorner& corner : t.time) {
-        tables_.push_back(corner.cache);
-        bound.corners[bound.num_corners++] = {corner.weight, static_cast<const Cache*>(corner.cache.get())};
-      }
-      if (t.extrapolated) bound.coverage |= Coverage::extrapolated;
-      energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
-      measured_ = measured_ || bound.num_corners > 0;
-    }
-  }
+  void bind_profiles(ProfileSource& source);
+
 
   Config config_;
   std::vector<std::string> backends_;
@@ -264,4 +232,42 @@ class Kernel {
   std::vector<std::shared_ptr<const void>> tables_;
 };
 
+template <KernelDef K>
+Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> backends)
+    : config_(std::move(config)),
+      backends_(std::move(backends)),
+      gpu_(timing.gpu().name),
+      roofline_(timing.roofline()),
+      mode_(timing.mode()) {
+  if constexpr (requires { K::validate(config_); }) K::validate(config_);
+  if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
+  if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
+  if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
+    bind_profiles(*timing.profiles());
+}
+
+template <KernelDef K>
+void Kernel<K>::bind_profiles(ProfileSource& source) {
+  const ProfileSchema schema = profile_schema<K>();
+  const std::vector<std::string> key = profile_key(config_);
+  const std::vector<BackendTables> tables = source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(),
+                                                         detail::off_grid<K>(), axis_scales(), interpolated_config()});
+  bound_.resize(backends_.size());
+  energy_caches_.resize(backends_.size());
+  for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
+    const BackendTables& t = tables[b];
+    if (t.time.size() > max_corners)
+      throw InputError(std::string(kind) + ": the profile source blended " + std::to_string(t.time.size()) +
+                       " configs; a kernel takes at most " + std::to_string(max_corners));
+    Bound& bound = bound_[b];
+    if constexpr (requires { K::bounded_backend(std::string_view{}); }) bound.bounded = K::bounded_backend(backends_[b]);
+    for (const TableCorner& corner : t.time) {
+      tables_.push_back(corner.cache);
+      bound.corners[bound.num_corners++] = {corner.weight, static_cast<const Cache*>(corner.cache.get())};
+    }
+    if (t.extrapolated) bound.coverage |= Coverage::extrapolated;
+    energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
+    measured_ = measured_ || bound.num_corners > 0;
+  }
+}
 }  // namespace costdsl

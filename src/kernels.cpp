@@ -1,0 +1,36 @@
+// Kernel<K> for every shipped kind, instantiated once: its constructor binds a leaf to its
+// profile tables (build time), so a translation unit that builds a tree in separate-compilation
+// mode takes it from here (kernels/*.hpp declare these extern). eval() is a member template
+// and stays with the caller, inlined into its fold.
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all.hpp"
+
+namespace costdsl {
+template class Kernel<kernels::AllGather>;
+template class Kernel<kernels::AllReduce>;
+template class Kernel<kernels::AllToAll>;
+template class Kernel<kernels::AttnDecode>;
+template class Kernel<kernels::AttnPrefill>;
+template class Kernel<kernels::Embedding>;
+template class Kernel<kernels::FusedAddRmsNorm>;
+template class Kernel<kernels::FusedMoe>;
+template class Kernel<kernels::Gemm>;
+template class Kernel<kernels::GroupedGemm>;
+template class Kernel<kernels::KvCacheAppend>;
+template class Kernel<kernels::MergeAttnStates>;
+template class Kernel<kernels::MlaDecode>;
+template class Kernel<kernels::MlaPrefill>;
+template class Kernel<kernels::MoeRouter>;
+template class Kernel<kernels::MoeSum>;
+template class Kernel<kernels::P2p>;
+template class Kernel<kernels::ReduceScatter>;
+template class Kernel<kernels::RmsNorm>;
+template class Kernel<kernels::Rope>;
+template class Kernel<kernels::Sampler>;
+template class Kernel<kernels::SiluAndMul>;
+
+// A kind added to kernels::All without its line above would be instantiated in every caller.
+static_assert(boost::mp11::mp_size<kernels::All>::value == 22,
+              "src/kernels.cpp: instantiate Kernel<K> for every kind in kernels::All");
+
+}  // namespace costdsl
