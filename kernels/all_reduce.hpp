@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costdsl/kernels/detail/bus_collective.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 
 namespace costdsl::kernels {
 
@@ -23,9 +24,4 @@ struct AllReduce : detail::BusCollective<CollectiveKind::all_reduce, "all_reduce
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::AllReduce>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(AllReduce);

@@ -8,6 +8,7 @@
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 #include "costdsl/reflect.hpp"
 #include "costdsl/token_axis.hpp"
 
@@ -61,9 +62,4 @@ struct Embedding {
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::Embedding>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(Embedding);

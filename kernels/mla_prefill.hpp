@@ -16,6 +16,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/reflect.hpp"
 
@@ -95,9 +96,4 @@ struct MlaPrefill {
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::MlaPrefill>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(MlaPrefill);

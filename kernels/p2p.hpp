@@ -9,6 +9,7 @@
 #include "costdsl/detail/str.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/kernel_def.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 #include "costdsl/reflect.hpp"
 
 namespace costdsl::kernels {
@@ -60,9 +61,4 @@ struct P2p {
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::P2p>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(P2p);

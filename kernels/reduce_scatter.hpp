@@ -3,6 +3,7 @@
 // Input `bytes` = the full input buffer each rank holds, NCCL's size convention; bus factor
 // (n−1)/n: each rank sends the n−1 partial shards it does not keep.
 #include "costdsl/kernels/detail/bus_collective.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 
 namespace costdsl::kernels {
 
@@ -10,9 +11,4 @@ struct ReduceScatter : detail::BusCollective<CollectiveKind::reduce_scatter, "re
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::ReduceScatter>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(ReduceScatter);

@@ -10,6 +10,7 @@
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/kernel_def.hpp"
+#include "costdsl/kernels/detail/compiled_once.hpp"
 #include "costdsl/reflect.hpp"
 #include "costdsl/token_axis.hpp"
 
@@ -69,9 +70,4 @@ struct Rope {
 
 }  // namespace costdsl::kernels
 
-#if defined(COSTDSL_SEPARATE_COMPILATION)
-#include "costdsl/kernel.hpp"
-// Binding a leaf of this kind to its tables is build-time code: compiled once, in
-// libcostdsl-compiled (src/kernels.cpp), not in every translation unit that builds a tree.
-extern template class costdsl::Kernel<costdsl::kernels::Rope>;
-#endif
+COSTDSL_KERNEL_COMPILED_ONCE(Rope);
