@@ -29,7 +29,8 @@ template class Kernel<kernels::Rope>;
 template class Kernel<kernels::Sampler>;
 template class Kernel<kernels::SiluAndMul>;
 
-// A kind added to kernels::All without its line above would be instantiated in every caller.
+// A new kind needs its line here: its header's COSTDSL_KERNEL_COMPILED_ONCE makes every caller
+// in separate compilation expect Kernel<K> from this file (a missing line fails at link time).
 static_assert(boost::mp11::mp_size<kernels::All>::value == 22,
               "src/kernels.cpp: instantiate Kernel<K> for every kind in kernels::All");
 

@@ -102,6 +102,8 @@ class Kernel {
   using Input = typename K::Input;
   using Cache = typename detail::cache_for<dims>::type;
 
+  // Build time: binds the config to its backends' tables (defined below the class, out of
+  // line, so that libcostdsl-compiled can compile it once per shipped kind: src/kernels.cpp).
   Kernel(const Timing& timing, Config config, std::vector<std::string> backends = K::default_backends());
 
   // The hot path. Energy (a second table query or the roofline's estimate) only when
@@ -205,7 +207,6 @@ class Kernel {
   // each backend's tables; the kernel keeps typed pointers to them.
   void bind_profiles(ProfileSource& source);
 
-
   Config config_;
   std::vector<std::string> backends_;
   std::string gpu_;
@@ -270,4 +271,5 @@ void Kernel<K>::bind_profiles(ProfileSource& source) {
     measured_ = measured_ || bound.num_corners > 0;
   }
 }
+
 }  // namespace costdsl
