@@ -158,7 +158,7 @@ class Llama3 {
   const Form& form() const noexcept { return form_; }
 
  private:
-  auto inputs_with(const Iteration& it, std::span<worklets::KvSlices::RankLoad> loads) const {
+  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<worklets::KvSlices::RankLoad> loads) const {
     const ops::AttentionWork w = ops::collapse(it);
     const std::uint64_t tokens = w.append_tokens;
     const std::uint64_t requests = it.prefill.size() + w.decode_count;

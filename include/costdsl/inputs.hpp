@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/detail/tuple.hpp"
 #include "costdsl/fixed_string.hpp"
 
@@ -51,7 +52,7 @@ constexpr Inputs<I...> inputs_from(Tuple<I...>&& items) {
 
 // A flat list from inputs, nested lists (spliced) and Absent (dropped).
 template <class... X>
-constexpr auto inputs(X&&... x) {
+COSTDSL_INLINE constexpr auto inputs(X&&... x) {
   return detail::inputs_from(detail::splice(detail::input_part(std::forward<X>(x))...));
 }
 
@@ -63,7 +64,7 @@ using nested_t = In<join_path<Prefix, I::path>(), typename I::value_type>;
 // Prefixes every path with one segment: what a Labeled<Prefix> node does to its slots.
 // Values are moved, never copied (a slot input may be move-only).
 template <FixedString Prefix, class... I>
-constexpr auto nest(Inputs<I...> list) {
+COSTDSL_INLINE constexpr auto nest(Inputs<I...> list) {
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     return Inputs<detail::nested_t<Prefix, I>...>{
         {{{detail::nested_t<Prefix, I>{std::move(detail::get<J>(list.items).value)}}...}}};

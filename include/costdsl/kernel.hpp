@@ -15,6 +15,7 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/config_field.hpp"
+#include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
@@ -108,8 +109,44 @@ class Kernel {
 
   // The hot path. Energy (a second table query or the roofline's estimate) only when
   // asked for: evaluate() asks for time and work; a direct call gets everything.
+  // A leaf whose config binds exactly one table (one backend measured, no blend: every
+  // leaf of a profiled model but blended GEMM configs) takes the short path bind time
+  // chose, inlined into the caller's fold; it gives bitwise what the general path gives.
   template <Quantities Q = Quantities::with_energy>
-  Metrics eval(const Input& in) const {
+  COSTDSL_INLINE Metrics eval(const Input& in) const {
+    if constexpr (Q == Quantities::time_and_work) {
+      if (sole_.cache != nullptr) {
+        const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
+        if (flops == 0 && bytes == 0) return Metrics{};
+        const interp::Interpolated r = query(*sole_.cache, detail::to_cache<K>(K::point(config_, in)));
+        const Coverage cov = sole_.coverage | r.coverage;
+        if (!has(r.coverage, Coverage::no_coverage) && !(sole_.bounded && has(cov, Coverage::extrapolated)))
+          return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
+        // no answer from the one table: the general path says what the leaf falls back to
+      }
+    }
+    return eval_general<Q>(in);
+  }
+
+  // Work at the hardware roof for this call (the "where the time goes" view).
+  double lower_bound_s(const Input& in) const { return K::lower_bound_s(*roofline_, config_, in); }
+
+  std::vector<ConfigField> config_fields() const {
+    auto fields = reflect_fields(config_);
+    for (ConfigField& f : fields) f.tabled = !untabled_field<Config>(f.name);
+    fields.push_back({"gpu", gpu_});
+    return fields;
+  }
+  const std::vector<std::string>& backends() const noexcept { return backends_; }
+  const Config& config() const noexcept { return config_; }
+  const std::string& gpu() const noexcept { return gpu_; }
+  // "profile" when at least one backend has a measured table for this config.
+  std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
+
+ private:
+  // Every backend's answer, the best one picked; the roofline where none answers.
+  template <Quantities Q>
+  Metrics eval_general(const Input& in) const {
     const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
     if (flops == 0 && bytes == 0) return Metrics{};  // nothing to do this iteration
     Coverage lost = Coverage::none;
@@ -164,23 +201,9 @@ class Kernel {
     return m;
   }
 
-  // Work at the hardware roof for this call (the "where the time goes" view).
-  double lower_bound_s(const Input& in) const { return K::lower_bound_s(*roofline_, config_, in); }
-
-  std::vector<ConfigField> config_fields() const {
-    auto fields = reflect_fields(config_);
-    for (ConfigField& f : fields) f.tabled = !untabled_field<Config>(f.name);
-    fields.push_back({"gpu", gpu_});
-    return fields;
-  }
-  const std::vector<std::string>& backends() const noexcept { return backends_; }
-  const Config& config() const noexcept { return config_; }
-  const std::string& gpu() const noexcept { return gpu_; }
-  // "profile" when at least one backend has a measured table for this config.
-  std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
-
- private:
-  static interp::Interpolated query(const Cache& c, const std::array<double, dims>& x) noexcept {
+  // Forced inline: under COSTDSL_SEPARATE_COMPILATION the extern Kernel<K> made it a call
+  // into the library, whose locate() is out of line.
+  COSTDSL_INLINE static interp::Interpolated query(const Cache& c, const std::array<double, dims>& x) noexcept {
     if constexpr (dims == 1) return c.query(x[0]);
     if constexpr (dims == 2) return c.query(x[0], x[1]);
     if constexpr (dims == 3) return c.query(x[0], x[1], x[2]);
@@ -229,6 +252,16 @@ class Kernel {
     bool bounded = false;
   };
   std::vector<Bound> bound_;
+  // The one table, when binding found exactly one backend measured with one corner
+  // (cache null otherwise): eval's short path reads only this.
+  struct Sole {
+    const Cache* cache = nullptr;
+    double weight = 1;
+    Coverage coverage = Coverage::none;
+    bool bounded = false;
+    std::uint8_t backend = no_backend;
+  };
+  Sole sole_;
   std::vector<std::shared_ptr<const Cache>> energy_caches_;  // exact configs only
   std::vector<std::shared_ptr<const void>> tables_;
 };
@@ -270,6 +303,12 @@ void Kernel<K>::bind_profiles(ProfileSource& source) {
     energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
     measured_ = measured_ || bound.num_corners > 0;
   }
+  std::size_t num_measured = 0;
+  for (const Bound& bound : bound_) num_measured += bound.num_corners > 0 ? 1 : 0;
+  for (std::size_t b = 0; b < bound_.size() && num_measured == 1; ++b)
+    if (bound_[b].num_corners == 1)
+      sole_ = {bound_[b].corners[0].cache, bound_[b].corners[0].weight, bound_[b].coverage, bound_[b].bounded,
+               static_cast<std::uint8_t>(b)};
 }
 
 }  // namespace costdsl

@@ -214,6 +214,29 @@ TEST_CASE("energy only when asked: the default pass is the same iteration withou
   CHECK(evaluate<Quantities::with_energy>(tree, arch.inputs(b.it())) == e);
 }
 
+// On measured tables (H100: most leaves bound to one table, the GEMMs blended or exact, the
+// rest on the roofline) the time-and-work pass takes each leaf's one-table short path where
+// binding found one; it must answer slot by slot what the general path (the energy pass) does.
+TEST_CASE("on measured tables the default pass is the energy pass without energy, slot by slot") {
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const auto tree = arch.build(load_timing("h100_sxm"));
+  for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1}},
+                         Batch{{{100, 37}, {0, 9000}}, {7, 70000, 3}}, Batch{{{0, 200000}}, {}}}) {
+    std::array<Metrics, n_slots<decltype(tree)>> row{}, row_energy{};
+    const Metrics m = evaluate(tree, arch.inputs(b.it()), row);
+    evaluate<Quantities::with_energy>(tree, arch.inputs(b.it()), row_energy);
+    CHECK(m.time_s > 0);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      CAPTURE(i);
+      CHECK(row[i].time_s == row_energy[i].time_s);
+      CHECK(row[i].flops == row_energy[i].flops);
+      CHECK(row[i].bytes == row_energy[i].bytes);
+      CHECK(row[i].coverage == row_energy[i].coverage);
+      CHECK(row[i].backend == row_energy[i].backend);
+    }
+  }
+}
+
 TEST_CASE("evaluate_many equals evaluate() per iteration, allocating nothing") {
   const Timing& t = roofline_h200();
   const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;

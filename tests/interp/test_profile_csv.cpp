@@ -14,6 +14,7 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/profile_csv.hpp"
 
@@ -335,4 +336,68 @@ TEST_CASE("profile tables: a kernel's backends on one grid or on several answer 
     }
     fs::remove_all(root);
   }
+}
+
+// Kernel::eval's short path (taken when binding found one table) answers exactly what the
+// general path answers: time_and_work takes the short path, with_energy the general one,
+// and only energy may differ. Covered: one exact table (on, between and off its grid,
+// no launch), a bounded backend alone (off its grid it has no answer: the roofline or, in
+// profile mode, no coverage), and a blended config (four corners: the general path only).
+TEST_CASE("profile tables: the one-table short path answers as the general path") {
+  namespace fs = std::filesystem;
+  using costdsl::Coverage;
+  using costdsl::Kernel;
+  using costdsl::Metrics;
+  using costdsl::Quantities;
+  using costdsl::kernels::AllReduce;
+  using costdsl::kernels::Gemm;
+  const fs::path root = fs::temp_directory_path() / "costdsl_test_short_path";
+  fs::remove_all(root);
+  fs::create_directories(root / "h200_sxm");
+  {
+    std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
+    out << "dtype,n,k,m,backend,time_ms\n";
+    for (const int n : {1024, 4096})
+      for (const int k : {1024, 4096})
+        for (const double m : {1, 8, 64, 512, 4096}) out << "bf16," << n << ',' << k << ',' << m << ",sglang," << 0.01 + 1e-9 * n * k * m / 4096 << '\n';
+  }
+  {
+    std::ofstream out(root / "h200_sxm" / "all_reduce.csv", std::ios::binary);
+    out << "num_gpus,bytes,backend,time_ms\n";
+    for (const double bytes : {1024, 65536, 1048576}) out << "8," << bytes << ",custom," << 0.005 + 1e-8 * bytes << '\n';
+  }
+  const auto same_but_energy = [](const Metrics& fast, const Metrics& general) {
+    CHECK(fast.time_s == general.time_s);
+    CHECK(fast.flops == general.flops);
+    CHECK(fast.bytes == general.bytes);
+    CHECK(fast.coverage == general.coverage);
+    CHECK(fast.backend == general.backend);
+    CHECK(fast.energy_j == 0);
+  };
+  for (const auto mode : {costdsl::TimingMode::automatic, costdsl::TimingMode::profile}) {
+    CAPTURE(static_cast<int>(mode));
+    const costdsl::Timing timing = costdsl::load_timing("h200", mode, root);
+    const Kernel<Gemm> exact(timing, {costdsl::Dtype::bf16, 4096, 1024});
+    const Kernel<Gemm> blended(timing, {costdsl::Dtype::bf16, 2048, 2048});
+    CHECK(exact.source() == "profile");
+    CHECK(blended.source() == "profile");
+    for (const std::uint64_t m : {0u, 1u, 5u, 64u, 100u, 4096u, 10000u}) {
+      CAPTURE(m);
+      same_but_energy(exact.eval<Quantities::time_and_work>({m}), exact.eval<Quantities::with_energy>({m}));
+      same_but_energy(blended.eval<Quantities::time_and_work>({m}), blended.eval<Quantities::with_energy>({m}));
+    }
+    CHECK(costdsl::has(exact.eval<Quantities::time_and_work>({10000}).coverage, Coverage::extrapolated));
+    const Kernel<AllReduce> custom(timing, {8}, {"custom"});
+    CHECK(custom.source() == "profile");
+    for (const std::uint64_t bytes : {0u, 512u, 1024u, 5000u, 1048576u, 4194304u}) {
+      CAPTURE(bytes);
+      const Metrics fast = custom.eval<Quantities::time_and_work>({bytes});
+      same_but_energy(fast, custom.eval<Quantities::with_energy>({bytes}));
+      // Off its grid the bounded backend has no answer: the leaf falls back, never extrapolates.
+      const bool on_grid = bytes >= 1024 && bytes <= 1048576;
+      CHECK(fast.backend == (on_grid ? 0 : costdsl::no_backend));
+      if (bytes != 0) CHECK(costdsl::has(fast.coverage, Coverage::no_coverage) == !on_grid);
+    }
+  }
+  fs::remove_all(root);
 }
