@@ -125,7 +125,7 @@ class Kernel {
         // no answer from the one table: the general path says what the leaf falls back to
       }
     }
-    return eval_general<Q>(in);
+    return eval_general(in, Q == Quantities::with_energy);
   }
 
   // Work at the hardware roof for this call (the "where the time goes" view).
@@ -144,62 +144,11 @@ class Kernel {
   std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
 
  private:
-  // Every backend's answer, the best one picked; the roofline where none answers.
-  template <Quantities Q>
-  Metrics eval_general(const Input& in) const {
-    const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
-    if (flops == 0 && bytes == 0) return Metrics{};  // nothing to do this iteration
-    Coverage lost = Coverage::none;
-    if (measured_) {
-      const auto coords = detail::to_cache<K>(K::point(config_, in));
-      double best = std::numeric_limits<double>::infinity();
-      Coverage best_cov = Coverage::none;
-      std::uint8_t best_backend = no_backend;
-      for (std::size_t b = 0; b < backends_.size(); ++b) {
-        const Bound& bound = bound_[b];
-        if (bound.num_corners == 0) continue;
-        double value = 0;
-        Coverage cov = bound.coverage;
-        bool answered = true;
-        for (std::size_t i = 0; i < bound.num_corners; ++i) {  // one corner unless the config blends
-          const interp::Interpolated r = query(*bound.corners[i].cache, coords);
-          answered = answered && !has(r.coverage, Coverage::no_coverage);
-          value += bound.corners[i].weight * r.value;
-          cov |= r.coverage;
-        }
-        // A blend that extrapolates to nothing is no answer; a bounded backend exists only
-        // where it was measured: off its grid it has no answer either.
-        if (!answered || (bound.num_corners > 1 && !(value > 0)) ||
-            (bound.bounded && has(cov, Coverage::extrapolated)))
-          continue;
-        if (value < best) {
-          best = value;
-          best_cov = cov;
-          best_backend = static_cast<std::uint8_t>(b);
-        }
-      }
-      if (best_backend != no_backend) {
-        const double n = detail::calls<K>(in);
-        Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
-        if constexpr (Q == Quantities::time_and_work) return m;
-        const Cache* e = energy_caches_[best_backend].get();
-        const auto er = e ? query(*e, coords) : interp::Interpolated{};
-        m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
-                         ? er.value * n
-                         : roofline_->energy_j(m.time_s, K::lower_bound_s(*roofline_, config_, in));
-        return m;
-      }
-      lost = Coverage::no_coverage;  // measured, but no table could answer this query
-    }
-    if (mode_ == TimingMode::profile) return Metrics{0, flops, bytes, 0, Coverage::no_coverage, no_backend};
-    Metrics m = K::roofline(*roofline_, config_, in);
-    m.flops = flops;
-    m.bytes = bytes;
-    m.coverage |= Coverage::analytic | lost;
-    m.backend = no_backend;
-    if constexpr (Q == Quantities::time_and_work) m.energy_j = 0;  // as a measured leaf's
-    return m;
-  }
+  // Every backend's answer, the best one picked; the roofline where none answers. Not a
+  // template (energy is a flag): src/kernels.cpp compiles it once per shipped kind, so a
+  // translation unit in separate compilation does not generate it, nor the roofline
+  // formulas it calls, for every kind it uses.
+  Metrics eval_general(const Input& in, bool with_energy) const;
 
   // Forced inline: under COSTDSL_SEPARATE_COMPILATION the extern Kernel<K> made it a call
   // into the library, whose locate() is out of line.
@@ -278,6 +227,62 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
   if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
     bind_profiles(*timing.profiles());
+}
+
+template <KernelDef K>
+Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
+  const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
+  if (flops == 0 && bytes == 0) return Metrics{};  // nothing to do this iteration
+  Coverage lost = Coverage::none;
+  if (measured_) {
+    const auto coords = detail::to_cache<K>(K::point(config_, in));
+    double best = std::numeric_limits<double>::infinity();
+    Coverage best_cov = Coverage::none;
+    std::uint8_t best_backend = no_backend;
+    for (std::size_t b = 0; b < backends_.size(); ++b) {
+      const Bound& bound = bound_[b];
+      if (bound.num_corners == 0) continue;
+      double value = 0;
+      Coverage cov = bound.coverage;
+      bool answered = true;
+      for (std::size_t i = 0; i < bound.num_corners; ++i) {  // one corner unless the config blends
+        const interp::Interpolated r = query(*bound.corners[i].cache, coords);
+        answered = answered && !has(r.coverage, Coverage::no_coverage);
+        value += bound.corners[i].weight * r.value;
+        cov |= r.coverage;
+      }
+      // A blend that extrapolates to nothing is no answer; a bounded backend exists only
+      // where it was measured: off its grid it has no answer either.
+      if (!answered || (bound.num_corners > 1 && !(value > 0)) ||
+          (bound.bounded && has(cov, Coverage::extrapolated)))
+        continue;
+      if (value < best) {
+        best = value;
+        best_cov = cov;
+        best_backend = static_cast<std::uint8_t>(b);
+      }
+    }
+    if (best_backend != no_backend) {
+      const double n = detail::calls<K>(in);
+      Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
+      if (!with_energy) return m;
+      const Cache* e = energy_caches_[best_backend].get();
+      const auto er = e ? query(*e, coords) : interp::Interpolated{};
+      m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
+                       ? er.value * n
+                       : roofline_->energy_j(m.time_s, K::lower_bound_s(*roofline_, config_, in));
+      return m;
+    }
+    lost = Coverage::no_coverage;  // measured, but no table could answer this query
+  }
+  if (mode_ == TimingMode::profile) return Metrics{0, flops, bytes, 0, Coverage::no_coverage, no_backend};
+  Metrics m = K::roofline(*roofline_, config_, in);
+  m.flops = flops;
+  m.bytes = bytes;
+  m.coverage |= Coverage::analytic | lost;
+  m.backend = no_backend;
+  if (!with_energy) m.energy_j = 0;  // as a measured leaf's
+  return m;
 }
 
 template <KernelDef K>
