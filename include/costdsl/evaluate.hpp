@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -201,6 +202,16 @@ Metrics eval_fanout_balanced(const Node& node, const RankLists<R>& ranks) {
   return acc;
 }
 
+// Two rank rows a Fanout evaluates into: the rank being evaluated and the slowest so far,
+// swapped by index instead of copied. Left uninitialised: every leaf of the child writes
+// its slot before anything reads it (Metrics is an aggregate, so the byte storage holds
+// its objects implicitly); zeroing and copying them was a tenth of a DP-group fan-out.
+template <std::size_t N>
+struct RankRows {
+  alignas(Metrics) std::byte storage[2 * (N == 0 ? 1 : N) * sizeof(Metrics)];
+  Metrics* operator[](std::size_t i) noexcept { return std::launder(reinterpret_cast<Metrics*>(storage)) + i * N; }
+};
+
 // A Fanout: every rank through the child, then one row of the slowest rank's times
 // with all ranks' work, folded like any other row (so the manifest's Max over one
 // child re-aggregates it exactly). A run of identical ranks is evaluated once; its
@@ -209,20 +220,39 @@ template <std::size_t Offset, Pass P, Quantities Q, class Node, class R>
 Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
   constexpr std::size_t n = n_slots<decltype(node.child)>;
   check_rank_count(node.ranks, ranks.ranks());
-  std::array<Metrics, n> rank_row{}, slowest{}, merged{};
+  RankRows<n> rows;
+  std::array<Metrics, n> merged{};
+  constexpr std::size_t none = 2;
+  std::size_t current = 0, slowest = none;
   double slowest_time = -1;
   for (std::size_t r = 0; r < ranks.lists.size(); ++r) {
-    const Metrics t = eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], rank_row.data());
-    for (std::uint32_t c = ranks.count(r); c > 0; --c)
-      for (std::size_t i = 0; i < n; ++i) algebra::accumulate_max(merged[i], rank_row[i]);
+    const Metrics* rank_row = rows[current];
+    const Metrics t = eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], rows[current]);
+    // As accumulate_max once per rank of the run: the max and the coverage are the same
+    // each time, the work is added once per rank (in that order: bitwise the expanded list).
+    const std::uint32_t run = ranks.count(r);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (run == 0) break;
+      Metrics& m = merged[i];
+      algebra::accumulate_max(m, rank_row[i]);
+      for (std::uint32_t c = 1; c < run; ++c) {
+        m.flops += rank_row[i].flops;
+        m.bytes += rank_row[i].bytes;
+        m.energy_j += rank_row[i].energy_j;
+      }
+    }
     if (t.time_s > slowest_time) {
       slowest_time = t.time_s;
-      slowest = rank_row;
+      slowest = current;
+      current = 1 - current;
     }
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    merged[i].time_s = slowest[i].time_s;
-    merged[i].backend = slowest[i].backend;
+  if (slowest != none) {
+    const Metrics* slow = rows[slowest];
+    for (std::size_t i = 0; i < n; ++i) {
+      merged[i].time_s = slow[i].time_s;
+      merged[i].backend = slow[i].backend;
+    }
   }
   if constexpr (P == Pass::row)
     for (std::size_t i = 0; i < n; ++i) row[Offset + i] = merged[i];
