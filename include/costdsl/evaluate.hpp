@@ -231,16 +231,16 @@ Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
     // As accumulate_max once per rank of the run: the max and the coverage are the same
     // each time, the work is added once per rank (in that order: bitwise the expanded list).
     const std::uint32_t run = ranks.count(r);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (run == 0) break;
-      Metrics& m = merged[i];
-      algebra::accumulate_max(m, rank_row[i]);
-      for (std::uint32_t c = 1; c < run; ++c) {
-        m.flops += rank_row[i].flops;
-        m.bytes += rank_row[i].bytes;
-        m.energy_j += rank_row[i].energy_j;
+    if (run > 0)
+      for (std::size_t i = 0; i < n; ++i) {
+        Metrics& m = merged[i];
+        algebra::accumulate_max(m, rank_row[i]);
+        for (std::uint32_t c = 1; c < run; ++c) {
+          m.flops += rank_row[i].flops;
+          m.bytes += rank_row[i].bytes;
+          m.energy_j += rank_row[i].energy_j;
+        }
       }
-    }
     if (t.time_s > slowest_time) {
       slowest_time = t.time_s;
       slowest = current;

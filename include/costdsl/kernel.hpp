@@ -120,7 +120,7 @@ class Kernel {
         if (flops == 0 && bytes == 0) return Metrics{};
         const interp::Interpolated r = query(*sole_.cache, detail::to_cache<K>(K::point(config_, in)));
         const Coverage cov = sole_.coverage | r.coverage;
-        if (!has(r.coverage, Coverage::no_coverage) && !(sole_.bounded && has(cov, Coverage::extrapolated)))
+        if (!has(r.coverage, Coverage::no_coverage) && !outside_bounds(sole_.bounded, cov))
           return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
         // no answer from the one table: the general path says what the leaf falls back to
       }
@@ -149,6 +149,12 @@ class Kernel {
   // translation unit in separate compilation does not generate it, nor the roofline
   // formulas it calls, for every kind it uses.
   Metrics eval_general(const Input& in, bool with_energy) const;
+
+  // A bounded backend (K::bounded_backend) exists only where it was measured: off its grid
+  // it has no answer. One rule for both paths.
+  static constexpr bool outside_bounds(bool bounded, Coverage cov) noexcept {
+    return bounded && has(cov, Coverage::extrapolated);
+  }
 
   // Forced inline: under COSTDSL_SEPARATE_COMPILATION the extern Kernel<K> made it a call
   // into the library, whose locate() is out of line.
@@ -251,11 +257,8 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
         value += bound.corners[i].weight * r.value;
         cov |= r.coverage;
       }
-      // A blend that extrapolates to nothing is no answer; a bounded backend exists only
-      // where it was measured: off its grid it has no answer either.
-      if (!answered || (bound.num_corners > 1 && !(value > 0)) ||
-          (bound.bounded && has(cov, Coverage::extrapolated)))
-        continue;
+      // A blend that extrapolates to nothing is no answer, nor a bounded backend off its grid.
+      if (!answered || (bound.num_corners > 1 && !(value > 0)) || outside_bounds(bound.bounded, cov)) continue;
       if (value < best) {
         best = value;
         best_cov = cov;
