@@ -27,14 +27,13 @@
 #include <utility>
 #include <vector>
 
-#include <boost/hana/define_struct.hpp>
-
 #include "costdsl/archs/support/dp_groups.hpp"
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -59,15 +58,15 @@
 namespace costdsl::archs {
 
 struct DeepseekV3Config {
-  BOOST_HANA_DEFINE_STRUCT(DeepseekV3Config, (std::uint32_t, hidden), (std::uint32_t, num_heads),
-                           (std::uint32_t, q_lora_rank), (std::uint32_t, kv_lora_rank),
-                           (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
-                           (std::uint32_t, v_head_dim), (std::uint32_t, intermediate),
-                           (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
-                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                           (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
-                           (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
-                           (bool, hop_b));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_heads),
+                 (std::uint32_t, q_lora_rank), (std::uint32_t, kv_lora_rank),
+                 (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
+                 (std::uint32_t, v_head_dim), (std::uint32_t, intermediate),
+                 (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
+                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                 (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
+                 (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
+                 (bool, hop_b));
 
   // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
   // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,

@@ -11,13 +11,12 @@
 #include <string>
 #include <utility>
 
-#include <boost/hana/define_struct.hpp>
-
 #include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -35,11 +34,11 @@
 namespace costdsl::archs {
 
 struct GptOssConfig {
-  BOOST_HANA_DEFINE_STRUCT(GptOssConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
-                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                           (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
-                           (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, expert_dtype));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                 (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
+                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, expert_dtype));
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr GptOssConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
     GptOssConfig c = *this;

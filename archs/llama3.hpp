@@ -14,12 +14,11 @@
 #include <string>
 #include <type_traits>
 
-#include <boost/hana/define_struct.hpp>
-
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -42,11 +41,11 @@ namespace costdsl::archs {
 using Iteration = ops::AttentionBatch;
 
 struct Llama3Config {
-  BOOST_HANA_DEFINE_STRUCT(Llama3Config, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
-                           (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                           (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
-                           (bool, hop_b));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
+                 (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
+                 (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
+                 (bool, hop_b));
 
   constexpr Llama3Config with_tp(std::uint32_t degree) const {
     Llama3Config c = *this;

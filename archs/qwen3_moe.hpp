@@ -17,13 +17,12 @@
 #include <utility>
 #include <vector>
 
-#include <boost/hana/define_struct.hpp>
-
 #include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -42,11 +41,11 @@
 namespace costdsl::archs {
 
 struct Qwen3MoeConfig {
-  BOOST_HANA_DEFINE_STRUCT(Qwen3MoeConfig, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                           (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
-                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                           (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
-                           (Dtype, kv_dtype));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                 (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
+                 (Dtype, kv_dtype));
 
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr Qwen3MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {

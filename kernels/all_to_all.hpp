@@ -21,11 +21,11 @@ struct AllToAll {
   static constexpr Family family = Family::communication;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dim, num_gpus));
+    COSTDSL_FIELDS((Dim, num_gpus));
   };
   // This rank's total send and receive buffers (its own slice included).
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, send_bytes), (std::uint64_t, recv_bytes));
+    COSTDSL_FIELDS((std::uint64_t, send_bytes), (std::uint64_t, recv_bytes));
   };
   static constexpr std::array<std::string_view, 2> axes{"send_bytes", "recv_bytes"};
 

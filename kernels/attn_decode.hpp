@@ -20,10 +20,10 @@ struct AttnDecode {
   static constexpr Family family = Family::attention;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, kv_dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim));
+    COSTDSL_FIELDS((Dtype, kv_dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, total_kv));
+    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, total_kv));
   };
   static constexpr std::array<std::string_view, 2> axes{"batch", "total_kv"};
 

@@ -28,13 +28,13 @@ struct AttnPrefill {
   // itself included); 0 = full causal attention. The tables hold full causal prefills
   // only, so window is no table column and a windowed config evaluates on the roofline.
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim),
-                             (std::uint32_t, window));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim),
+                   (std::uint32_t, window));
     static constexpr std::array<std::string_view, 1> untabled{"window"};
   };
   static bool tables_hold(const Config& c) { return c.window == 0; }
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
+    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
   };
   // The table holds fresh prefills (no cached prefix) of `batch` requests × `append`
   // tokens, as serving frameworks launch them and aiconfigurator measures them.

@@ -20,10 +20,10 @@ struct Embedding {
 
   // vocab is identity only (the table size); a gather touches tokens rows of it.
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, vocab), (Dim, hidden));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, vocab), (Dim, hidden));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

@@ -19,10 +19,10 @@ struct FusedAddRmsNorm {
   static constexpr Family family = Family::memory;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, hidden));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, hidden));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

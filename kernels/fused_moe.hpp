@@ -30,15 +30,15 @@ struct FusedMoe {
   // hold dtype-only configs (aiconfigurator measured weights at the activation dtype), so
   // weight_dtype is no table column and another weight dtype evaluates on the roofline.
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, hidden), (Dim, moe_intermediate), (Dim, num_experts),
-                             (Dim, top_k), (Dtype, weight_dtype));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, hidden), (Dim, moe_intermediate), (Dim, num_experts),
+                   (Dim, top_k), (Dtype, weight_dtype));
     static constexpr std::array<std::string_view, 1> untabled{"weight_dtype"};
   };
   static bool tables_hold(const Config& c) { return c.weight_dtype == c.dtype; }
   // rows: token-rows routed to this rank (tokens · top_k / ep on average).
   // active_experts: local experts with ≥ 1 row; 0 = min(rows, num_experts) (even routing).
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, rows), (std::uint64_t, active_experts));
+    COSTDSL_FIELDS((std::uint64_t, rows), (std::uint64_t, active_experts));
   };
   // Tables are measured with balanced routing, so only the row count is an axis.
   static constexpr std::array<std::string_view, 1> axes{"rows"};

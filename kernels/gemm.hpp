@@ -21,10 +21,10 @@ struct Gemm {
   static constexpr Family family = Family::gemm;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, n), (Dim, k));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, m));
+    COSTDSL_FIELDS((std::uint64_t, m));
   };
   static constexpr std::array<std::string_view, 1> axes{"m"};
   // Measured tables cover a grid of (n, k): a config between grid points interpolates

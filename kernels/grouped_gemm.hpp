@@ -21,12 +21,12 @@ struct GroupedGemm {
   static constexpr Family family = Family::gemm;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_experts), (Dim, n), (Dim, k));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, num_experts), (Dim, n), (Dim, k));
   };
   // tokens: routed token-rows on this rank (tokens·top_k routed here).
   // active_experts: experts with ≥ 1 row; 0 = min(tokens, num_experts) (even routing).
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens), (std::uint64_t, active_experts));
+    COSTDSL_FIELDS((std::uint64_t, tokens), (std::uint64_t, active_experts));
   };
   // The profile measures even routing, so only the row count is an axis.
   static constexpr std::array<std::string_view, 1> axes{"tokens"};

@@ -20,10 +20,10 @@ struct KvCacheAppend {
   static constexpr Family family = Family::memory;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, kv_dtype), (Dim, num_kv_heads), (Dim, head_dim));
+    COSTDSL_FIELDS((Dtype, kv_dtype), (Dim, num_kv_heads), (Dim, head_dim));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

@@ -23,10 +23,10 @@ struct MergeAttnStates {
   static constexpr Family family = Family::memory;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_heads), (Dim, head_dim), (Dim, num_states));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, num_heads), (Dim, head_dim), (Dim, num_states));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

@@ -27,14 +27,14 @@ struct MlaPrefill {
   static constexpr Family family = Family::attention;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_heads), (Dim, kv_lora_rank), (Dim, qk_nope_head_dim),
-                             (Dim, qk_rope_head_dim), (Dim, v_head_dim));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, num_heads), (Dim, kv_lora_rank), (Dim, qk_nope_head_dim),
+                   (Dim, qk_rope_head_dim), (Dim, v_head_dim));
   };
   // DeepSeek-V3's dims with num_heads per rank (128 heads over the TP degree).
   static Config deepseek_v3(Dtype dtype, std::uint64_t num_heads) { return {dtype, num_heads, 512, 128, 64, 128}; }
 
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
+    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, prefix), (std::uint64_t, append));
   };
   static constexpr std::array<std::string_view, 2> axes{"batch", "append"};
 

@@ -20,10 +20,10 @@ struct MoeRouter {
   static constexpr Family family = Family::gemm;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, hidden), (Dim, num_experts), (Dim, top_k));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, hidden), (Dim, num_experts), (Dim, top_k));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

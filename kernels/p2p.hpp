@@ -19,10 +19,10 @@ struct P2p {
   static constexpr Family family = Family::communication;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dim, num_gpus));
+    COSTDSL_FIELDS((Dim, num_gpus));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, bytes));
+    COSTDSL_FIELDS((std::uint64_t, bytes));
   };
   static constexpr std::array<std::string_view, 1> axes{"bytes"};
 

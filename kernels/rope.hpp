@@ -21,10 +21,10 @@ struct Rope {
   static constexpr Family family = Family::memory;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, num_qo_heads), (Dim, num_kv_heads), (Dim, head_dim));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, tokens));
+    COSTDSL_FIELDS((std::uint64_t, tokens));
   };
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
 

@@ -19,10 +19,10 @@ struct Sampler {
   static constexpr Family family = Family::memory;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, vocab));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, vocab));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, requests));
+    COSTDSL_FIELDS((std::uint64_t, requests));
   };
   static constexpr std::array<std::string_view, 1> axes{"requests"};
 

@@ -13,10 +13,9 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at_key.hpp>
-#include <boost/hana/string.hpp>
-
+#include "costdsl/detail/diagnostics.hpp"
 #include "costdsl/dim_expr.hpp"
+#include "costdsl/fields.hpp"
 #include "costdsl/static_value.hpp"
 
 namespace costdsl {
@@ -44,20 +43,34 @@ constexpr const auto& values(const F& form) noexcept {
 }
 
 namespace detail {
-template <FixedString Name, std::size_t... I>
-constexpr auto hana_key(std::index_sequence<I...>) {
-  return boost::hana::string<Name.data[I]...>{};
+// The integer (or bool) field `Name` of a reflected config, found by name at compile
+// time for a Fixed form and at build time for a run-time one (a few string compares).
+template <FixedString Name, class S>
+constexpr std::uint64_t field_value(const S& s) {
+  std::uint64_t value = 0;
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>)
+      if (name == Name.view()) value = static_cast<std::uint64_t>(v);
+  });
+  return value;
 }
 template <FixedString Name, class S>
-constexpr auto field_value(const S& s) {
-  return boost::hana::at_key(s, hana_key<Name>(std::make_index_sequence<Name.size()>{}));
+constexpr bool has_dim_field() {
+  const S s{};
+  bool found = false;
+  for_each_field(s, [&](std::string_view name, const auto& v) {
+    if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>) found = found || name == Name.view();
+  });
+  return found;
 }
 }  // namespace detail
 
 // The field `Name` of a form as a dim symbol.
 template <FixedString Name, class F>
 constexpr auto dim(const F& form) {
-  if constexpr (is_fixed_v<F>) {
+  if constexpr (!detail::has_dim_field<Name, std::remove_cvref_t<decltype(values(form))>>()) {
+    return diagnostic::fail<diagnostic::form_has_no_integer_field<Name>, decltype(sym<Name>(std::uint64_t{}))>();
+  } else if constexpr (is_fixed_v<F>) {
     constexpr std::uint64_t v = detail::field_value<Name>(F::value);
     return sym<Name>(Static<v>{});
   } else {

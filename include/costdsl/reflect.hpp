@@ -1,42 +1,28 @@
 #pragma once
-// Struct reflection for kernel Configs and Inputs (Boost.Hana, host-only): the
+// Struct reflection for kernel Configs and Inputs (COSTDSL_FIELDS, fields.hpp): the
 // manifest, describe(), the CLI flags and the profile-table columns all come
 // from the field names and types, so no file keeps a hand-written field list.
 //
-//   struct Config { BOOST_HANA_DEFINE_STRUCT(Config, (Dtype, dtype), (Dim, n), (Dim, k)); };
+//   struct Config { COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k)); };
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/define_struct.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/keys.hpp>
-#include <boost/hana/string.hpp>
-
 #include "costdsl/concepts.hpp"
 #include "costdsl/config_field.hpp"
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/fields.hpp"
 
 namespace costdsl {
 
-// Calls f(name, value&) for each field in declaration order.
-template <class S, class F>
-void for_each_field(S& s, F&& f) {
-  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<S>>(), [&](auto pair) {
-    f(std::string_view(boost::hana::to<const char*>(boost::hana::first(pair))), boost::hana::second(pair)(s));
-  });
-}
-
-template <class S>
+template <Reflected S>
 std::vector<std::string> field_names() {
   std::vector<std::string> out;
-  boost::hana::for_each(boost::hana::accessors<S>(), [&](auto pair) {
-    out.emplace_back(boost::hana::to<const char*>(boost::hana::first(pair)));
-  });
+  const S s{};
+  for_each_field(s, [&](std::string_view name, const auto&) { out.emplace_back(name); });
   return out;
 }
 

@@ -21,10 +21,10 @@ struct BusCollective {
   static constexpr CollectiveKind collective = C;
 
   struct Config {
-    BOOST_HANA_DEFINE_STRUCT(Config, (Dim, num_gpus));
+    COSTDSL_FIELDS((Dim, num_gpus));
   };
   struct Input {
-    BOOST_HANA_DEFINE_STRUCT(Input, (std::uint64_t, bytes));
+    COSTDSL_FIELDS((std::uint64_t, bytes));
   };
   static constexpr std::array<std::string_view, 1> axes{"bytes"};
 

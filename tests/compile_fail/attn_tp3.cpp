@@ -2,14 +2,13 @@
 // config that shows the rule (a whole arch only adds parse time).
 #include <cstdint>
 
-#include <boost/hana/define_struct.hpp>
-
+#include "costdsl/fields.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 using namespace costdsl;
 
 struct Attn {
-  BOOST_HANA_DEFINE_STRUCT(Attn, (std::uint32_t, hidden), (std::uint32_t, num_qo_heads), (std::uint32_t, num_kv_heads),
-                           (std::uint32_t, head_dim), (std::uint32_t, tp), (Dtype, dtype), (Dtype, kv_dtype));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads), (std::uint32_t, num_kv_heads),
+                 (std::uint32_t, head_dim), (std::uint32_t, tp), (Dtype, dtype), (Dtype, kv_dtype));
 };
 #ifdef COSTDSL_CONTROL
 inline constexpr Attn attn{4096, 32, 8, 128, 2, Dtype::bf16, Dtype::bf16};

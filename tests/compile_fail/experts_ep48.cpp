@@ -2,14 +2,13 @@
 // that shows the rule.
 #include <cstdint>
 
-#include <boost/hana/define_struct.hpp>
-
+#include "costdsl/fields.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
 using namespace costdsl;
 
 struct Experts {
-  BOOST_HANA_DEFINE_STRUCT(Experts, (std::uint32_t, hidden), (std::uint32_t, moe_intermediate),
-                           (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, ep), (Dtype, dtype));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, moe_intermediate),
+                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, ep), (Dtype, dtype));
 };
 #ifdef COSTDSL_CONTROL
 inline constexpr Experts experts{4096, 1536, 128, 8, 32, Dtype::bf16};

@@ -53,3 +53,39 @@ static_assert(detail::child_offsets<Worked>[1] == 1 && detail::child_offsets<Wor
 static_assert(sizeof(Scale<Static<32>, Leaf<"x", K>>) == sizeof(Leaf<"x", K>));
 
 int main() { return 0; }
+
+// COSTDSL_FIELDS: members in declaration order, visited by name at compile time, and
+// dim<"name">(form) reading the same field from a Fixed form as a static dim.
+namespace reflection {
+struct Shape {
+  COSTDSL_FIELDS((std::uint32_t, num_kv_heads), (Dtype, dtype), (std::uint32_t, tp), (bool, replicate));
+};
+constexpr Shape shape{8, Dtype::fp8, 4, true};
+constexpr std::size_t count_fields() {
+  std::size_t n = 0;
+  for_each_field(shape, [&](std::string_view, const auto&) { ++n; });
+  return n;
+}
+constexpr bool names_in_order() {
+  constexpr std::string_view expected[] = {"num_kv_heads", "dtype", "tp", "replicate"};
+  std::size_t i = 0;
+  bool ok = true;
+  for_each_field(shape, [&](std::string_view name, const auto&) { ok = ok && name == expected[i++]; });
+  return ok;
+}
+static_assert(count_fields() == 4);
+static_assert(names_in_order());
+struct PlainShape {  // the same members written out: the macro adds no data
+  std::uint32_t num_kv_heads;
+  Dtype dtype;
+  std::uint32_t tp;
+  bool replicate;
+};
+static_assert(std::is_aggregate_v<Shape> && sizeof(Shape) == sizeof(PlainShape));
+static_assert(Shape{.num_kv_heads = 1, .dtype = Dtype::bf16, .tp = 2, .replicate = false}.tp == 2);  // designated initializers, as for any aggregate
+constexpr auto static_tp = dim<"tp">(Fixed<shape>{});
+static_assert(decltype(static_tp)::is_static && static_tp.value() == 4);
+static_assert(dim<"num_kv_heads">(Fixed<shape>{}).value() == 8);
+static_assert(dim<"replicate">(Fixed<shape>{}).value() == 1);  // a bool field reads as 0 / 1
+static_assert(!decltype(dim<"tp">(shape))::is_static);
+}  // namespace reflection

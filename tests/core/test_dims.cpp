@@ -5,6 +5,8 @@
 
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dim_hash.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/reflect.hpp"
 
 using namespace costdsl;
 using namespace costdsl::literals;
@@ -67,4 +69,24 @@ TEST_CASE("dims compare and hash by value only") {
   CHECK_FALSE(a == c);
   std::unordered_set<Dim> set{a, b, c};
   CHECK(set.size() == 2);
+}
+
+TEST_CASE("COSTDSL_FIELDS: every field visited in order with its value; dim<> reads a run-time form") {
+  struct Shape {
+    COSTDSL_FIELDS((std::uint32_t, num_kv_heads), (Dtype, dtype), (std::uint32_t, tp));
+  };
+  Shape shape{8, Dtype::bf16, 2};
+  std::string seen;
+  for_each_field(shape, [&](std::string_view name, auto& value) {
+    seen += std::string(name) + "=" + field_text(value) + ";";
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, std::uint32_t>) value *= 2;  // writable
+  });
+  CHECK(seen == "num_kv_heads=8;dtype=bf16;tp=2;");
+  CHECK(shape.num_kv_heads == 16);
+  CHECK(shape.tp == 4);
+  CHECK(field_names<Shape>() == std::vector<std::string>{"num_kv_heads", "dtype", "tp"});
+  const auto tp = dim<"tp">(shape);
+  CHECK(tp.value() == 4);
+  CHECK_THROWS_WITH_AS((void)to_dim(dim<"num_kv_heads">(shape) / sym<"tp">(3u)),
+                       doctest::Contains("does not divide"), ConfigError);
 }

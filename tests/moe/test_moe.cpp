@@ -5,8 +5,8 @@
 #include <numeric>
 #include <vector>
 
-#include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
+#include "costdsl/costdsl.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
@@ -181,9 +181,9 @@ TEST_CASE("partition checks: ep % tp, num_experts % ep, tp <= kv heads; messages
 
 TEST_CASE("a shared expert composes as a Parallel side stream next to the routed experts") {
   struct DsForm {  // the fields a DeepSeek-style arch exposes
-    BOOST_HANA_DEFINE_STRUCT(DsForm, (std::uint32_t, hidden), (std::uint32_t, moe_intermediate),
-                             (std::uint32_t, shared_intermediate), (std::uint32_t, num_experts),
-                             (std::uint32_t, top_k), (std::uint32_t, ep), (Dtype, dtype));
+    COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, moe_intermediate),
+                   (std::uint32_t, shared_intermediate), (std::uint32_t, num_experts),
+                   (std::uint32_t, top_k), (std::uint32_t, ep), (Dtype, dtype));
   };
   using Form = Fixed<DsForm{7168, 2048, 2048, 256, 8, 8, Dtype::bf16}>;
   const worklets::MoeExpertEp<Form> routed{Form{}};

@@ -51,6 +51,13 @@ struct rule_violated {
                 "rhs, value> above");
 };
 
+template <FixedString Field>
+struct form_has_no_integer_field {
+  static_assert(always_false<Field>,
+                "costdsl: dim<name>(form) names no integer field of the form's config (COSTDSL_FIELDS); see "
+                "form_has_no_integer_field<name> above");
+};
+
 template <class Diagnostic, class Result>
 constexpr Result fail() {
   static_assert(sizeof(Diagnostic) > 0);

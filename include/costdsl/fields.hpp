@@ -1,0 +1,47 @@
+#pragma once
+// COSTDSL_FIELDS: a reflected struct's members, each as (type, name), declared in
+// order and visitable by name (reflect.hpp: for_each_field, reflect_fields, dim<>):
+//
+//   struct Config { COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k)); };
+//
+// It declares the members and a member function whose visitor calls visit("name",
+// self.name) for each, in order; the struct stays an aggregate, and structural, so a
+// Fixed<value> form still takes it. It replaced Boost.Hana's BOOST_HANA_DEFINE_STRUCT,
+// which builds a tuple of compile-time strings and accessors for every struct as it is
+// defined: ~0.04 s of g++ front end per struct, ~22 structs in an arch translation unit
+// (bench/README.md, issue 13). This expands to plain code and instantiates nothing until
+// a field is visited.
+#include <string_view>
+#include <type_traits>
+
+#include "costdsl/detail/pp_for_each.hpp"
+
+#define COSTDSL_DETAIL_FIELD_DECLARE(field) COSTDSL_DETAIL_FIELD_DECLARE_ field
+#define COSTDSL_DETAIL_FIELD_DECLARE_(type, name) type name;
+#define COSTDSL_DETAIL_FIELD_VISIT(field) COSTDSL_DETAIL_FIELD_VISIT_ field
+#define COSTDSL_DETAIL_FIELD_VISIT_(type, name) visit(std::string_view(#name), self.name);
+
+// The visitor is a generic lambda returned by a plain member function, not a member
+// template: a struct declared inside a function (a local class) may not have those.
+#define COSTDSL_FIELDS(...)                                                 \
+  COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_DECLARE, __VA_ARGS__)      \
+  constexpr auto costdsl_fields() const noexcept {                          \
+    return [](auto& self, auto&& visit) {                                   \
+      COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_VISIT, __VA_ARGS__)    \
+    };                                                                      \
+  }                                                                         \
+  using costdsl_reflected = void
+
+namespace costdsl {
+
+// A struct whose members COSTDSL_FIELDS declared.
+template <class S>
+concept Reflected = requires { typename std::remove_const_t<S>::costdsl_reflected; };
+
+// Calls f(name, value&) for each field in declaration order (value const for a const s).
+template <Reflected S, class F>
+constexpr void for_each_field(S& s, F&& f) {
+  s.costdsl_fields()(s, f);
+}
+
+}  // namespace costdsl
