@@ -2,7 +2,7 @@
 // What an L1 kernel file (kernels/<kind>.hpp) provides: one struct with
 //
 //   kind, family                 names (the profile table is <kind>.csv)
-//   Config, Input                Hana-reflected structs: identity and per-call shape
+//   Config, Input                reflected structs (COSTDSL_FIELDS): identity and per-call shape
 //   axes                         the profile table's input columns, in cache-axis order
 //   point(config, input)         one call's values on those axes
 //   flops(...), bytes(...)       the exact work formulas
