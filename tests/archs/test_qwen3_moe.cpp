@@ -151,3 +151,39 @@ TEST_CASE("plausible H200 iteration times: one 4096-token prefill chunk + 64 dec
   }
 }
 
+
+TEST_CASE("DpDeal deals round-robin: prefill chunks first, the decodes continuing the deal") {
+  DpDeal deal;  // one object across every case: its buffers are reused, larger and smaller
+  for (const std::uint64_t dp : {1u, 2u, 3u, 8u}) {
+    for (const std::size_t n_prefill : {0u, 1u, 2u, 5u}) {
+      for (const std::size_t n_decode : {0u, 1u, 7u, 64u}) {
+        CAPTURE(dp);
+        CAPTURE(n_prefill);
+        CAPTURE(n_decode);
+        std::vector<ops::PrefillChunk> prefill;
+        for (std::uint32_t i = 0; i < n_prefill; ++i) prefill.push_back({100 * i, 10 + i});
+        std::vector<std::uint32_t> decode(n_decode);
+        std::iota(decode.begin(), decode.end(), 1000u);
+        // The reference: one request at a time to the next group.
+        std::vector<std::vector<ops::PrefillChunk>> want_prefill(dp);
+        std::vector<std::vector<std::uint32_t>> want_decode(dp);
+        std::size_t next = 0;
+        for (const auto& c : prefill) want_prefill[next++ % dp].push_back(c);
+        for (const std::uint32_t kv : decode) want_decode[next++ % dp].push_back(kv);
+        const MoeIteration it = deal.deal({prefill, decode}, dp);
+        REQUIRE(it.groups.size() == dp);
+        for (std::size_t g = 0; g < dp; ++g) {
+          CAPTURE(g);
+          REQUIRE(it.groups[g].prefill.size() == want_prefill[g].size());
+          for (std::size_t i = 0; i < want_prefill[g].size(); ++i) {
+            CHECK(it.groups[g].prefill[i].prefix_len == want_prefill[g][i].prefix_len);
+            CHECK(it.groups[g].prefill[i].append_len == want_prefill[g][i].append_len);
+          }
+          CHECK(std::vector<std::uint32_t>(it.groups[g].decode_kv.begin(), it.groups[g].decode_kv.end()) ==
+                want_decode[g]);
+        }
+      }
+    }
+  }
+  CHECK_THROWS_AS(deal.deal({}, 0), InputError);
+}
