@@ -43,38 +43,33 @@ constexpr const auto& values(const F& form) noexcept {
 }
 
 namespace detail {
-// The integer (or bool) field `Name` of a reflected config, found by name at compile
-// time for a Fixed form and at build time for a run-time one (a few string compares).
-template <FixedString Name, class S>
-constexpr std::uint64_t field_value(const S& s) {
+// The integer (or bool) field `Name` of a reflected config, looked up by name: at compile
+// time for a Fixed form, at build time for a run-time one (a few string compares).
+struct FieldLookup {
+  bool found = false;
   std::uint64_t value = 0;
+};
+template <FixedString Name, class S>
+constexpr FieldLookup find_dim_field(const S& s) {
+  FieldLookup out;
   for_each_field(s, [&](std::string_view name, const auto& v) {
     if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>)
-      if (name == Name.view()) value = static_cast<std::uint64_t>(v);
+      if (name == Name.view()) out = {true, static_cast<std::uint64_t>(v)};
   });
-  return value;
-}
-template <FixedString Name, class S>
-constexpr bool has_dim_field() {
-  const S s{};
-  bool found = false;
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>) found = found || name == Name.view();
-  });
-  return found;
+  return out;
 }
 }  // namespace detail
 
 // The field `Name` of a form as a dim symbol.
 template <FixedString Name, class F>
 constexpr auto dim(const F& form) {
-  if constexpr (!detail::has_dim_field<Name, std::remove_cvref_t<decltype(values(form))>>()) {
+  using Config = std::remove_cvref_t<decltype(values(form))>;
+  if constexpr (!detail::find_dim_field<Name>(Config{}).found) {  // the field exists or not whatever the values
     return diagnostic::fail<diagnostic::form_has_no_integer_field<Name>, decltype(sym<Name>(std::uint64_t{}))>();
   } else if constexpr (is_fixed_v<F>) {
-    constexpr std::uint64_t v = detail::field_value<Name>(F::value);
-    return sym<Name>(Static<v>{});
+    return sym<Name>(Static<detail::find_dim_field<Name>(F::value).value>{});
   } else {
-    return sym<Name>(static_cast<std::uint64_t>(detail::field_value<Name>(form)));
+    return sym<Name>(detail::find_dim_field<Name>(form).value);
   }
 }
 
