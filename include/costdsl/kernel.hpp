@@ -15,6 +15,7 @@
 
 #include "costdsl/concepts.hpp"
 #include "costdsl/config_field.hpp"
+#include "costdsl/detail/analytic_memo.hpp"
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
@@ -42,6 +43,32 @@ template <>
 struct cache_for<3> {
   using type = interp::Interp3D;
 };
+// An input of one count (std::uint64_t) field: a GEMM's m, a norm's tokens. Such a leaf's
+// analytic answers can be remembered by the count (AnalyticMemo).
+template <class Input>
+consteval bool is_count_input() {
+  if constexpr (!Reflected<Input>) {
+    return false;
+  } else {
+    Input in{};
+    int fields = 0, counts = 0;
+    for_each_field(in, [&](std::string_view, auto& v) {
+      ++fields;
+      counts += std::is_same_v<std::remove_cvref_t<decltype(v)>, std::uint64_t> ? 1 : 0;
+    });
+    return fields == 1 && counts == 1;
+  }
+}
+template <class Input>
+inline constexpr bool count_input = is_count_input<Input>();
+
+template <class Input>
+COSTDSL_INLINE std::uint64_t count_of(const Input& in) noexcept {
+  std::uint64_t count = 0;
+  for_each_field(in, [&](std::string_view, const std::uint64_t& v) { count = v; });
+  return count;
+}
+
 }  // namespace detail
 
 // A config field its kind's tables have no column for (Config::untabled lists them): it
@@ -124,9 +151,23 @@ class Kernel {
           return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
         // no answer from the one table: the general path says what the leaf falls back to
       }
+      if constexpr (detail::count_input<Input>) {
+        if (memo_ != nullptr) {
+          const std::uint64_t count = detail::count_of(in);
+          if (count < memo_->capacity()) {
+            if (const double t = memo_->find(count); t != 0)
+              return Metrics{t, K::flops(config_, in), K::bytes(config_, in), 0, Coverage::analytic, no_backend};
+            return eval_remembered(in, count);
+          }
+        }
+      }
     }
     return eval_general(in, Q == Quantities::with_energy);
   }
+
+  // Whether this leaf remembers its analytic times by its count input (no measured table,
+  // one count input, Timing::analytic_memo() > 0).
+  bool memoised() const noexcept { return memo_ != nullptr; }
 
   // Work at the hardware roof for this call (the "where the time goes" view).
   double lower_bound_s(const Input& in) const { return K::lower_bound_s(*roofline_, config_, in); }
@@ -149,6 +190,17 @@ class Kernel {
   // translation unit in separate compilation does not generate it, nor the roofline
   // formulas it calls, for every kind it uses.
   Metrics eval_general(const Input& in, bool with_energy) const;
+
+  // The general path's answer, its time remembered when it is the analytic answer the
+  // memo's hit path rebuilds bitwise (time, the work formulas, Coverage::analytic, no
+  // backend, no energy). Out of the fold: a miss costs a roofline evaluation anyway.
+  [[gnu::noinline]] Metrics eval_remembered(const Input& in, std::uint64_t count) const {
+    const Metrics m = eval_general(in, false);
+    if (m.coverage == Coverage::analytic && m.backend == no_backend && m.energy_j == 0 &&
+        m.flops == K::flops(config_, in) && m.bytes == K::bytes(config_, in))
+      memo_->store(count, m.time_s);
+    return m;
+  }
 
   // A bounded backend (K::bounded_backend) exists only where it was measured: off its grid
   // it has no answer. One rule for both paths.
@@ -219,6 +271,7 @@ class Kernel {
   Sole sole_;
   std::vector<std::shared_ptr<const Cache>> energy_caches_;  // exact configs only
   std::vector<std::shared_ptr<const void>> tables_;
+  std::shared_ptr<detail::AnalyticMemo> memo_;  // analytic leaves with a count input (copies share it)
 };
 
 template <KernelDef K>
@@ -233,6 +286,10 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
   if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
     bind_profiles(*timing.profiles());
+  if constexpr (detail::count_input<Input>) {
+    if (!measured_ && mode_ != TimingMode::profile && timing.analytic_memo() > 0)
+      memo_ = std::make_shared<detail::AnalyticMemo>(timing.analytic_memo());
+  }
 }
 
 template <KernelDef K>

@@ -2,6 +2,7 @@
 // The timing context a kernel is bound to: which GPU, its roofline, where measured
 // tables come from (a ProfileSource) and which source to use. Loading one from the
 // shipped data: load_timing.hpp.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,11 +40,24 @@ class Timing {
   ProfileSource* profiles() const noexcept { return profiles_.get(); }
   TimingMode mode() const noexcept { return mode_; }
 
+  // How many counts (0 .. n-1) each analytic leaf with one count input remembers its
+  // time for (detail/analytic_memo.hpp): 8 bytes per count per such leaf, committed as
+  // counts are used. The default covers a serving engine's token budgets; 0 turns the
+  // memo off. Results are bitwise the same either way.
+  static constexpr std::uint32_t default_analytic_memo = 8192;
+  std::uint32_t analytic_memo() const noexcept { return analytic_memo_; }
+  Timing with_analytic_memo(std::uint32_t counts) const {
+    Timing t = *this;
+    t.analytic_memo_ = counts;
+    return t;
+  }
+
  private:
   GpuSpec gpu_;
   std::shared_ptr<const Roofline> roofline_;
   std::shared_ptr<ProfileSource> profiles_;
   TimingMode mode_;
+  std::uint32_t analytic_memo_ = default_analytic_memo;
 };
 
 }  // namespace costdsl

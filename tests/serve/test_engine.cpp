@@ -79,6 +79,26 @@ TEST_CASE("one request: TTFT is its prefill chunks, e2e adds each decode, all fr
   CHECK(r.output_tokens == 3);
 }
 
+TEST_CASE("a run with the analytic memo is the run without it, figure for figure") {
+  serve::SyntheticWorkload w;
+  w.requests = 600;
+  w.rate = 120;
+  const auto reqs = w.generate();
+  serve::ServerConfig cfg;
+  cfg.max_batch_tokens = 2048;
+  const auto run = [&](const Timing& t) { return serve::simulate(Arch{}, t, reqs, cfg, 200'000); };
+  const serve::SimResult a = run(timing()), b = run(timing().with_analytic_memo(0));
+  REQUIRE(a.iterations > 1000);
+  CHECK(a.iterations == b.iterations);
+  CHECK(a.sim_time_s == b.sim_time_s);  // every iteration time added, bit for bit
+  CHECK(a.busy_s == b.busy_s);
+  for (const auto& [x, y] : {std::pair{a.ttft_s, b.ttft_s}, std::pair{a.tpot_s, b.tpot_s}, std::pair{a.e2e_s, b.e2e_s}}) {
+    CHECK(x.p50 == y.p50);
+    CHECK(x.p99 == y.p99);
+    CHECK(x.mean == y.mean);
+  }
+}
+
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {
   const Arch arch;
   serve::SyntheticWorkload w;

@@ -1,0 +1,119 @@
+// The analytic memo (detail/analytic_memo.hpp): a roofline leaf with one count input
+// remembers its time by the count. It must be invisible in every result: bitwise the
+// general path on the first call and on every later one, per leaf (never shared between
+// configs), under threads, and off wherever a table answers or the timing says so.
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/attn_decode.hpp"
+#include "costdsl/kernels/embedding.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/rms_norm.hpp"
+#include "costdsl/kernels/sampler.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
+#include "costdsl/load_timing.hpp"
+
+using namespace costdsl;
+using namespace costdsl::kernels;
+
+namespace {
+
+const Timing& roofline() {
+  static const Timing t = load_timing("h200", TimingMode::roofline);
+  return t;
+}
+
+// Bitwise, field by field (== would let 0.0 match -0.0).
+bool same_bits(const Metrics& a, const Metrics& b) {
+  return std::bit_cast<std::uint64_t>(a.time_s) == std::bit_cast<std::uint64_t>(b.time_s) &&
+         std::bit_cast<std::uint64_t>(a.flops) == std::bit_cast<std::uint64_t>(b.flops) &&
+         std::bit_cast<std::uint64_t>(a.bytes) == std::bit_cast<std::uint64_t>(b.bytes) &&
+         std::bit_cast<std::uint64_t>(a.energy_j) == std::bit_cast<std::uint64_t>(b.energy_j) &&
+         a.coverage == b.coverage && a.backend == b.backend;
+}
+
+// Counts on both sides of the capacity, each asked three times (a miss, then hits).
+const std::vector<std::uint64_t> counts{0, 1, 2, 3, 63, 64, 65, 127, 128, 129, 1000, 4095, 4096, 8190, 8191, 8192,
+                                        8193, 20000, 1u << 20};
+
+template <class K>
+void answers_as_general_path(const typename K::Config& config) {
+  const Kernel<K> memo(roofline(), config);
+  const Kernel<K> plain(roofline().with_analytic_memo(0), config);
+  REQUIRE(memo.memoised());
+  REQUIRE_FALSE(plain.memoised());
+  for (int round = 0; round < 3; ++round)
+    for (const std::uint64_t n : counts) {
+      const typename K::Input in{n};
+      CAPTURE(n);
+      CHECK(same_bits(memo.template eval<Quantities::time_and_work>(in),
+                      plain.template eval<Quantities::time_and_work>(in)));
+      // The energy pass never reads the memo.
+      CHECK(same_bits(memo.template eval<Quantities::with_energy>(in),
+                      plain.template eval<Quantities::with_energy>(in)));
+    }
+}
+
+}  // namespace
+
+static_assert(detail::count_input<Gemm::Input>);
+static_assert(detail::count_input<RmsNorm::Input>);
+static_assert(!detail::count_input<AttnDecode::Input>);  // two inputs: no memo
+
+TEST_CASE("an analytic leaf's memo answers bitwise as the general path, on the first call and on every later one") {
+  answers_as_general_path<Gemm>({Dtype::bf16, 6144, 4096});
+  answers_as_general_path<Gemm>({Dtype::fp8, 4096, 14336});
+  answers_as_general_path<RmsNorm>({Dtype::bf16, 4096});
+  answers_as_general_path<SiluAndMul>({Dtype::bf16, 14336});
+  answers_as_general_path<Embedding>({Dtype::bf16, 128256, 4096});
+  answers_as_general_path<Sampler>({Dtype::bf16, 128256});
+}
+
+TEST_CASE("each leaf keeps its own memo: two GEMM configs asked alternately at one m") {
+  const Kernel<Gemm> qkv(roofline(), {Dtype::bf16, 6144, 4096});
+  const Kernel<Gemm> down(roofline(), {Dtype::bf16, 4096, 14336});
+  const Kernel<Gemm> qkv_plain(roofline().with_analytic_memo(0), {Dtype::bf16, 6144, 4096});
+  const Kernel<Gemm> down_plain(roofline().with_analytic_memo(0), {Dtype::bf16, 4096, 14336});
+  for (int round = 0; round < 2; ++round)
+    for (std::uint64_t m = 1; m < 300; m += 7) {
+      const Metrics a = qkv.eval<Quantities::time_and_work>({m}), b = down.eval<Quantities::time_and_work>({m});
+      CHECK(same_bits(a, qkv_plain.eval<Quantities::time_and_work>({m})));
+      CHECK(same_bits(b, down_plain.eval<Quantities::time_and_work>({m})));
+      CHECK(a.time_s != b.time_s);
+    }
+  // A copy of a leaf shares its memo (same config, same answers).
+  const Kernel<Gemm> copy = qkv;
+  CHECK(same_bits(copy.eval<Quantities::time_and_work>({77}), qkv_plain.eval<Quantities::time_and_work>({77})));
+}
+
+TEST_CASE("the memo is off where it could change an answer or cannot help") {
+  CHECK_FALSE(Kernel<Gemm>(load_timing("h200", TimingMode::profile), {Dtype::bf16, 6144, 4096}).memoised());
+  CHECK_FALSE(Kernel<AttnDecode>(roofline(), {Dtype::bf16, 32, 8, 128}).memoised());
+  CHECK_FALSE(Kernel<Gemm>(roofline().with_analytic_memo(0), {Dtype::bf16, 6144, 4096}).memoised());
+  CHECK(roofline().analytic_memo() == Timing::default_analytic_memo);
+  CHECK(roofline().with_analytic_memo(16).analytic_memo() == 16);
+}
+
+TEST_CASE("threads evaluating one leaf share its memo and each gets the general path's answer") {
+  const Kernel<Gemm> shared(roofline(), {Dtype::bf16, 4096, 4096});
+  const Kernel<Gemm> plain(roofline().with_analytic_memo(0), {Dtype::bf16, 4096, 4096});
+  std::vector<Metrics> want(3000);
+  for (std::uint64_t m = 0; m < want.size(); ++m) want[m] = plain.eval<Quantities::time_and_work>({m});
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)
+        for (std::uint64_t i = 0; i < want.size(); ++i) {
+          const std::uint64_t m = (i * (2 * t + 1) + 17 * round) % want.size();  // each thread its own order
+          if (!same_bits(shared.eval<Quantities::time_and_work>({m}), want[m])) ++wrong[t];
+        }
+    });
+  for (std::thread& th : threads) th.join();
+  CHECK(wrong == std::vector<int>(4, 0));
+}
