@@ -71,9 +71,10 @@ class Worker {
     if (cfg.max_batch_tokens == 0 || cfg.max_seqs == 0 || cfg.kv_block == 0)
       throw InputError("max_batch_tokens, max_seqs and kv_block must be at least 1");
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
-    running_.reserve(seqs);
+    prefilling_.reserve(seqs);
+    done_prefill_.reserve(seqs);
+    for (auto* v : {&dec_id_, &dec_seq_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
-    decode_kv_.reserve(seqs);
     first_.reserve(seqs);
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
@@ -107,7 +108,7 @@ class Worker {
   // When this worker next has something to do: now if it is running requests, else
   // when its first queued request arrives; +inf when it holds none.
   double next_event_s() const noexcept {
-    if (!running_.empty()) return clock_;
+    if (running() > 0) return clock_;
     if (head_ < queue_.size()) return std::max(clock_, queue_[head_].at_s);
     return std::numeric_limits<double>::infinity();
   }
@@ -121,7 +122,7 @@ class Worker {
     StepEvents ev;
     ev.admitted = admitted_;
     ev.rejected = rejected_;
-    if (running_.empty()) {  // idle: jump to the next arrival
+    if (running() == 0) {  // idle: jump to the next arrival
       if (head_ < queue_.size() && queue_[head_].at_s > clock_) {
         clock_ = queue_[head_].at_s;
         ++stats_.idle_gaps;
@@ -130,30 +131,22 @@ class Worker {
       return ev;
     }
 
-    // Decodes first (latency of requests already streaming), then prefill chunks in admission order.
+    // Decodes first (latency of requests already streaming): the first `decodes` decoders in
+    // admission order, whose KV lengths are the batch's decode list as they stand. Then
+    // prefill chunks in admission order: a prefix of the prefilling requests, each given
+    // what is left of its prompt or of the budget.
+    const std::size_t decodes = std::min<std::size_t>(dec_kv_.size(), cfg_.max_batch_tokens);
+    std::uint32_t budget = cfg_.max_batch_tokens - static_cast<std::uint32_t>(decodes);
     chunks_.clear();
-    decode_kv_.clear();
-    std::uint32_t budget = cfg_.max_batch_tokens;
-    for (Running& r : running_) {
-      r.chunk = 0;
-      r.decoding_now = false;
-      if (budget > 0 && r.generated > 0) {
-        // The new token's K/V is appended, then attention reads input + all earlier outputs + it.
-        decode_kv_.push_back(reqs_[r.id].input_tokens + r.generated);
-        r.decoding_now = true;
-        --budget;
-      }
-    }
-    for (Running& r : running_) {
-      if (budget == 0) break;
-      const std::uint32_t left = reqs_[r.id].input_tokens - r.prefilled;
-      if (left == 0) continue;
-      r.chunk = std::min(left, budget);
-      chunks_.push_back({r.prefilled, r.chunk});
-      budget -= r.chunk;
+    std::size_t chunked = 0;
+    for (; chunked < prefilling_.size() && budget > 0; ++chunked) {
+      Prefilling& p = prefilling_[chunked];
+      p.chunk = std::min(reqs_[p.id].input_tokens - p.prefilled, budget);
+      chunks_.push_back({p.prefilled, p.chunk});
+      budget -= p.chunk;
     }
 
-    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv_});
+    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, std::span(dec_kv_.data(), decodes)});
     ev.iteration = true;
     ev.start_s = clock_;
     clock_ += dt;
@@ -161,40 +154,40 @@ class Worker {
     stats_.busy_s += dt;
     ++stats_.iterations;
     stats_.batch_tokens += cfg_.max_batch_tokens - budget;
-    stats_.batch_peak = std::max(stats_.batch_peak, static_cast<std::uint32_t>(running_.size()));
+    stats_.batch_peak = std::max(stats_.batch_peak, static_cast<std::uint32_t>(running()));
 
-    // Apply the iteration: written KV, first tokens, finished requests.
-    std::uint32_t out = 0;
-    for (Running& r : running_) {
-      const Request& q = reqs_[r.id];
-      if (r.decoding_now) {
-        ++r.generated;
-        ++used_;  // the previous token's K/V row
+    // Apply the iteration. Each decode writes the previous token's K/V row and yields a
+    // token (plain loops over the decoders' arrays, which the compiler vectorises); the
+    // last chunk of a prompt yields its first token.
+    std::uint32_t ended = 0;  // decoders that produced their last token
+    for (std::size_t i = 0; i < decodes; ++i) {
+      ++dec_kv_[i];
+      --dec_left_[i];
+      ended += dec_left_[i] == 0 ? 1 : 0;
+    }
+    used_ += decodes;
+    std::uint32_t out = static_cast<std::uint32_t>(decodes);
+    done_prefill_.clear();
+    for (std::size_t i = 0; i < chunked; ++i) {
+      Prefilling& p = prefilling_[i];
+      p.prefilled += p.chunk;
+      used_ += p.chunk;
+      stats_.prefill_tokens += p.chunk;
+      if (p.prefilled == reqs_[p.id].input_tokens) {  // the last chunk's logits give the first token
         ++out;
-      }
-      if (r.chunk > 0) {
-        r.prefilled += r.chunk;
-        used_ += r.chunk;
-        stats_.prefill_tokens += r.chunk;
-        if (r.prefilled == q.input_tokens) {  // the last chunk's logits give the first token
-          r.generated = 1;
-          ++out;
-          first_.push_back(r.id);
-        }
+        first_.push_back(p.id);
+        done_prefill_.push_back(p);
       }
     }
     stats_.output_tokens += out;
     ev.output_tokens = out;
     stats_.kv_used_peak = std::max(stats_.kv_used_peak, used_);
     stats_.kv_reserved_peak = std::max(stats_.kv_reserved_peak, reserved_);
-    std::erase_if(running_, [&](const Running& r) {  // stable: keeps admission order for chunking
-      const std::uint32_t done_at = role_ == Role::prefill ? 1 : reqs_[r.id].output_tokens;
-      if (r.generated < done_at) return false;
-      finished_.push_back(r.id);
-      reserved_ -= r.reserved;
-      used_ -= r.prefilled + (r.generated - 1);  // the last token's K/V is never written
-      return true;
-    });
+
+    if (!done_prefill_.empty()) {
+      std::erase_if(prefilling_, [&](const Prefilling& p) { return p.prefilled == reqs_[p.id].input_tokens; });
+    }
+    retire(ended);
     ev.first_tokens = first_;
     ev.finished = finished_;
     return ev;
@@ -203,7 +196,7 @@ class Worker {
   double clock_s() const noexcept { return clock_; }
   const WorkerStats& stats() const noexcept { return stats_; }
   std::uint64_t kv_capacity_tokens() const noexcept { return capacity_; }
-  std::size_t running() const noexcept { return running_.size(); }
+  std::size_t running() const noexcept { return dec_kv_.size() + prefilling_.size(); }
   std::size_t queued() const noexcept { return queue_.size() - head_; }
 
   // KV tokens request `r` reserves on this worker.
@@ -213,13 +206,15 @@ class Worker {
   }
 
  private:
-  struct Running {
+  // The running requests are two lists, each in admission order (`seq`): those still
+  // prefilling, and the decoders, kept as parallel arrays so that an iteration's decode
+  // list is a prefix of dec_kv_ as it stands and its bookkeeping is a pass of increments
+  // (the step used to walk every running request four times, a third of serve_sim's time).
+  struct Prefilling {
     std::uint32_t id;
+    std::uint32_t seq;
     std::uint32_t prefilled = 0;  // prompt tokens whose KV is written
-    std::uint32_t generated = 0;  // output tokens produced so far
-    std::uint32_t chunk = 0;      // this iteration's prefill rows (0: none)
-    bool decoding_now = false;
-    std::uint64_t reserved = 0;   // KV tokens reserved at admission
+    std::uint32_t chunk = 0;      // this iteration's prefill rows
   };
   struct Queued {
     std::uint32_t id;
@@ -229,7 +224,7 @@ class Worker {
   // Admit in arrival order while the whole footprint fits; a request that would not fit
   // blocks those behind it (FCFS, no skipping), one larger than the cache is rejected.
   void admit() {
-    while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running_.size() < cfg_.max_seqs) {
+    while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running() < cfg_.max_seqs) {
       const std::uint32_t id = queue_[head_].id;
       const Request& q = reqs_[id];
       const std::uint64_t need = footprint(q);
@@ -241,15 +236,71 @@ class Worker {
       }
       if (reserved_ + need > capacity_) break;
       reserved_ += need;
-      Running r{id, q.cached_tokens, 0, 0, false, need};
+      const std::uint32_t seq = next_seq_++;
       if (role_ == Role::decode) {  // its KV came with it; the prefill worker produced the first token
-        r.prefilled = q.input_tokens;
-        r.generated = 1;
+        used_ += q.input_tokens;
+        push_decoder(dec_kv_.size(), id, seq, q);
+      } else {
+        used_ += q.cached_tokens;
+        prefilling_.push_back({id, seq, q.cached_tokens, 0});
       }
-      used_ += r.prefilled;
-      running_.push_back(r);
       admitted_.push_back(id);
       ++head_;
+    }
+  }
+
+  // A request with its first token out: decodes from the next iteration at KV input + 1,
+  // output_tokens - 1 tokens to go.
+  void push_decoder(std::size_t at, std::uint32_t id, std::uint32_t seq, const Request& q) {
+    dec_id_.insert(dec_id_.begin() + at, id);
+    dec_seq_.insert(dec_seq_.begin() + at, seq);
+    dec_kv_.insert(dec_kv_.begin() + at, q.input_tokens + 1);
+    dec_left_.insert(dec_left_.begin() + at, q.output_tokens - 1);
+  }
+
+  // Ends the requests done on this worker, listing them in admission order: the `ended`
+  // decoders whose last token came out, and the prompts finished this iteration whose
+  // first token is their last here (prefill role, or one output token); the other
+  // finished prompts join the decoders in admission order.
+  void retire(std::uint32_t ended) {
+    const auto finish = [&](std::uint32_t id, std::uint64_t generated) {
+      const Request& q = reqs_[id];
+      finished_.push_back(id);
+      reserved_ -= footprint(q);
+      used_ -= q.input_tokens + (generated - 1);  // the last token's K/V is never written
+    };
+    std::size_t next_prompt = 0;  // into done_prefill_, merged with the decoders by admission order
+    const auto finish_prompts_before = [&](std::uint32_t seq) {
+      for (; next_prompt < done_prefill_.size() && done_prefill_[next_prompt].seq < seq; ++next_prompt) {
+        const Prefilling& p = done_prefill_[next_prompt];
+        if (role_ == Role::prefill || reqs_[p.id].output_tokens == 1) finish(p.id, 1);
+      }
+    };
+    if (ended > 0) {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < dec_kv_.size(); ++i) {
+        if (dec_left_[i] == 0) {
+          finish_prompts_before(dec_seq_[i]);
+          finish(dec_id_[i], reqs_[dec_id_[i]].output_tokens);
+          continue;
+        }
+        dec_id_[kept] = dec_id_[i];
+        dec_seq_[kept] = dec_seq_[i];
+        dec_kv_[kept] = dec_kv_[i];
+        dec_left_[kept] = dec_left_[i];
+        ++kept;
+      }
+      dec_id_.resize(kept);
+      dec_seq_.resize(kept);
+      dec_kv_.resize(kept);
+      dec_left_.resize(kept);
+    }
+    finish_prompts_before(std::numeric_limits<std::uint32_t>::max());
+    for (const Prefilling& p : done_prefill_) {
+      const Request& q = reqs_[p.id];
+      if (role_ == Role::prefill || q.output_tokens == 1) continue;
+      const auto at = std::upper_bound(dec_seq_.begin(), dec_seq_.end(), p.seq) - dec_seq_.begin();
+      push_decoder(static_cast<std::size_t>(at), p.id, p.seq, q);
     }
   }
 
@@ -260,11 +311,12 @@ class Worker {
   Role role_;
   double clock_ = 0;
   std::uint64_t reserved_ = 0, used_ = 0;
-  std::vector<Running> running_;
+  std::uint32_t next_seq_ = 0;  // admission order
+  std::vector<Prefilling> prefilling_, done_prefill_;
+  std::vector<std::uint32_t> dec_id_, dec_seq_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
   std::vector<ops::PrefillChunk> chunks_;
-  std::vector<std::uint32_t> decode_kv_;
   std::vector<std::uint32_t> first_, finished_, admitted_, rejected_;
   WorkerStats stats_;
 };
