@@ -73,7 +73,7 @@ class Worker {
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
     done_prefill_.reserve(seqs);
-    for (auto* v : {&dec_id_, &dec_seq_, &dec_kv_, &dec_left_}) v->reserve(seqs);
+    for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
     first_.reserve(seqs);
     finished_.reserve(seqs);
@@ -206,13 +206,15 @@ class Worker {
   }
 
  private:
-  // The running requests are two lists, each in admission order (`seq`): those still
-  // prefilling, and the decoders, kept as parallel arrays so that an iteration's decode
-  // list is a prefix of dec_kv_ as it stands and its bookkeeping is a pass of increments
-  // (the step used to walk every running request four times, a third of serve_sim's time).
+  // The running requests are two lists, each in admission order: the decoders, kept as
+  // parallel arrays so that an iteration's decode list is a prefix of dec_kv_ as it stands
+  // and its bookkeeping a pass of increments (the step used to walk every running request
+  // four times, a third of serve_sim's time), and the requests still prefilling. Chunks go
+  // to prompts in admission order, so prompts finish in admission order: every decoder was
+  // admitted before every request still prefilling, and the decoders' arrays only grow at
+  // the back.
   struct Prefilling {
     std::uint32_t id;
-    std::uint32_t seq;
     std::uint32_t prefilled = 0;  // prompt tokens whose KV is written
     std::uint32_t chunk = 0;      // this iteration's prefill rows
   };
@@ -236,13 +238,12 @@ class Worker {
       }
       if (reserved_ + need > capacity_) break;
       reserved_ += need;
-      const std::uint32_t seq = next_seq_++;
       if (role_ == Role::decode) {  // its KV came with it; the prefill worker produced the first token
         used_ += q.input_tokens;
-        push_decoder(dec_kv_.size(), id, seq, q);
+        push_decoder(id, q);
       } else {
         used_ += q.cached_tokens;
-        prefilling_.push_back({id, seq, q.cached_tokens, 0});
+        prefilling_.push_back({id, q.cached_tokens, 0});
       }
       admitted_.push_back(id);
       ++head_;
@@ -251,17 +252,16 @@ class Worker {
 
   // A request with its first token out: decodes from the next iteration at KV input + 1,
   // output_tokens - 1 tokens to go.
-  void push_decoder(std::size_t at, std::uint32_t id, std::uint32_t seq, const Request& q) {
-    dec_id_.insert(dec_id_.begin() + at, id);
-    dec_seq_.insert(dec_seq_.begin() + at, seq);
-    dec_kv_.insert(dec_kv_.begin() + at, q.input_tokens + 1);
-    dec_left_.insert(dec_left_.begin() + at, q.output_tokens - 1);
+  void push_decoder(std::uint32_t id, const Request& q) {
+    dec_id_.push_back(id);
+    dec_kv_.push_back(q.input_tokens + 1);
+    dec_left_.push_back(q.output_tokens - 1);
   }
 
-  // Ends the requests done on this worker, listing them in admission order: the `ended`
-  // decoders whose last token came out, and the prompts finished this iteration whose
-  // first token is their last here (prefill role, or one output token); the other
-  // finished prompts join the decoders in admission order.
+  // Ends the requests done on this worker, in admission order: the `ended` decoders whose
+  // last token came out, then the prompts finished this iteration whose first token is
+  // their last here (prefill role, or one output token); the other finished prompts
+  // become decoders.
   void retire(std::uint32_t ended) {
     const auto finish = [&](std::uint32_t id, std::uint64_t generated) {
       const Request& q = reqs_[id];
@@ -269,38 +269,29 @@ class Worker {
       reserved_ -= footprint(q);
       used_ -= q.input_tokens + (generated - 1);  // the last token's K/V is never written
     };
-    std::size_t next_prompt = 0;  // into done_prefill_, merged with the decoders by admission order
-    const auto finish_prompts_before = [&](std::uint32_t seq) {
-      for (; next_prompt < done_prefill_.size() && done_prefill_[next_prompt].seq < seq; ++next_prompt) {
-        const Prefilling& p = done_prefill_[next_prompt];
-        if (role_ == Role::prefill || reqs_[p.id].output_tokens == 1) finish(p.id, 1);
-      }
-    };
     if (ended > 0) {
       std::size_t kept = 0;
       for (std::size_t i = 0; i < dec_kv_.size(); ++i) {
         if (dec_left_[i] == 0) {
-          finish_prompts_before(dec_seq_[i]);
           finish(dec_id_[i], reqs_[dec_id_[i]].output_tokens);
           continue;
         }
         dec_id_[kept] = dec_id_[i];
-        dec_seq_[kept] = dec_seq_[i];
         dec_kv_[kept] = dec_kv_[i];
         dec_left_[kept] = dec_left_[i];
         ++kept;
       }
       dec_id_.resize(kept);
-      dec_seq_.resize(kept);
       dec_kv_.resize(kept);
       dec_left_.resize(kept);
     }
-    finish_prompts_before(std::numeric_limits<std::uint32_t>::max());
     for (const Prefilling& p : done_prefill_) {
       const Request& q = reqs_[p.id];
-      if (role_ == Role::prefill || q.output_tokens == 1) continue;
-      const auto at = std::upper_bound(dec_seq_.begin(), dec_seq_.end(), p.seq) - dec_seq_.begin();
-      push_decoder(static_cast<std::size_t>(at), p.id, p.seq, q);
+      if (role_ == Role::prefill || q.output_tokens == 1) {
+        finish(p.id, 1);
+      } else {
+        push_decoder(p.id, q);
+      }
     }
   }
 
@@ -311,9 +302,8 @@ class Worker {
   Role role_;
   double clock_ = 0;
   std::uint64_t reserved_ = 0, used_ = 0;
-  std::uint32_t next_seq_ = 0;  // admission order
   std::vector<Prefilling> prefilling_, done_prefill_;
-  std::vector<std::uint32_t> dec_id_, dec_seq_, dec_kv_, dec_left_;  // the decoders, by admission order
+  std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
   std::vector<ops::PrefillChunk> chunks_;

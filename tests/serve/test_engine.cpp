@@ -99,6 +99,223 @@ TEST_CASE("a run with the analytic memo is the run without it, figure for figure
   }
 }
 
+namespace {
+
+// The scheduling rules of worker.hpp written the plain way: one list of running requests in
+// admission order, walked for the decodes, again for the chunks, again to apply the
+// iteration and once more to drop the finished. serve::Worker keeps its decoders in arrays
+// instead; on any workload the two must agree step for step.
+class ReferenceWorker {
+ public:
+  ReferenceWorker(std::span<const serve::Request> reqs, const serve::ServerConfig& cfg, std::uint64_t capacity,
+                  serve::Role role)
+      : reqs_(reqs), cfg_(cfg), capacity_(capacity), role_(role) {}
+
+  void arrive(std::uint32_t id, double at_s) {
+    queue_.push_back({id, at_s});
+    for (std::size_t i = queue_.size() - 1; i > head_ && queue_[i - 1].at_s > at_s; --i) std::swap(queue_[i - 1], queue_[i]);
+  }
+  double next_event_s() const {
+    if (!running_.empty()) return clock_;
+    if (head_ < queue_.size()) return std::max(clock_, queue_[head_].at_s);
+    return std::numeric_limits<double>::infinity();
+  }
+
+  struct Step {
+    bool iteration = false;
+    double start_s = 0, end_s = 0;
+    std::uint32_t output_tokens = 0;
+    std::vector<std::uint32_t> admitted, rejected, first_tokens, finished;
+    std::vector<ops::PrefillChunk> prefill;
+    std::vector<std::uint32_t> decode_kv;
+  };
+
+  // `time` gives an iteration's length from its batch, as a model would.
+  template <class Time>
+  Step step(Time&& time) {
+    Step ev;
+    while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running_.size() < cfg_.max_seqs) {
+      const serve::Request& q = reqs_[queue_[head_].id];
+      const std::uint64_t need = footprint(q);
+      if (need > capacity_) {
+        ev.rejected.push_back(queue_[head_++].id);
+        continue;
+      }
+      if (reserved_ + need > capacity_) break;
+      reserved_ += need;
+      Running r{queue_[head_].id, q.cached_tokens, 0, 0, false};
+      if (role_ == serve::Role::decode) r.prefilled = q.input_tokens, r.generated = 1;
+      used_ += r.prefilled;
+      running_.push_back(r);
+      ev.admitted.push_back(queue_[head_++].id);
+    }
+    if (running_.empty()) {
+      if (head_ < queue_.size() && queue_[head_].at_s > clock_) clock_ = queue_[head_].at_s;
+      ev.start_s = ev.end_s = clock_;
+      return ev;
+    }
+    std::uint32_t budget = cfg_.max_batch_tokens;
+    for (Running& r : running_) {
+      r.chunk = 0;
+      r.decoding = budget > 0 && r.generated > 0;
+      if (r.decoding) ev.decode_kv.push_back(reqs_[r.id].input_tokens + r.generated), --budget;
+    }
+    for (Running& r : running_) {
+      const std::uint32_t left = reqs_[r.id].input_tokens - r.prefilled;
+      if (budget == 0 || left == 0) continue;
+      r.chunk = std::min(left, budget);
+      ev.prefill.push_back({r.prefilled, r.chunk});
+      budget -= r.chunk;
+    }
+    ev.iteration = true;
+    ev.start_s = clock_;
+    clock_ += time(ops::AttentionBatch{ev.prefill, ev.decode_kv});
+    ev.end_s = clock_;
+    for (Running& r : running_) {
+      if (r.decoding) ++r.generated, ++used_, ++ev.output_tokens;
+      r.prefilled += r.chunk;
+      used_ += r.chunk;
+      if (r.chunk > 0 && r.prefilled == reqs_[r.id].input_tokens) {
+        r.generated = 1;
+        ++ev.output_tokens;
+        ev.first_tokens.push_back(r.id);
+      }
+    }
+    used_peak_ = std::max(used_peak_, used_);
+    std::erase_if(running_, [&](const Running& r) {
+      const serve::Request& q = reqs_[r.id];
+      if (r.generated < (role_ == serve::Role::prefill ? 1 : q.output_tokens)) return false;
+      ev.finished.push_back(r.id);
+      reserved_ -= footprint(q);
+      used_ -= r.prefilled + (r.generated - 1);
+      return true;
+    });
+    return ev;
+  }
+  std::uint64_t used_peak() const { return used_peak_; }
+
+ private:
+  struct Running {
+    std::uint32_t id, prefilled, generated, chunk;
+    bool decoding;
+  };
+  struct Queued {
+    std::uint32_t id;
+    double at_s;
+  };
+  std::uint64_t footprint(const serve::Request& r) const {
+    const std::uint64_t t = std::uint64_t{r.input_tokens} + (role_ == serve::Role::prefill ? 0 : r.output_tokens);
+    return (t + cfg_.kv_block - 1) / cfg_.kv_block * cfg_.kv_block;
+  }
+  std::span<const serve::Request> reqs_;
+  serve::ServerConfig cfg_;
+  std::uint64_t capacity_, reserved_ = 0, used_ = 0, used_peak_ = 0;
+  serve::Role role_;
+  double clock_ = 0;
+  std::vector<Running> running_;
+  std::vector<Queued> queue_;
+  std::size_t head_ = 0;
+};
+
+// A model whose iteration time depends on every chunk and every decode length, in order,
+// and which keeps the batches it was handed.
+struct RecordingModel {
+  std::vector<std::vector<ops::PrefillChunk>> prefill;
+  std::vector<std::vector<std::uint32_t>> decode_kv;
+  static double time(const ops::AttentionBatch& b) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const auto& c : b.prefill) h = (h ^ (std::uint64_t{c.prefix_len} << 32 | c.append_len)) * 1099511628211ull;
+    for (const std::uint32_t kv : b.decode_kv) h = (h ^ kv) * 1099511628211ull;
+    return 1e-3 + static_cast<double>(h % 1000) * 1e-6;
+  }
+  double iteration_s(const ops::AttentionBatch& b) {
+    prefill.emplace_back(b.prefill.begin(), b.prefill.end());
+    decode_kv.emplace_back(b.decode_kv.begin(), b.decode_kv.end());
+    return time(b);
+  }
+  double kv_bytes_per_token_per_gpu() const { return 1; }
+  double weight_bytes_per_gpu() const { return 0; }
+};
+
+bool same_chunks(const std::vector<ops::PrefillChunk>& a, std::span<const ops::PrefillChunk> b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+           return x.prefix_len == y.prefix_len && x.append_len == y.append_len;
+         });
+}
+bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+}  // namespace
+
+TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, on random workloads and roles") {
+  std::mt19937_64 rng(20261203);
+  auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
+  std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto role = static_cast<serve::Role>(trial % 3);
+    serve::ServerConfig cfg;
+    cfg.max_batch_tokens = pick(1, 400);
+    cfg.max_seqs = pick(1, 48);
+    cfg.kv_block = pick(1, 32);
+    std::vector<serve::Request> reqs(pick(1, 120));
+    double t = 0;
+    for (serve::Request& q : reqs) {
+      t += std::uniform_real_distribution<double>(0, 0.004)(rng);
+      q.arrival_s = t;
+      q.input_tokens = pick(1, 600);
+      q.output_tokens = pick(role == serve::Role::decode ? 2 : 1, 40);
+      q.cached_tokens = pick(0, 3) == 0 ? pick(0, q.input_tokens - 1) : 0;
+      one_token += q.output_tokens == 1;
+    }
+    const std::uint64_t capacity = pick(300, 12000);
+    RecordingModel model;
+    serve::Worker<RecordingModel> worker(model, reqs, cfg, capacity, role, reqs.size());
+    ReferenceWorker ref(reqs, cfg, capacity, role);
+    // A decode worker's arrivals come from transfers: shuffle them a little, as links do.
+    std::vector<std::pair<double, std::uint32_t>> arrivals;
+    for (std::uint32_t i = 0; i < reqs.size(); ++i)
+      arrivals.push_back({reqs[i].arrival_s + (role == serve::Role::decode ? pick(0, 5) * 1e-3 : 0.0), i});
+    for (std::size_t i = 1; i < arrivals.size(); ++i) out_of_order += arrivals[i].first < arrivals[i - 1].first;
+    std::size_t next = 0;
+    while (next < arrivals.size() || worker.next_event_s() < std::numeric_limits<double>::infinity()) {
+      REQUIRE(worker.next_event_s() == ref.next_event_s());
+      const double now = worker.next_event_s();
+      if (next < arrivals.size() && arrivals[next].first <= now) {  // known before the next event: delivered
+        worker.arrive(arrivals[next].second, arrivals[next].first);
+        ref.arrive(arrivals[next].second, arrivals[next].first);
+        ++next;
+        continue;
+      }
+      const serve::StepEvents got = worker.step();
+      const ReferenceWorker::Step want = ref.step(RecordingModel::time);
+      ++steps;
+      CAPTURE(trial);
+      CAPTURE(steps);
+      REQUIRE(got.iteration == want.iteration);
+      REQUIRE(got.start_s == want.start_s);
+      REQUIRE(got.end_s == want.end_s);
+      REQUIRE(got.output_tokens == want.output_tokens);
+      REQUIRE(same_ids(want.admitted, got.admitted));
+      REQUIRE(same_ids(want.rejected, got.rejected));
+      REQUIRE(same_ids(want.first_tokens, got.first_tokens));
+      REQUIRE(same_ids(want.finished, got.finished));
+      if (got.iteration) {
+        REQUIRE(same_chunks(want.prefill, model.prefill.back()));
+        REQUIRE(same_ids(want.decode_kv, model.decode_kv.back()));
+        budget_bound += want.decode_kv.size() == cfg.max_batch_tokens;
+      }
+    }
+    CHECK(worker.stats().kv_used_peak == ref.used_peak());
+    CHECK(worker.running() == 0);
+  }
+  // The workloads reached the cases the arrays must get right.
+  CHECK(steps > 20000);
+  CHECK(budget_bound > 100);  // more decoders than the budget: only the first ones decode
+  CHECK(one_token > 100);     // a prompt whose first token is its last
+  CHECK(out_of_order > 100);  // a transfer landing before one queued earlier
+}
+
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {
   const Arch arch;
   serve::SyntheticWorkload w;
