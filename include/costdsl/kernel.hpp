@@ -152,14 +152,7 @@ class Kernel {
         // no answer from the one table: the general path says what the leaf falls back to
       }
       if constexpr (detail::count_input<Input>) {
-        if (memo_ != nullptr) {
-          const std::uint64_t count = detail::count_of(in);
-          if (count < memo_->capacity()) {
-            if (const double t = memo_->find(count); t != 0)
-              return Metrics{t, K::flops(config_, in), K::bytes(config_, in), 0, Coverage::analytic, no_backend};
-            return eval_remembered(in, count);
-          }
-        }
+        if (memo_ != nullptr) return eval_memo(in);
       }
     }
     return eval_general(in, Q == Quantities::with_energy);
@@ -191,10 +184,16 @@ class Kernel {
   // formulas it calls, for every kind it uses.
   Metrics eval_general(const Input& in, bool with_energy) const;
 
-  // The general path's answer, its time remembered when it is the analytic answer the
-  // memo's hit path rebuilds bitwise (time, the work formulas, Coverage::analytic, no
-  // backend, no energy). Out of the fold: a miss costs a roofline evaluation anyway.
-  [[gnu::noinline]] Metrics eval_remembered(const Input& in, std::uint64_t count) const {
+  // An analytic leaf with a count input: the remembered time with the work formulas, or
+  // the general path's answer, its time remembered when it is what a hit rebuilds bitwise
+  // (time, the work formulas, Coverage::analytic, no backend, no energy). Out of the fold,
+  // so that leaves with tables, which never take it, keep their inlined code as small as
+  // it was (a hit pays a call: ~1% of serve_sim's iteration, bench/README.md).
+  [[gnu::noinline]] Metrics eval_memo(const Input& in) const {
+    const std::uint64_t count = detail::count_of(in);
+    if (count >= memo_->capacity()) return eval_general(in, false);
+    if (const double t = memo_->find(count); t != 0)
+      return Metrics{t, K::flops(config_, in), K::bytes(config_, in), 0, Coverage::analytic, no_backend};
     const Metrics m = eval_general(in, false);
     if (m.coverage == Coverage::analytic && m.backend == no_backend && m.energy_j == 0 &&
         m.flops == K::flops(config_, in) && m.bytes == K::bytes(config_, in))
