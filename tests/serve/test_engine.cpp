@@ -30,6 +30,13 @@ const Timing& timing() {
   static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;
 }
+// The synthetic workload's default lengths, `n` requests arriving at `rate` per second.
+std::vector<serve::Request> poisson_requests(std::size_t n, double rate) {
+  serve::SyntheticWorkload w;
+  w.requests = n;
+  w.rate = rate;
+  return w.generate();
+}
 std::vector<serve::Request> parse(const std::string& text) {
   std::istringstream in(text);
   return serve::parse_trace(in, "t.csv");
@@ -80,10 +87,7 @@ TEST_CASE("one request: TTFT is its prefill chunks, e2e adds each decode, all fr
 }
 
 TEST_CASE("a run with the analytic memo is the run without it, figure for figure") {
-  serve::SyntheticWorkload w;
-  w.requests = 600;
-  w.rate = 120;
-  const auto reqs = w.generate();
+  const auto reqs = poisson_requests(600, 120);
   serve::ServerConfig cfg;
   cfg.max_batch_tokens = 2048;
   const auto run = [&](const Timing& t) { return serve::simulate(Arch{}, t, reqs, cfg, 200'000); };
@@ -318,10 +322,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
 
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {
   const Arch arch;
-  serve::SyntheticWorkload w;
-  w.requests = 300;
-  w.rate = 1000;
-  const auto reqs = w.generate();
+  const auto reqs = poisson_requests(300, 1000);
   serve::ServerConfig cfg;
   cfg.max_batch_tokens = 2048;
   const std::uint64_t cap = 16 * 1024;  // far less than 300 concurrent footprints
@@ -375,10 +376,7 @@ TEST_CASE("a workload no request of which fits the cache is an error that says w
 
 TEST_CASE("a worker allocates nothing per iteration once its buffers have grown") {
   serve::ArchModel<Arch> model(Arch{}, timing());
-  serve::SyntheticWorkload w;
-  w.requests = 400;
-  w.rate = 400;
-  const auto reqs = w.generate();
+  const auto reqs = poisson_requests(400, 400);
   serve::ServerConfig cfg;
   cfg.max_seqs = 64;
   cfg.max_batch_tokens = 2048;
