@@ -41,8 +41,8 @@ class Timing {
   TimingMode mode() const noexcept { return mode_; }
 
   // How many counts (0 .. n-1) each analytic leaf with one count input remembers its
-  // time for (detail/analytic_memo.hpp): 8 bytes per count per such leaf, committed as
-  // counts are used. The default covers a serving engine's token budgets; 0 turns the
+  // time for (detail/analytic_memo.hpp): 8 bytes per count per such leaf, allocated when
+  // the leaf is bound. The default covers a serving engine's token budgets; 0 turns the
   // memo off. Results are bitwise the same either way.
   static constexpr std::uint32_t default_analytic_memo = 8192;
   std::uint32_t analytic_memo() const noexcept { return analytic_memo_; }
