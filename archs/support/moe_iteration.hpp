@@ -66,7 +66,9 @@ auto dp_work(std::string_view arch, const MoeIteration& it, std::uint64_t dp, st
   for (std::size_t g = 0; g < dp; ++g) repeats[g] = g > 0 && same_batch(it.groups[g], it.groups[g - 1]);
   groups.note_repeats(repeats);
   for (std::size_t g = 0; g < dp; ++g) {
-    const Work a = collapse(it.groups[g]);
+    // A group with its neighbour's batch has its neighbour's work (collapse reads only the
+    // batch's contents): the deal leaves most groups of a decode-heavy batch alike.
+    const Work a = repeats[g] ? out.groups[g - 1].attention : collapse(it.groups[g]);
     out.groups[g] = {a, it.groups[g].prefill.size() + a.decode_count, (a.append_tokens + tp - 1) / tp};
     out.tokens += a.append_tokens;
     out.max_slice = std::max(out.max_slice, out.groups[g].slice);
@@ -81,33 +83,33 @@ class DpDeal {
  public:
   MoeIteration deal(const ops::AttentionBatch& batch, std::uint64_t dp, ops::moe::Routing routing = {}) {
     if (dp == 0) throw InputError("DpDeal: dp is 0; an iteration needs at least one DP group");
-    prefill_.resize(dp);
-    decode_.resize(dp);
-    deal_list(batch.prefill, 0, prefill_);
-    deal_list(batch.decode_kv, batch.prefill.size() % dp, decode_);
     groups_.resize(dp);
-    for (std::size_t g = 0; g < dp; ++g) groups_[g] = {prefill_[g], decode_[g]};
+    deal_list(batch.prefill, 0, prefill_, &ops::AttentionBatch::prefill);
+    deal_list(batch.decode_kv, batch.prefill.size() % dp, decode_, &ops::AttentionBatch::decode_kv);
     return {std::span<const ops::AttentionBatch>(groups_.data(), dp), routing};
   }
 
  private:
   // items[i] goes to group (first_group + i) % dp: each group's share is every dp-th item
-  // from the first one that lands on it, sized once and copied with a stride (one
-  // push_back per item, with its capacity check, was a tenth of a Qwen3 iteration).
+  // from the first one that lands on it, copied with a stride into one buffer that holds
+  // the groups' shares back to back (one push_back per item, with its capacity check, was
+  // a tenth of a Qwen3 iteration; one buffer per group, a resize each).
   template <class T>
-  static void deal_list(std::span<const T> items, std::size_t first_group, std::vector<std::vector<T>>& out) {
-    const std::size_t dp = out.size(), n = items.size();
+  void deal_list(std::span<const T> items, std::size_t first_group, std::vector<T>& shares,
+                 std::span<const T> ops::AttentionBatch::*list) {
+    const std::size_t dp = groups_.size(), n = items.size();
+    shares.resize(n);
+    T* to = shares.data();
     for (std::size_t g = 0; g < dp; ++g) {
       const std::size_t first = g >= first_group ? g - first_group : g + dp - first_group;
-      std::vector<T>& share = out[g];
-      share.resize(first < n ? (n - first + dp - 1) / dp : 0);
-      T* to = share.data();
+      T* const share = to;
       for (std::size_t i = first; i < n; i += dp) *to++ = items[i];
+      groups_[g].*list = std::span<const T>(share, to);
     }
   }
 
-  std::vector<std::vector<ops::PrefillChunk>> prefill_;
-  std::vector<std::vector<std::uint32_t>> decode_;
+  std::vector<ops::PrefillChunk> prefill_;
+  std::vector<std::uint32_t> decode_;
   std::vector<ops::AttentionBatch> groups_;
 };
 
