@@ -21,6 +21,7 @@
 // Nothing in step() allocates once the buffers have grown to the batch cap (they are
 // reserved up front), and nothing sorts: arrivals are inserted in order when they come.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -72,7 +73,6 @@ class Worker {
       throw InputError("max_batch_tokens, max_seqs and kv_block must be at least 1");
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
-    done_prefill_.reserve(seqs);
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
     first_.reserve(seqs);
@@ -167,7 +167,8 @@ class Worker {
     }
     used_ += decodes;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
-    done_prefill_.clear();
+    // Every chunked prompt but the last got all it had left: the finished ones are a prefix.
+    std::size_t prompts_done = 0;
     for (std::size_t i = 0; i < chunked; ++i) {
       Prefilling& p = prefilling_[i];
       p.prefilled += p.chunk;
@@ -176,18 +177,14 @@ class Worker {
       if (p.prefilled == reqs_[p.id].input_tokens) {  // the last chunk's logits give the first token
         ++out;
         first_.push_back(p.id);
-        done_prefill_.push_back(p);
+        ++prompts_done;
       }
     }
     stats_.output_tokens += out;
     ev.output_tokens = out;
     stats_.kv_used_peak = std::max(stats_.kv_used_peak, used_);
     stats_.kv_reserved_peak = std::max(stats_.kv_reserved_peak, reserved_);
-
-    if (!done_prefill_.empty()) {
-      std::erase_if(prefilling_, [&](const Prefilling& p) { return p.prefilled == reqs_[p.id].input_tokens; });
-    }
-    retire(ended);
+    retire(ended, prompts_done);
     ev.first_tokens = first_;
     ev.finished = finished_;
     return ev;
@@ -259,10 +256,10 @@ class Worker {
   }
 
   // Ends the requests done on this worker, in admission order: the `ended` decoders whose
-  // last token came out, then the prompts finished this iteration whose first token is
-  // their last here (prefill role, or one output token); the other finished prompts
-  // become decoders.
-  void retire(std::uint32_t ended) {
+  // last token came out, then, of the first `prompts_done` prompts (finished this
+  // iteration), those whose first token is their last here (prefill role, or one output
+  // token); the other finished prompts become decoders.
+  void retire(std::uint32_t ended, std::size_t prompts_done) {
     const auto finish = [&](std::uint32_t id, std::uint64_t generated) {
       const Request& q = reqs_[id];
       finished_.push_back(id);
@@ -285,14 +282,16 @@ class Worker {
       dec_kv_.resize(kept);
       dec_left_.resize(kept);
     }
-    for (const Prefilling& p : done_prefill_) {
-      const Request& q = reqs_[p.id];
+    for (std::size_t i = 0; i < prompts_done; ++i) {
+      const std::uint32_t id = prefilling_[i].id;
+      const Request& q = reqs_[id];
       if (role_ == Role::prefill || q.output_tokens == 1) {
-        finish(p.id, 1);
+        finish(id, 1);
       } else {
-        push_decoder(p.id, q);
+        push_decoder(id, q);
       }
     }
+    prefilling_.erase(prefilling_.begin(), prefilling_.begin() + static_cast<std::ptrdiff_t>(prompts_done));
   }
 
   Model* model_;
@@ -302,7 +301,7 @@ class Worker {
   Role role_;
   double clock_ = 0;
   std::uint64_t reserved_ = 0, used_ = 0;
-  std::vector<Prefilling> prefilling_, done_prefill_;
+  std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
