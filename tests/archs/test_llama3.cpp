@@ -260,3 +260,22 @@ TEST_CASE("evaluate_many equals evaluate() per iteration, allocating nothing") {
   std::vector<Metrics> wrong(in.size() - 1);
   CHECK_THROWS_AS(evaluate_many(tree, std::span(in), std::span(wrong)), InputError);
 }
+
+TEST_CASE("evaluate_many shares the prefill leaf of a Llama sweep and still equals evaluate()") {
+  const Timing& t = roofline_h200();
+  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const auto tree = arch.build(t);
+  // One chunk list shared by the whole sweep (the same span in every input), decodes 1..37
+  // at two KV lengths: every other leaf's input changes, the prefill attention's does not.
+  const std::vector<ops::PrefillChunk> prefill{{512, 3000}};
+  std::vector<std::vector<std::uint32_t>> decode;
+  for (std::uint32_t i = 1; i <= 37; ++i) decode.emplace_back(i, i % 2 == 0 ? 2048 : 777);
+  std::vector<decltype(arch.inputs(ops::AttentionBatch{}))> in;
+  for (const auto& d : decode) in.push_back(arch.inputs(ops::AttentionBatch{prefill, d}));
+  std::vector<Metrics> out(in.size());
+  evaluate_many<Quantities::with_energy>(tree, std::span(in), std::span(out));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    CAPTURE(i);
+    CHECK(out[i] == evaluate<Quantities::with_energy>(tree, in[i]));
+  }
+}
