@@ -267,16 +267,22 @@ class Worker {
       used_ -= q.input_tokens + (generated - 1);  // the last token's K/V is never written
     };
     if (ended > 0) {
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < dec_kv_.size(); ++i) {
-        if (dec_left_[i] == 0) {
-          finish(dec_id_[i], reqs_[dec_id_[i]].output_tokens);
-          continue;
-        }
-        dec_id_[kept] = dec_id_[i];
-        dec_kv_[kept] = dec_kv_[i];
-        dec_left_[kept] = dec_left_[i];
-        ++kept;
+      // A step ends a few of a few hundred decoders: move the runs between them down, a block
+      // copy each, instead of copying every decoder (that loop was a quarter of a step).
+      const std::size_t n = dec_kv_.size();
+      std::size_t kept = next_ended(0);
+      for (std::size_t i = kept; i < n;) {
+        finish(dec_id_[i], reqs_[dec_id_[i]].output_tokens);
+        const std::size_t run_end = next_ended(i + 1);
+        const auto run = [&](std::vector<std::uint32_t>& v) {
+          std::copy(v.begin() + static_cast<std::ptrdiff_t>(i + 1), v.begin() + static_cast<std::ptrdiff_t>(run_end),
+                    v.begin() + static_cast<std::ptrdiff_t>(kept));
+        };
+        run(dec_id_);
+        run(dec_kv_);
+        run(dec_left_);
+        kept += run_end - (i + 1);
+        i = run_end;
       }
       dec_id_.resize(kept);
       dec_kv_.resize(kept);
@@ -292,6 +298,21 @@ class Worker {
       }
     }
     prefilling_.erase(prefilling_.begin(), prefilling_.begin() + static_cast<std::ptrdiff_t>(prompts_done));
+  }
+
+  // The first decoder at or after `from` with no tokens left (the size if none): blocks of
+  // 16 tested with a branch-free loop the compiler vectorises, then the one block walked.
+  std::size_t next_ended(std::size_t from) const noexcept {
+    const std::uint32_t* left = dec_left_.data();
+    const std::size_t n = dec_left_.size();
+    std::size_t i = from;
+    for (; i + 16 <= n; i += 16) {
+      std::uint32_t any = 0;
+      for (std::size_t k = 0; k < 16; ++k) any |= left[i + k] == 0 ? 1u : 0u;
+      if (any != 0) break;
+    }
+    while (i < n && left[i] != 0) ++i;
+    return i;
   }
 
   Model* model_;
