@@ -160,10 +160,22 @@ class Worker {
     // token (plain loops over the decoders' arrays, which the compiler vectorises); the
     // last chunk of a prompt yields its first token.
     std::uint32_t ended = 0;  // decoders that produced their last token
-    for (std::size_t i = 0; i < decodes; ++i) {
-      ++dec_kv_[i];
-      --dec_left_[i];
-      ended += dec_left_[i] == 0 ? 1 : 0;
+    {
+      // One array per loop, in blocks of 16: at -O2 GCC vectorises neither a loop that
+      // needs an epilogue nor one over two arrays that might overlap (see ops::collapse).
+      const std::size_t blocked = decodes / 16 * 16;
+      std::uint32_t* kv = dec_kv_.data();
+      for (std::size_t i = 0; i < blocked; i += 16)
+        for (std::size_t k = 0; k < 16; ++k) ++kv[i + k];
+      for (std::size_t i = blocked; i < decodes; ++i) ++kv[i];
+      std::uint32_t* left = dec_left_.data();
+      const auto count_down = [&](std::size_t i) {
+        --left[i];
+        ended += left[i] == 0 ? 1 : 0;
+      };
+      for (std::size_t i = 0; i < blocked; i += 16)
+        for (std::size_t k = 0; k < 16; ++k) count_down(i + k);
+      for (std::size_t i = blocked; i < decodes; ++i) count_down(i);
     }
     used_ += decodes;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
