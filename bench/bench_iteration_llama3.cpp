@@ -40,17 +40,28 @@ void h100_tables(benchmark::State& state) {
 }
 BENCHMARK(h100_tables)->Name("iteration/llama3_70b/static_h100_tables");
 
-// evaluate_many over 256 iterations (the 4096-token chunk with 1..256 decodes at 2048 KV,
-// inputs made beforehand), against evaluate() called on each: time per batch of 256,
-// ns_per_iteration = that / 256.
-template <bool Many>
+// evaluate_many over 256 iterations (inputs made beforehand) against evaluate() called on
+// each: time per batch of 256, ns_per_iteration = that / 256. Two sweeps a planner runs:
+//   decodes   the 4096-token chunk with 1..256 decodes at 2048 KV: every leaf's input
+//             changes but the prefill attention's
+//   kv        the chunk and 64 decodes at 256 KV lengths, 64..16384: only the decode
+//             attention's input changes, and evaluate_many evaluates the other leaves once
+//             per block of 16 (it reuses a leaf's metrics when its input repeats)
+enum class Sweep { decodes, kv };
+template <bool Many, Sweep S>
 void batch_of_256(benchmark::State& state) {
   const Timing t = bench::interpolating_timing(static_arch.build(load_timing("h200", TimingMode::roofline)),
                                                "llama3_70b");
   const auto tree = static_arch.build(t);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
   std::vector<std::vector<std::uint32_t>> decode;
-  for (std::size_t i = 1; i <= 256; ++i) decode.emplace_back(i, 2048);
+  for (std::uint32_t i = 1; i <= 256; ++i) {
+    if constexpr (S == Sweep::decodes) {
+      decode.emplace_back(i, 2048);
+    } else {
+      decode.emplace_back(64, 64 * i);
+    }
+  }
   std::vector<decltype(static_arch.inputs(ops::AttentionBatch{}))> in;
   for (const auto& d : decode) in.push_back(static_arch.inputs(ops::AttentionBatch{prefill, d}));
   std::vector<Metrics> out(in.size());
@@ -67,7 +78,9 @@ void batch_of_256(benchmark::State& state) {
   state.counters["ns_per_iteration"] =
       benchmark::Counter(double(in.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(batch_of_256<true>)->Name("iteration/llama3_70b/many256");
-BENCHMARK(batch_of_256<false>)->Name("iteration/llama3_70b/loop256");
+BENCHMARK(batch_of_256<true, Sweep::decodes>)->Name("iteration/llama3_70b/many256");
+BENCHMARK(batch_of_256<false, Sweep::decodes>)->Name("iteration/llama3_70b/loop256");
+BENCHMARK(batch_of_256<true, Sweep::kv>)->Name("iteration/llama3_70b/many256_kv_sweep");
+BENCHMARK(batch_of_256<false, Sweep::kv>)->Name("iteration/llama3_70b/loop256_kv_sweep");
 
 }  // namespace
