@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "costdsl/detail/blocked_loop.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/serve/iteration_model.hpp"
@@ -161,21 +162,13 @@ class Worker {
     // last chunk of a prompt yields its first token.
     std::uint32_t ended = 0;  // decoders that produced their last token
     {
-      // One array per loop, in blocks of 16: at -O2 GCC vectorises neither a loop that
-      // needs an epilogue nor one over two arrays that might overlap (see ops::collapse).
-      const std::size_t blocked = decodes / 16 * 16;
-      std::uint32_t* kv = dec_kv_.data();
-      for (std::size_t i = 0; i < blocked; i += 16)
-        for (std::size_t k = 0; k < 16; ++k) ++kv[i + k];
-      for (std::size_t i = blocked; i < decodes; ++i) ++kv[i];
+      std::uint32_t* kv = dec_kv_.data();  // one array per loop: see for_each_index_blocked
+      costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { ++kv[i]; });
       std::uint32_t* left = dec_left_.data();
-      const auto count_down = [&](std::size_t i) {
+      costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) {
         --left[i];
         ended += left[i] == 0 ? 1 : 0;
-      };
-      for (std::size_t i = 0; i < blocked; i += 16)
-        for (std::size_t k = 0; k < 16; ++k) count_down(i + k);
-      for (std::size_t i = blocked; i < decodes; ++i) count_down(i);
+      });
     }
     used_ += decodes;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
@@ -312,15 +305,17 @@ class Worker {
     prefilling_.erase(prefilling_.begin(), prefilling_.begin() + static_cast<std::ptrdiff_t>(prompts_done));
   }
 
-  // The first decoder at or after `from` with no tokens left (the size if none): blocks of
-  // 16 tested with a branch-free loop the compiler vectorises, then the one block walked.
+  // The first decoder at or after `from` with no tokens left (the size if none): blocks
+  // tested with a branch-free loop -O2 vectorises (detail/blocked_loop.hpp), then the one
+  // block walked.
   std::size_t next_ended(std::size_t from) const noexcept {
+    constexpr std::size_t block = costdsl::detail::vector_block;
     const std::uint32_t* left = dec_left_.data();
     const std::size_t n = dec_left_.size();
     std::size_t i = from;
-    for (; i + 16 <= n; i += 16) {
+    for (; i + block <= n; i += block) {
       std::uint32_t any = 0;
-      for (std::size_t k = 0; k < 16; ++k) any |= left[i + k] == 0 ? 1u : 0u;
+      for (std::size_t k = 0; k < block; ++k) any |= left[i + k] == 0 ? 1u : 0u;
       if (any != 0) break;
     }
     while (i < n && left[i] != 0) ++i;

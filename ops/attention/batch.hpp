@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "costdsl/detail/blocked_loop.hpp"
 #include "costdsl/error.hpp"
 
 namespace costdsl::ops {
@@ -45,23 +46,14 @@ inline AttentionWork collapse(const AttentionBatch& b) {
   w.append_tokens += w.decode_count;
   // Two plain reductions the compiler vectorises with baseline x86-64 (SSE2): a widening
   // sum and an any-zero flag (an unsigned min would need SSE4.1, and scalar it took ~45 ns
-  // for 64 decodes, a tenth of a Llama iteration). In blocks of 16: at -O2 GCC vectorises
-  // only loops whose trip count needs no epilogue (a serving simulator's few hundred
-  // decodes took ~5 instructions each, scalar).
+  // for 64 decodes, a tenth of a Llama iteration); blocked, so that -O2 vectorises it too.
   std::uint64_t kv = 0;
   std::uint32_t any_zero = 0;
   const std::uint32_t* len = b.decode_kv.data();
-  const std::size_t n = b.decode_kv.size(), blocked = n / 16 * 16;
-  for (std::size_t i = 0; i < blocked; i += 16) {
-    for (std::size_t k = 0; k < 16; ++k) {
-      kv += len[i + k];
-      any_zero |= len[i + k] == 0 ? ~std::uint32_t{0} : 0;
-    }
-  }
-  for (std::size_t i = blocked; i < n; ++i) {
+  costdsl::detail::for_each_index_blocked(b.decode_kv.size(), [&](std::size_t i) {
     kv += len[i];
     any_zero |= len[i] == 0 ? ~std::uint32_t{0} : 0;
-  }
+  });
   if (any_zero != 0) {
     std::size_t i = 0;
     while (b.decode_kv[i] != 0) ++i;
