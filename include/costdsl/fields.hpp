@@ -9,8 +9,8 @@
 // Fixed<value> form still takes it. It replaced Boost.Hana's BOOST_HANA_DEFINE_STRUCT,
 // which builds a tuple of compile-time strings and accessors for every struct as it is
 // defined: ~0.04 s of g++ front end per struct, ~22 structs in an arch translation unit
-// (bench/README.md, issue 13). This expands to plain code and instantiates nothing until
-// a field is visited.
+// (docs/perf-history.md, "Compile time", ninth session). This expands to plain code and
+// instantiates nothing until a field is visited.
 #include <string_view>
 #include <type_traits>
 

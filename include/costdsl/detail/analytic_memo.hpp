@@ -26,7 +26,7 @@ class AnalyticMemo {
   // calloc'd, so every slot is committed up front (64 KiB a leaf by default: a 64-GPU
   // DeepSeek-V3 plan's trees hold ~40 MB of memos). An anonymous mapping that commits a
   // page only as its counts are first stored held 30 MB less there, but a page fault per
-  // first touch cost a short serve_sim run 40% (bench/README.md, issue 17).
+  // first touch cost a short serve_sim run 40% (docs/perf-history.md, "Issue 17, tenth session").
   explicit AnalyticMemo(std::uint32_t capacity)
       : slots_(static_cast<std::uint64_t*>(std::calloc(capacity, sizeof(std::uint64_t)))), capacity_(capacity) {
     if (slots_ == nullptr && capacity > 0) throw std::bad_alloc();
