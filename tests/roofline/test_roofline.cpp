@@ -90,35 +90,6 @@ TEST_CASE("H200 sanity figures (design §9)") {
   CHECK(ar.bytes == doctest::Approx(1.75 * 32 * MiB));
 }
 
-TEST_CASE("C++ matches the calibration script's printed spot values") {
-  // From `python3 scripts/calibrate_roofline.py` (spot checks, ms).
-  struct Spot { const char* gpu; double m, n, k, ms; };
-  for (const Spot& s : std::array<Spot, 6>{{{"h100_sxm", 4096, 4096, 4096, 0.187169},
-                                            {"h200_sxm", 4096, 4096, 4096, 0.185392},
-                                            {"h100_sxm", 1, 8192, 8192, 0.052750},
-                                            {"h200_sxm", 1, 8192, 8192, 0.038871},
-                                            {"h100_sxm", 16, 4096, 14336, 0.046805},
-                                            {"h200_sxm", 2048, 28672, 8192, 1.259996}}}) {
-    const auto t = roofline(s.gpu).gemm(s.m, s.n, s.k, Dtype::bf16, Dtype::bf16, Dtype::bf16).time_ms();
-    CHECK_MESSAGE(t == doctest::Approx(s.ms).epsilon(1e-5), s.gpu, " m=", s.m, " n=", s.n, " k=", s.k);
-  }
-  CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 33554432, 8).time_ms() ==
-        doctest::Approx(0.244097).epsilon(1e-5));
-  CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 1048576, 8).time_ms() ==
-        doctest::Approx(0.013491).epsilon(1e-5));
-  // Attention (the script's prefill and decode with the kernels' bytes and flops).
-  const double pf_bytes = 2.0 * (2 * 4096 * 32 * 128 + 2 * 4096 * 8 * 128);
-  CHECK(roofline("h200_sxm").attention_prefill({1, 0, 4096, 32, 8, 128, 128, Dtype::bf16}, 1, pf_bytes).time_ms() ==
-        doctest::Approx(0.272298).epsilon(1e-5));
-  const double d_bytes = 2.0 * 2 * 64 * 2048 * 8 * 128 + 2.0 * 2 * 64 * 32 * 128;
-  CHECK(roofline("h200_sxm")
-            .attention_decode({64, 2048, 1, 32, 8, 128, 128, Dtype::bf16}, 4.0 * 32 * 128 * 64 * 2048, d_bytes)
-            .time_ms() == doctest::Approx(0.145136).epsilon(1e-5));
-  CHECK(roofline("h100_sxm").memory_bound(0, 2.0 * 4096 * 8192 * 2 + 8192 * 2, ElementwiseKind::norm).time_ms() ==
-        doctest::Approx(0.105757).epsilon(1e-5));
-  CHECK(roofline("h100_sxm").p2p(16 * MiB, Link::inter_node).time_ms() == doctest::Approx(0.487505).epsilon(1e-5));
-}
-
 TEST_CASE("gemm: monotone, wave-quantised, memory-bound at small m") {
   const auto rf = roofline("h100_sxm");
   const auto t = [&](double m, double n, double k) {
