@@ -209,12 +209,14 @@ class Cells {
     return static_cast<std::uint64_t>(*v);
   }
   // The latency in ms, or nullopt (counted by the caller) when it is no usable time.
-  std::optional<double> latency(std::string& why) const {
-    const CsvCell& c = cell("latency");
+  std::optional<double> latency(std::string& why) const { return time("latency", why); }
+  // A measured time in column `col` (other schemas name theirs: vidur's medians).
+  std::optional<double> time(std::string_view col, std::string& why) const {
+    const CsvCell& c = cell(col);
     const auto v = parse_csv_number(c.text);
-    if (!v) throw fail(c, fmt::format("column 'latency': '{}' is not a number", c.text));
+    if (!v) throw fail(c, fmt::format("column '{}': '{}' is not a number", col, c.text));
     if (!std::isfinite(*v) || *v <= 0) {
-      why = fmt::format("latency {} (a measured time must be finite and > 0)",
+      why = fmt::format("{} {} (a measured time must be finite and > 0)", col,
                         std::isnan(*v) ? "NaN" : (*v <= 0 ? (*v == 0 ? "0" : "negative") : "infinite"));
       return std::nullopt;
     }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fields_json.hpp"
 #include "registry.hpp"
 #include "costdsl/coverage.hpp"
 #include "costdsl/load_timing.hpp"

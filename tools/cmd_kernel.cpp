@@ -58,20 +58,6 @@ void add_field_options(CLI::App& cmd, S& s, const char* group) {
   });
 }
 
-template <class S>
-nlohmann::json fields_json(const S& s) {
-  nlohmann::json j = nlohmann::json::object();
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    using T = std::remove_cvref_t<decltype(v)>;
-    if constexpr (is_numeric_field_v<T>) {
-      j[std::string(name)] = static_cast<std::uint64_t>(v);
-    } else {
-      j[std::string(name)] = field_text(v);
-    }
-  });
-  return j;
-}
-
 // What one `costdsl kernel <kind>` evaluation found, with the kind's fields already
 // rendered: printed by one non-template function, so the report's fmt and JSON code is
 // compiled once rather than once per kernel kind (this TU was the CLI's slowest).

@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/reflect.hpp"
+#include "error_summary.hpp"
 
 namespace costdsl::cli {
 
@@ -42,7 +43,7 @@ struct FamilyStats {
   std::vector<ValidatedRow> worst;
 };
 
-// Median and p90 as the calibration script computes them (p90 = the value at 0.9·n).
+// The summary of error_summary.hpp, with the flagged rows and the worst ones.
 FamilyStats family_stats(std::string family, std::vector<ValidatedRow> rows, std::size_t uncovered,
                                 std::size_t worst) {
   FamilyStats f;
@@ -50,26 +51,18 @@ FamilyStats family_stats(std::string family, std::vector<ValidatedRow> rows, std
   f.rows = rows.size();
   f.uncovered = uncovered;
   if (rows.empty()) return f;
-  std::vector<double> abs_err, err;
-  for (const auto& r : rows) {
-    abs_err.push_back(std::abs(r.rel()));
-    err.push_back(r.rel());
-  }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
-  f.median_abs = median(abs_err);
-  f.bias = median(err);
+  std::vector<double> err;
+  for (const auto& r : rows) err.push_back(r.rel());
+  const ErrorSummary s = summarize_errors(err);
+  f.median_abs = s.median_abs;
+  f.p90_abs = s.p90_abs;
+  f.bias = s.bias;
   std::vector<double> clean;
   for (const auto& r : rows) {
     if (r.coverage == Coverage::none) clean.push_back(std::abs(r.rel()));
     else ++f.flagged;
   }
-  f.median_abs_unflagged = clean.empty() ? 0 : median(clean);
-  std::sort(abs_err.begin(), abs_err.end());
-  f.p90_abs = abs_err[std::min(abs_err.size() - 1, static_cast<std::size_t>(0.9 * double(abs_err.size())))];
+  f.median_abs_unflagged = median_of(clean);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return std::abs(a.rel()) > std::abs(b.rel()); });
   rows.resize(std::min(worst, rows.size()));
   f.worst = std::move(rows);

@@ -4,10 +4,12 @@
 // The caller supplies the work (flops, bytes from the kernel's own formulas) except
 // for GEMMs, whose work follows from (m, n, k, dtypes); the roofline supplies time
 // and energy. Every result is flagged Coverage::analytic so a tree can tell modelled
-// leaves from measured ones. The formulas are mirrored one to one in
-// scripts/calibrate_roofline.py, which fits RooflineParams on six GPUs' measurements
-// (each family also fitted on five and tested on the sixth, docs/accuracy.md) and writes
-// data/roofline.json; the built-in defaults equal that committed fit. Per-GPU figures
+// leaves from measured ones. scripts/calibrate_roofline.py fits RooflineParams on six
+// GPUs' measurements (each family also fitted on five and tested on the sixth,
+// docs/accuracy.md) and writes data/roofline.json; the built-in defaults equal that
+// committed fit. The fitter has no copy of these formulas: it asks `costdsl roofline
+// serve` (tools/roofline_server.hpp), which times each measured row with its kernel's
+// roofline(), i.e. with this class. Per-GPU figures
 // (peaks, bandwidths, SM count) come from data/gpus.json; the parameters are efficiencies,
 // latencies and shapes shared by every GPU.
 //

@@ -381,6 +381,101 @@ with tempfile.TemporaryDirectory() as d:
                  lambda j: None if j["families"][0]["rows"] == 0 and j["families"][0]["uncovered"] == 1
                  else f"got {j['families']}")
 
+# ---- costdsl roofline eval / serve: calibration data, parameter files, request lines ---------
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    calib = d / "calibration"
+    (calib / "aiconfigurator" / "h100_sxm").mkdir(parents=True)
+    (calib / "aiconfigurator" / "h100_sxm" / "gemm.csv").write_text(GEMM_HDR + GEMM_OK)
+    EVAL_RF = ["roofline", "eval", str(calib), "--gpus", "h100_sxm"]
+    rejects("roofline eval: no calibration directory", ["roofline", "eval", str(d / "nosuch"), "--gpus", "h100"],
+            "nosuch: no such directory")
+    rejects("roofline eval: no tables for a GPU", ["roofline", "eval", str(calib), "--gpus", "h100,b200"],
+            "aiconfigurator/b200_sxm: no such directory (no aiconfigurator tables for gpu 'b200_sxm')")
+    rejects("roofline eval: unknown gpu", ["roofline", "eval", str(calib), "--gpus", "h300"], "unknown gpu 'h300'")
+    rejects("roofline eval: a GPU named twice", ["roofline", "eval", str(calib), "--gpus", "h100,h100_sxm"],
+            "gpu 'h100_sxm' is named twice")
+    malformed = d / "malformed"
+    (malformed / "aiconfigurator" / "h100_sxm").mkdir(parents=True)
+    (malformed / "aiconfigurator" / "h100_sxm" / "gemm.csv").write_text(
+        GEMM_HDR + "SGLang,0.5.14,H100,gemm,torch,bfloat16,16,4096,4k,0.03\n")
+    rejects("roofline eval: malformed table", ["roofline", "eval", str(malformed), "--gpus", "h100"],
+            "gemm.csv:2:48: column 'k': '4k' is not a whole number")
+    rejects("roofline eval --params missing file", EVAL_RF + ["--params", str(d / "nosuch.json")],
+            "cannot open roofline parameters", "nosuch.json")
+    good = json.loads((root / "data" / "roofline.json").read_text())
+    params = d / "params.json"
+    params.write_text("{ not json")
+    rejects("roofline eval --params not JSON", EVAL_RF + ["--params", str(params)], "params.json: not valid JSON")
+    params.write_text(json.dumps(good).replace('"overlap_p": 2.', '"overlap_p": NaN, "x": 2.', 1))
+    rejects("roofline eval --params NaN", EVAL_RF + ["--params", str(params)],
+            "not valid JSON at field 'gemm.overlap_p' (NaN is not a JSON number: a value must be finite)")
+    bad = json.loads(json.dumps(good))
+    bad["attention"]["eff_mem"] = 1.5
+    params.write_text(json.dumps(bad))
+    rejects("roofline eval --params efficiency above 1", EVAL_RF + ["--params", str(params)],
+            "field 'attention.eff_mem' must be an efficiency in (0, 1], got 1.5")
+    del bad["attention"]["eff_mem"]
+    params.write_text(json.dumps(bad))
+    rejects("roofline eval --params missing field", EVAL_RF + ["--params", str(params)],
+            "field 'attention.eff_mem' is missing")
+    rejects("roofline serve without --gpus", ["roofline", "serve", str(calib)], "--gpus is required")
+
+    # serve: every bad request line is answered {"error": ...} naming field, value and rule;
+    # the good line after them is served and the process exits 0 at the end of its input.
+    requests = [
+        ('not json', "request 1: not valid JSON"),
+        ('[1, 2]', "request 2: must be a JSON object, got array"),
+        ('{"op": "fit"}', "request 3: field 'op': 'fit' is not one of \"groups\", \"rows\", \"subset\", \"eval\""),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"overlap_q": 2}}}',
+         "request 4: params: field 'gemm.overlap_q' is not a roofline parameter (fields under 'gemm': eff_compute, "
+         "eff_tile_m64, k_overhead, overlap_p, memory)"),
+        ('{"op": "eval", "ids": [0], "params": {"gemmm": {}}}',
+         "field 'gemmm' is not a roofline parameter (top-level fields: gemm, elementwise, attention, collective, "
+         "custom_all_reduce, p2p, energy)"),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"overlap_p": NaN}}}',
+         "request 6: not valid JSON at field 'params.gemm.overlap_p' (NaN is not a JSON number"),
+        ('{"op": "eval", "ids": [0], "params": {"p2p": {"inter_node": {"alpha_s": -Infinity}}}}',
+         "field 'params.p2p.inter_node.alpha_s' (-Infinity is not a JSON number"),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"memory": {"eff_max": 1.5}}}}',
+         "request 8: params: field 'gemm.memory.eff_max' must be an efficiency in (0, 1], got 1.5"),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"overlap_p": 0.5}}}',
+         "field 'gemm.overlap_p' must be a finite number >= 1, got 0.5"),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"overlap_p": "2"}}}',
+         "field 'gemm.overlap_p' must be a number, got string"),
+        ('{"op": "eval", "ids": [0], "params": {"gemm": {"memory": 3}}}',
+         "field 'gemm.memory' must be an object (its fields: eff_max, sat_bytes, floor_s), got number"),
+        ('{"op": "eval", "ids": [5]}', "field 'ids[0]': 5 is not a row id (ids run 0..0"),
+        ('{"op": "eval", "ids": [-1]}', "field 'ids[0]': -1 is not a row id"),
+        ('{"op": "eval", "subset": "nosuch"}', "field 'subset': \"nosuch\" is no subset defined by op \"subset\""),
+        ('{"op": "eval", "ids": [0], "out": "l3"}', "field 'out': 'l3' is not one of \"pred\", \"l1\", \"l2\""),
+        ('{"op": "eval", "ids": [0], "subset": "s"}', "exactly one of 'subset'"),
+        ('{"op": "eval", "ids": [0], "param": {}}', "unknown field 'param' for op 'eval' (its fields: op, params, "
+                                                   "subset, ids, out)"),
+        ('{"op": "rows", "groups": ["gemm.fp9"]}', "'gemm.fp9' is no group of the rows read (they are: gemm.bf16)"),
+        ('{"op": "subset", "name": "s", "ids": [0], "weights": [NaN]}', "field 'weights[0]' (NaN is not a JSON"),
+        ('{"op": "subset", "name": "s", "ids": [0], "weights": [0]}', "field 'weights[0]': 0 must be a finite "
+                                                                      "number > 0"),
+        ('{"op": "subset", "name": "s", "ids": [0, 0], "weights": [1]}', "field 'weights' must be an array of 2"),
+    ]
+    count += 1
+    lines = [r for r, _ in requests] + ['{"op": "eval", "ids": [0], "out": "l1"}']
+    try:
+        r = subprocess.run([costdsl, "roofline", "serve", str(calib), "--gpus", "h100_sxm"],
+                           input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
+        answers = [json.loads(a) for a in r.stdout.splitlines()]
+        if r.returncode != 0 or len(answers) != len(lines):
+            failures.append(f"roofline serve bad requests: exit {r.returncode}, {len(answers)} answers for "
+                            f"{len(lines)} lines: {r.stderr[-800:]}")
+        else:
+            for (req, needle), a in zip(requests, answers):
+                if needle not in a.get("error", ""):
+                    failures.append(f"roofline serve {req}: answer lacks {needle!r}: {a}")
+            if not math.isfinite(answers[-1].get("loss", math.nan)):
+                failures.append(f"roofline serve: the good request after the bad ones: {answers[-1]}")
+    except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        failures.append(f"roofline serve bad requests: {e}")
+
 # ---- costdsl plan: impossible deployments and bad search inputs --------------------
 PLAN = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50"]
 rejects("plan --gpus 0", PLAN[:5] + ["--gpus", "0", "--isl", "1000", "--osl", "50"], "--gpus",

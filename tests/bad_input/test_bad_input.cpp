@@ -641,6 +641,54 @@ TEST_CASE("bad_input: gpus.json integer beyond int and wrong shape") {
                          {"gpus.json: top level must be an object with a 'gpus' object"});
 }
 
+TEST_CASE("bad_input: roofline parameters, a file and a partial set") {
+  std::ifstream in(default_data_dir() / "roofline.json");
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string t = good;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  // A file: NaN / Infinity are no JSON numbers; the parser's message names the field it was reading.
+  check_error<DataError>([&] { parse_roofline_params(with("\"overlap_p\": 2.", "\"overlap_p\": NaN, \"x\": 2."), "r.json"); },
+                         {"r.json: not valid JSON at field 'gemm.overlap_p' (NaN is not a JSON number: a value must be "
+                          "finite)"});
+  check_error<DataError>([&] { parse_roofline_params(with("\"alpha_s\": 4.", "\"alpha_s\": -Infinity, \"y\": 4."), "r.json"); },
+                         {"at field 'collective.alpha_s' (-Infinity is not a JSON number"});
+  check_error<DataError>([&] { parse_roofline_params(with("\"eff_mem\": 0.", "\"eff_mem\": 1.5, \"z\": 0."), "r.json"); },
+                         {"r.json: field 'attention.eff_mem' must be an efficiency in (0, 1], got 1.5"});
+  check_error<DataError>([&] { parse_roofline_params(with("\"floor_s\": 3.5", "\"floor_s\": -3.5"), "r.json"); },
+                         {"field 'gemm.memory.floor_s' must be a finite number >= 0, got -3.5"});
+  check_error<DataError>([&] { parse_roofline_params("{\"gemm\": 3}", "r.json"); }, {"field 'gemm' must be an object"});
+  check_error<DataError>([&] { parse_roofline_params("{", "r.json"); }, {"r.json: not valid JSON"});
+  // A partial set: only known names, each keeping its rule.
+  const RooflineParams base;
+  auto patch = [&](std::string_view text) { (void)apply_roofline_params_patch(base, text, "request 7: params"); };
+  check_error<DataError>([&] { patch(R"({"gemm": {"overlap_q": 2}})"); },
+                         {"request 7: params: field 'gemm.overlap_q' is not a roofline parameter (fields under 'gemm': "
+                          "eff_compute, eff_tile_m64, k_overhead, overlap_p, memory)"});
+  check_error<DataError>([&] { patch(R"({"elementwise": {"rms_norm": {"eff_max": 0.5}}})"); },
+                         {"field 'elementwise.rms_norm' is not a roofline parameter (fields under 'elementwise': "
+                          "generic, norm, activation, rope, residual_add, embedding, kv_append, quantize)"});
+  check_error<DataError>([&] { patch(R"({"schema_version": 2})"); },
+                         {"field 'schema_version' is not a roofline parameter (top-level fields: gemm, elementwise, "
+                          "attention, collective, custom_all_reduce, p2p, energy)"});
+  check_error<DataError>([&] { patch(R"({"attention": {"floor_s": NaN}})"); },
+                         {"not valid JSON at field 'attention.floor_s' (NaN is not a JSON number"});
+  check_error<DataError>([&] { patch(R"({"gemm": {"overlap_p": 0.5}})"); },
+                         {"field 'gemm.overlap_p' must be a finite number >= 1, got 0.5"});
+  check_error<DataError>([&] { patch(R"({"gemm": {"eff_compute": {"fp8": 0}}})"); },
+                         {"field 'gemm.eff_compute.fp8' must be an efficiency in (0, 1], got 0"});
+  check_error<DataError>([&] { patch(R"({"energy": {"idle_power_fraction": true}})"); },
+                         {"field 'energy.idle_power_fraction' must be a number, got boolean"});
+  check_error<DataError>([&] { patch(R"({"gemm": {"memory": [1]}})"); },
+                         {"field 'gemm.memory' must be an object (its fields: eff_max, sat_bytes, floor_s), got array"});
+  check_error<DataError>([&] { patch(R"({"p2p": {"intra_node": {"sat_bytes": 1e999}}})"); },
+                         {"not valid JSON at field 'p2p.intra_node.sat_bytes'"});
+  check_error<DataError>([&] { patch("[1]"); }, {"the parameters must be a JSON object shaped like roofline.json, got "
+                                                  "array"});
+}
+
 // =============================================================================
 // Per-iteration inputs out of range
 // =============================================================================

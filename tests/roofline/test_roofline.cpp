@@ -1,12 +1,19 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "costdsl/costdsl.hpp"
+#include "costdsl/detail/roofline_param_fields.hpp"
 #include "costdsl/gpu_spec.hpp"
 #include "costdsl/roofline.hpp"
 
@@ -81,35 +88,6 @@ TEST_CASE("H200 sanity figures (design §9)") {
   CHECK(ar.time_ms() > 0.18);
   CHECK(ar.time_ms() < 0.26);
   CHECK(ar.bytes == doctest::Approx(1.75 * 32 * MiB));
-}
-
-TEST_CASE("C++ matches the calibration script's printed spot values") {
-  // From `python3 scripts/calibrate_roofline.py` (spot checks, ms).
-  struct Spot { const char* gpu; double m, n, k, ms; };
-  for (const Spot& s : std::array<Spot, 6>{{{"h100_sxm", 4096, 4096, 4096, 0.187169},
-                                            {"h200_sxm", 4096, 4096, 4096, 0.185392},
-                                            {"h100_sxm", 1, 8192, 8192, 0.052750},
-                                            {"h200_sxm", 1, 8192, 8192, 0.038871},
-                                            {"h100_sxm", 16, 4096, 14336, 0.046805},
-                                            {"h200_sxm", 2048, 28672, 8192, 1.259996}}}) {
-    const auto t = roofline(s.gpu).gemm(s.m, s.n, s.k, Dtype::bf16, Dtype::bf16, Dtype::bf16).time_ms();
-    CHECK_MESSAGE(t == doctest::Approx(s.ms).epsilon(1e-5), s.gpu, " m=", s.m, " n=", s.n, " k=", s.k);
-  }
-  CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 33554432, 8).time_ms() ==
-        doctest::Approx(0.244097).epsilon(1e-5));
-  CHECK(roofline("h200_sxm").collective(CollectiveKind::all_reduce, 1048576, 8).time_ms() ==
-        doctest::Approx(0.013491).epsilon(1e-5));
-  // Attention (the script's prefill and decode with the kernels' bytes and flops).
-  const double pf_bytes = 2.0 * (2 * 4096 * 32 * 128 + 2 * 4096 * 8 * 128);
-  CHECK(roofline("h200_sxm").attention_prefill({1, 0, 4096, 32, 8, 128, 128, Dtype::bf16}, 1, pf_bytes).time_ms() ==
-        doctest::Approx(0.272298).epsilon(1e-5));
-  const double d_bytes = 2.0 * 2 * 64 * 2048 * 8 * 128 + 2.0 * 2 * 64 * 32 * 128;
-  CHECK(roofline("h200_sxm")
-            .attention_decode({64, 2048, 1, 32, 8, 128, 128, Dtype::bf16}, 4.0 * 32 * 128 * 64 * 2048, d_bytes)
-            .time_ms() == doctest::Approx(0.145136).epsilon(1e-5));
-  CHECK(roofline("h100_sxm").memory_bound(0, 2.0 * 4096 * 8192 * 2 + 8192 * 2, ElementwiseKind::norm).time_ms() ==
-        doctest::Approx(0.105757).epsilon(1e-5));
-  CHECK(roofline("h100_sxm").p2p(16 * MiB, Link::inter_node).time_ms() == doctest::Approx(0.487505).epsilon(1e-5));
 }
 
 TEST_CASE("gemm: monotone, wave-quantised, memory-bound at small m") {
@@ -298,4 +276,79 @@ TEST_CASE("strict roofline.json loading") {
   CHECK(err(over).find("eff_max") != std::string::npos);
   CHECK(err("[1]").find("bad.json") != std::string::npos);
   CHECK_THROWS_AS(load_roofline_params("/nonexistent/roofline.json"), DataError);
+  // mxfp4 may be left out (files from before it existed): it runs at fp4's efficiency.
+  auto no_mxfp4 = good;
+  no_mxfp4.replace(no_mxfp4.find("\"fp4\": "), 0, "\"mxfp4\": 0.25, ");
+  CHECK(parse_roofline_params(no_mxfp4).gemm.eff_compute[static_cast<std::size_t>(Dtype::mxfp4)] == 0.25);
+  CHECK(parse_roofline_params(good).gemm.eff_compute[static_cast<std::size_t>(Dtype::mxfp4)] ==
+        parse_roofline_params(good).gemm.eff_compute[static_cast<std::size_t>(Dtype::fp4)]);
+}
+
+TEST_CASE("the parameter field table reaches every number of RooflineParams, each by one path") {
+  // The loader and the partial sets both write through detail::roofline_param_fields(): a
+  // path wired to the wrong member would leave its own member at the default unnoticed.
+  // Give every path a different value; every double of RooflineParams must then hold one.
+  static_assert(sizeof(RooflineParams) % sizeof(double) == 0);
+  constexpr std::size_t slots = sizeof(RooflineParams) / sizeof(double);
+  const auto& fields = detail::roofline_param_fields();
+  CHECK(fields.size() == slots);
+  nlohmann::json patch = nlohmann::json::object();
+  std::vector<double> given;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const double v = (fields[i].rule == detail::ParamRule::exponent ? 1.0 : 0.0) + 0.001 * double(i + 1);
+    nlohmann::json* at = &patch;
+    std::string path = fields[i].path;
+    for (std::size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.')) {
+      at = &(*at)[path.substr(0, dot)];
+      path = path.substr(dot + 1);
+    }
+    (*at)[path] = v;
+    given.push_back(v);
+  }
+  const RooflineParams p = apply_roofline_params_patch(RooflineParams{}, patch.dump());
+  std::array<double, slots> held{};
+  std::memcpy(held.data(), &p, sizeof(p));
+  std::sort(held.begin(), held.end());
+  std::sort(given.begin(), given.end());
+  CHECK(std::vector<double>(held.begin(), held.end()) == given);
+}
+
+TEST_CASE("partial parameter sets (apply_roofline_params_patch): what the fitter sends costdsl roofline serve") {
+  const RooflineParams base;
+  const auto idx = [](Dtype d) { return static_cast<std::size_t>(d); };
+  // Nothing given: the base, field for field (every number of the committed file, re-read).
+  std::ifstream in(default_data_dir() / "roofline.json");
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const RooflineParams none = apply_roofline_params_patch(base, "{}");
+  const RooflineParams all = apply_roofline_params_patch(RooflineParams{}, "{" + good.substr(good.find("\"gemm\"")));
+  for (const RooflineParams* p : {&none, &all}) {
+    CHECK(p->gemm.k_overhead == base.gemm.k_overhead);
+    CHECK(p->attention.decode_tile_s == base.attention.decode_tile_s);
+    CHECK(p->p2p_inter_node.sat_bytes == base.p2p_inter_node.sat_bytes);
+    CHECK(p->elementwise[3].floor_s == base.elementwise[3].floor_s);
+  }
+  // Each given number lands in its own field and nowhere else.
+  const RooflineParams p = apply_roofline_params_patch(
+      base, R"({"gemm": {"eff_compute": {"bf16": 0.5}, "memory": {"sat_bytes": 123}},
+                "elementwise": {"rope": {"floor_s": 0}}, "p2p": {"intra_node": {"alpha_s": 2e-6}}})");
+  CHECK(p.gemm.eff_compute[idx(Dtype::bf16)] == 0.5);
+  CHECK(p.gemm.eff_compute[idx(Dtype::fp16)] == base.gemm.eff_compute[idx(Dtype::fp16)]);
+  CHECK(p.gemm.memory.sat_bytes == 123);
+  CHECK(p.gemm.memory.eff_max == base.gemm.memory.eff_max);
+  CHECK(p.elementwise[static_cast<std::size_t>(ElementwiseKind::rope)].floor_s == 0);
+  CHECK(p.elementwise[static_cast<std::size_t>(ElementwiseKind::norm)].floor_s ==
+        base.elementwise[static_cast<std::size_t>(ElementwiseKind::norm)].floor_s);
+  CHECK(p.p2p_intra_node.alpha_s == 2e-6);
+  CHECK(p.p2p_inter_node.alpha_s == base.p2p_inter_node.alpha_s);
+  // ...and the roofline runs on it: a compute-bound GEMM at half the bf16 efficiency.
+  const GpuSpec& h100 = catalog().find("h100_sxm");
+  const double t0 = Roofline(h100, base).gemm(8192, 8192, 8192, Dtype::bf16, Dtype::bf16, Dtype::bf16).time_s;
+  const double t1 = Roofline(h100, p).gemm(8192, 8192, 8192, Dtype::bf16, Dtype::bf16, Dtype::bf16).time_s;
+  CHECK(t1 / t0 > 1.6);
+  // As in a file, mxfp4 follows fp4 unless it is given itself.
+  const RooflineParams fp4 = apply_roofline_params_patch(base, R"({"gemm": {"eff_compute": {"fp4": 0.3}}})");
+  CHECK(fp4.gemm.eff_compute[idx(Dtype::mxfp4)] == 0.3);
+  const RooflineParams both =
+      apply_roofline_params_patch(base, R"({"gemm": {"eff_compute": {"fp4": 0.3, "mxfp4": 0.7}}})");
+  CHECK(both.gemm.eff_compute[idx(Dtype::mxfp4)] == 0.7);
 }

@@ -1,13 +1,16 @@
 // Definitions of costdsl/load_roofline_params.hpp (see costdsl/detail/config.hpp).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "costdsl/dtype.hpp"
+#include "costdsl/detail/json_parse_naming_field.hpp"
+#include "costdsl/detail/roofline_param_fields.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/load_roofline_params.hpp"
 
@@ -19,106 +22,108 @@ namespace costdsl {
 
 namespace detail {
 
-class ParamReader {
- public:
-  explicit ParamReader(std::string_view origin) : origin_(origin) {}
-  const nlohmann::json& object(const nlohmann::json& parent, std::string_view key, const std::string& path) const {
-    auto it = parent.find(key);
-    if (it == parent.end()) fail(path, "is missing");
-    if (!it->is_object()) fail(path, "must be an object");
-    return *it;
-  }
-  double number(const nlohmann::json& parent, std::string_view key, const std::string& path,
-                bool efficiency = false, bool allow_zero = false) const {
-    auto it = parent.find(key);
-    if (it == parent.end()) fail(path, "is missing");
-    if (!it->is_number()) fail(path, fmt::format("must be a number, got {}", it->type_name()));
-    const double v = it->get<double>();
-    if (!std::isfinite(v) || v < 0 || (v == 0 && !allow_zero))
-      fail(path, fmt::format("must be {}, got {}", allow_zero ? ">= 0" : "> 0", v));
-    if (efficiency && v > 1) fail(path, fmt::format("is an efficiency and must be <= 1, got {}", v));
-    return v;
-  }
-  SaturatingCurve curve(const nlohmann::json& o, const std::string& path) const {
-    return {number(o, "eff_max", path + ".eff_max", true), number(o, "sat_bytes", path + ".sat_bytes"),
-            number(o, "floor_s", path + ".floor_s", false, true)};
-  }
-  LinkCurve link(const nlohmann::json& o, const std::string& path) const {
-    return {number(o, "alpha_s", path + ".alpha_s", false, true),
-            number(o, "eff_max", path + ".eff_max", true), number(o, "sat_bytes", path + ".sat_bytes")};
-  }
-  [[noreturn]] void fail(const std::string& path, std::string_view what) const {
-    throw DataError(fmt::format("{}: field '{}' {}", origin_, path, what));
-  }
+// A JSON value against a field's rule: the number, or a DataError naming the field.
+inline double roofline_param_value(const nlohmann::json& v, const RooflineParamField& f, std::string_view origin) {
+  if (!v.is_number())
+    throw DataError(fmt::format("{}: field '{}' must be a number, got {}", origin, f.path, v.type_name()));
+  const double x = v.get<double>();
+  if (!keeps(f.rule, x))
+    throw DataError(fmt::format("{}: field '{}' must be {}, got {}", origin, f.path, rule_text(f.rule), x));
+  return x;
+}
 
- private:
-  std::string_view origin_;
-};
+// The names a JSON object at `prefix` may hold (for an unknown-field message).
+inline std::string roofline_param_names_under(std::string_view prefix) {
+  std::vector<std::string> names;
+  for (const RooflineParamField& f : roofline_param_fields()) {
+    std::string_view rest = f.path;
+    if (!prefix.empty()) {
+      if (rest.substr(0, prefix.size()) != prefix || rest.size() <= prefix.size() || rest[prefix.size()] != '.')
+        continue;
+      rest.remove_prefix(prefix.size() + 1);
+    }
+    std::string head(rest.substr(0, rest.find('.')));
+    if (std::find(names.begin(), names.end(), head) == names.end()) names.push_back(std::move(head));
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
 
 }  // namespace detail
 
 COSTDSL_DECL RooflineParams parse_roofline_params(std::string_view text, std::string_view origin) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
-    throw DataError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
-  }
-  const detail::ParamReader r(origin);
-  if (!root.is_object()) r.fail("(root)", "must be an object");
+  const nlohmann::json root = detail::parse_json_naming_field(text, origin);
+  if (!root.is_object()) throw DataError(fmt::format("{}: field '(root)' must be an object", origin));
   RooflineParams p;
-  const auto& g = r.object(root, "gemm", "gemm");
-  const auto& ec = r.object(g, "eff_compute", "gemm.eff_compute");
-  for (Dtype d : all_dtypes) {
-    // mxfp4 (block-scaled fp4) may be absent: it then runs at fp4's fitted efficiency,
-    // which files written before it existed state.
-    if (d == Dtype::mxfp4 && !ec.contains(name(d))) {
-      p.gemm.eff_compute[static_cast<std::size_t>(d)] = p.gemm.eff_compute[static_cast<std::size_t>(Dtype::fp4)];
+  std::vector<const detail::RooflineParamField*> fell_back;
+  for (const detail::RooflineParamField& f : detail::roofline_param_fields()) {
+    // Walk the objects above the field, each named in its own error.
+    const nlohmann::json* obj = &root;
+    std::size_t dot = 0;
+    for (std::size_t next = f.path.find('.'); next != std::string::npos; next = f.path.find('.', dot)) {
+      const std::string key = f.path.substr(dot, next - dot);
+      const std::string where = f.path.substr(0, next);
+      const auto it = obj->find(key);
+      if (it == obj->end()) throw DataError(fmt::format("{}: field '{}' is missing", origin, where));
+      if (!it->is_object()) throw DataError(fmt::format("{}: field '{}' must be an object", origin, where));
+      obj = &*it;
+      dot = next + 1;
+    }
+    const auto it = obj->find(f.path.substr(dot));
+    if (it == obj->end()) {
+      if (f.fallback.empty()) throw DataError(fmt::format("{}: field '{}' is missing", origin, f.path));
+      fell_back.push_back(&f);
       continue;
     }
-    p.gemm.eff_compute[static_cast<std::size_t>(d)] =
-        r.number(ec, name(d), fmt::format("gemm.eff_compute.{}", name(d)), true);
+    f.ref(p) = detail::roofline_param_value(*it, f, origin);
   }
-  p.gemm.eff_tile_m64 = r.number(g, "eff_tile_m64", "gemm.eff_tile_m64", true);
-  p.gemm.k_overhead = r.number(g, "k_overhead", "gemm.k_overhead", false, true);
-  p.gemm.overlap_p = r.number(g, "overlap_p", "gemm.overlap_p");
-  if (p.gemm.overlap_p < 1) r.fail("gemm.overlap_p", "must be >= 1");
-  p.gemm.memory = r.curve(r.object(g, "memory", "gemm.memory"), "gemm.memory");
-  const auto& ew = r.object(root, "elementwise", "elementwise");
-  for (std::size_t i = 0; i < elementwise_kind_count; ++i) {
-    const std::string path = fmt::format("elementwise.{}", elementwise_kind_names[i]);
-    p.elementwise[i] = r.curve(r.object(ew, elementwise_kind_names[i], path), path);
+  for (const detail::RooflineParamField* f : fell_back) {
+    const auto& all = detail::roofline_param_fields();
+    const auto src = std::find_if(all.begin(), all.end(), [&](const auto& g) { return g.path == f->fallback; });
+    f->ref(p) = src->ref(p);
   }
-  const auto& at = r.object(root, "attention", "attention");
-  auto& a = p.attention;
-  a.eff_compute_prefill = r.number(at, "eff_compute_prefill", "attention.eff_compute_prefill", true);
-  a.eff_compute_prefill_fp8 = r.number(at, "eff_compute_prefill_fp8", "attention.eff_compute_prefill_fp8", true);
-  a.prefill_tile_s = r.number(at, "prefill_tile_s", "attention.prefill_tile_s", false, true);
-  a.eff_mem = r.number(at, "eff_mem", "attention.eff_mem", true);
-  a.mem_sat_bytes = r.number(at, "mem_sat_bytes", "attention.mem_sat_bytes");
-  a.decode_tile_s = r.number(at, "decode_tile_s", "attention.decode_tile_s", false, true);
-  a.overlap_p = r.number(at, "overlap_p", "attention.overlap_p");
-  if (a.overlap_p < 1) r.fail("attention.overlap_p", "must be >= 1");
-  a.floor_s = r.number(at, "floor_s", "attention.floor_s", false, true);
-  const auto& co = r.object(root, "collective", "collective");
-  p.collective.alpha_s = r.number(co, "alpha_s", "collective.alpha_s", false, true);
-  p.collective.alpha_per_log2_s = r.number(co, "alpha_per_log2_s", "collective.alpha_per_log2_s", false, true);
-  p.collective.eff_max = r.number(co, "eff_max", "collective.eff_max", true);
-  p.collective.sat_bytes = r.number(co, "sat_bytes", "collective.sat_bytes");
-  const auto& ca = r.object(root, "custom_all_reduce", "custom_all_reduce");
-  auto& c = p.custom_all_reduce;
-  c.alpha_s = r.number(ca, "alpha_s", "custom_all_reduce.alpha_s", false, true);
-  c.alpha_per_gpu_s = r.number(ca, "alpha_per_gpu_s", "custom_all_reduce.alpha_per_gpu_s", false, true);
-  c.eff_max = r.number(ca, "eff_max", "custom_all_reduce.eff_max", true);
-  c.sat_bytes = r.number(ca, "sat_bytes", "custom_all_reduce.sat_bytes");
-  c.max_bytes = r.number(ca, "max_bytes", "custom_all_reduce.max_bytes");
-  c.max_gpus = r.number(ca, "max_gpus", "custom_all_reduce.max_gpus");
-  const auto& pp = r.object(root, "p2p", "p2p");
-  p.p2p_intra_node = r.link(r.object(pp, "intra_node", "p2p.intra_node"), "p2p.intra_node");
-  p.p2p_inter_node = r.link(r.object(pp, "inter_node", "p2p.inter_node"), "p2p.inter_node");
-  const auto& en = r.object(root, "energy", "energy");
-  p.energy.idle_power_fraction =
-      r.number(en, "idle_power_fraction", "energy.idle_power_fraction", true, true);
+  return p;
+}
+
+COSTDSL_DECL RooflineParams apply_roofline_params_patch(const RooflineParams& base, std::string_view json_text,
+                                                        std::string_view origin) {
+  const nlohmann::json root = detail::parse_json_naming_field(json_text, origin);
+  if (!root.is_object())
+    throw DataError(fmt::format("{}: the parameters must be a JSON object shaped like roofline.json, got {}", origin,
+                                root.type_name()));
+  RooflineParams p = base;
+  const auto& fields = detail::roofline_param_fields();
+  std::vector<const detail::RooflineParamField*> given;
+  // Every leaf must be a field: a misspelt name would otherwise leave its parameter at the
+  // base value while the caller believes it set it.
+  auto walk = [&](auto&& self, const nlohmann::json& obj, const std::string& prefix) -> void {
+    for (const auto& [key, value] : obj.items()) {
+      const std::string path = prefix.empty() ? key : prefix + "." + key;
+      const auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& g) { return g.path == path; });
+      if (f != fields.end()) {
+        f->ref(p) = detail::roofline_param_value(value, *f, origin);
+        given.push_back(&*f);
+        continue;
+      }
+      const bool is_prefix = std::any_of(fields.begin(), fields.end(), [&](const auto& g) {
+        return g.path.size() > path.size() && g.path.compare(0, path.size(), path) == 0 && g.path[path.size()] == '.';
+      });
+      if (!is_prefix)
+        throw DataError(fmt::format("{}: field '{}' is not a roofline parameter ({}: {})", origin, path,
+                                    prefix.empty() ? std::string("top-level fields") : "fields under '" + prefix + "'",
+                                    detail::roofline_param_names_under(prefix)));
+      if (!value.is_object())
+        throw DataError(fmt::format("{}: field '{}' must be an object (its fields: {}), got {}", origin, path,
+                                    detail::roofline_param_names_under(path), value.type_name()));
+      self(self, value, path);
+    }
+  };
+  walk(walk, root, "");
+  // As in a file: a field left out whose fallback was given follows it (mxfp4 after fp4).
+  for (const auto& f : fields) {
+    if (f.fallback.empty() || std::find(given.begin(), given.end(), &f) != given.end()) continue;
+    const auto src = std::find_if(given.begin(), given.end(), [&](const auto* g) { return g->path == f.fallback; });
+    if (src != given.end()) f.ref(p) = (*src)->ref(p);
+  }
   return p;
 }
 
