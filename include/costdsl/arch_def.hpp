@@ -13,12 +13,15 @@
 //   DenseArch  a.inputs(ops::AttentionBatch): the batch whole
 //   DpArch     a.resolved().dp DP-attention groups; a.inputs(archs::MoeIteration, scratch):
 //              the batch dealt over them (archs::BatchFeed deals it)
+// Either way the inputs follow the built tree's slot list (INV-2, InputsFollowSlots).
 #include <concepts>
 #include <cstdint>
+#include <utility>
 
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/concepts.hpp"
+#include "costdsl/inputs_follow_slots.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/timing.hpp"
 
@@ -37,11 +40,14 @@ template <class A>
 concept DpArch = ArchDef<A> && requires(const A& a, const archs::MoeIteration& it, archs::InputScratch& scratch) {
   { a.resolved().dp } -> std::convertible_to<std::uint64_t>;
   a.inputs(it, scratch);
-};
+} && InputsFollowSlots<decltype(std::declval<const A&>().build(std::declval<const Timing&>())),
+                       decltype(std::declval<const A&>().inputs(std::declval<const archs::MoeIteration&>(),
+                                                                std::declval<archs::InputScratch&>()))>;
 
 template <class A>
 concept DenseArch = ArchDef<A> && !DpArch<A> && requires(const A& a, const ops::AttentionBatch& batch) {
   a.inputs(batch);
-};
+} && InputsFollowSlots<decltype(std::declval<const A&>().build(std::declval<const Timing&>())),
+                       decltype(std::declval<const A&>().inputs(std::declval<const ops::AttentionBatch&>()))>;
 
 }  // namespace costdsl

@@ -19,6 +19,7 @@
 
 #include "costdsl/detail/diagnostics.hpp"
 #include "costdsl/detail/inline.hpp"
+#include "costdsl/detail/input_match.hpp"
 #include "costdsl/detail/node_rules.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/eval_slot.hpp"
@@ -60,36 +61,14 @@ struct input_has_wrong_type {
 
 namespace detail {
 
-// A slot takes exactly its kernel's Input; a Fanout takes any contiguous range of its
-// child's per-rank input lists (a span, a vector, an array) or their RankRuns.
-template <class S, class V>
-inline constexpr bool accepts = std::is_same_v<typename entry_value<S>::type, V>;
-template <FixedString Path, class R, class V>
-inline constexpr bool accepts<FanoutSlot<Path, R>, V> = std::is_convertible_v<const V&, std::span<const R>>;
-template <FixedString Path, class R>
-inline constexpr bool accepts<FanoutSlot<Path, R>, RankRuns<R>> = true;
-
 template <class Slots, class Ins>
 struct input_check;
 
 template <class... S, class... I>
-struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
-  static constexpr std::size_t n_slots = sizeof...(S), n_inputs = sizeof...(I);
-  static constexpr std::size_t n_common = n_slots < n_inputs ? n_slots : n_inputs;
-  static constexpr std::array<std::string_view, sizeof...(S)> slot_paths{S::path.view()...};
-  static constexpr std::array<std::string_view, sizeof...(I)> input_paths{I::path.view()...};
-  static constexpr std::array<bool, sizeof...(S)> type_ok = [] {
-    if constexpr (sizeof...(S) == sizeof...(I)) {
-      return std::array<bool, sizeof...(S)>{accepts<S, typename I::value_type>...};
-    } else {
-      return std::array<bool, sizeof...(S)>{};
-    }
-  }();
-  static constexpr std::size_t first_path_mismatch = [] {
-    for (std::size_t i = 0; i < n_common; ++i)
-      if (slot_paths[i] != input_paths[i]) return i;
-    return n_common;
-  }();
+struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>>
+    : input_match<boost::mp11::mp_list<S...>, Inputs<I...>> {
+  using match = input_match<boost::mp11::mp_list<S...>, Inputs<I...>>;
+  using match::first_path_mismatch, match::first_wrong_type, match::n_common, match::n_inputs, match::n_slots;
 
   // true, or exactly one diagnostic for the first problem.
   static constexpr bool ok() {
@@ -107,11 +86,7 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>> {
       diagnostic::fail<diagnostic::input_without_slot<n_slots, In::path>, int>();
       return false;
     } else {
-      constexpr std::size_t bad = [] {
-        for (std::size_t i = 0; i < n_slots; ++i)
-          if (!type_ok[i]) return i;
-        return n_slots;
-      }();
+      constexpr std::size_t bad = first_wrong_type;
       if constexpr (bad < n_slots) {
         using Sl = boost::mp11::mp_at_c<boost::mp11::mp_list<S...>, bad>;
         using In = boost::mp11::mp_at_c<boost::mp11::mp_list<I...>, bad>;

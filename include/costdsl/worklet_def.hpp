@@ -7,12 +7,15 @@
 //                            decide it (static form: a compile error; run-time: ConfigError)
 //   W(form), w.resolved()    the worklet and its resolved (per-rank) dims
 //   w.build(timing)          its slots, a labeled cost tree
-//   w.inputs(W::Input)       their per-call inputs, in build() order
+//   w.inputs(W::Input)       their per-call inputs, in build() order: the concept requires
+//                            the list to follow build()'s slot list (INV-2, InputsFollowSlots)
 //
 //   static_assert(WorkletDef<worklets::AttnBlockTp<Fixed<cfg>>, Fixed<cfg>>);
 #include <concepts>
+#include <utility>
 
 #include "costdsl/concepts.hpp"
+#include "costdsl/inputs_follow_slots.hpp"
 #include "costdsl/timing.hpp"
 
 namespace costdsl {
@@ -24,6 +27,9 @@ concept WorkletDef = std::constructible_from<W, const Form&> &&
                        w.resolved();
                        { w.build(t) } -> CostNode;
                        w.inputs(in);
-                     };
+                     } &&
+                     InputsFollowSlots<decltype(std::declval<const W&>().build(std::declval<const Timing&>())),
+                                       decltype(std::declval<const W&>().inputs(
+                                           std::declval<const typename W::Input&>()))>;
 
 }  // namespace costdsl
