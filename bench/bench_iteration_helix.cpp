@@ -26,18 +26,23 @@ constexpr archs::Llama3Config hop_b_config = [] {
   return c;
 }();
 
-template <class Arch>
-void decode_iteration(benchmark::State& state, const Arch& arch, const char* name) {
+// twin: the model's other form (run-time for a static arch, static for a run-time one),
+// which must compute the same iteration (bench::check_against_twin).
+template <class Arch, class Twin>
+void decode_iteration(benchmark::State& state, const Arch& arch, const Twin& twin, const char* name) {
   const Timing t = bench::interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
   const auto tree = arch.build(t);
   const std::vector<ops::PrefillChunk> prefill;
   std::vector<std::uint32_t> decode(64, 8192);
   bench::Feed feed(arch);
+  Metrics last;
   for (auto _ : state) {
     benchmark::DoNotOptimize(decode.data());
-    benchmark::DoNotOptimize(evaluate(tree, feed({prefill, decode})));
+    last = evaluate(tree, feed({prefill, decode}));
+    benchmark::DoNotOptimize(last);
   }
-  state.counters["ms_per_iteration"] = evaluate(tree, feed({prefill, decode})).time_ms();
+  state.counters["ms_per_iteration"] = last.time_ms();
+  bench::check_against_twin(state, last, twin, t, {prefill, decode});
 }
 
 const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8)>> tp8;
@@ -45,14 +50,16 @@ const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8).with_hp(2)>> tp8_hp2;
 const archs::Llama3<Fixed<hop_b_config>> tp8_hp2_hop_b;
 const archs::Llama3<archs::Llama3Config> tp8_runtime(archs::llama3_70b.with_tp(8));
 const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_runtime(archs::llama3_70b.with_tp(8).with_hp(2));
+const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_hop_b_runtime(hop_b_config);
 
-BENCHMARK_CAPTURE(decode_iteration, tp8, tp8, "helix_tp8")->Name("iteration_hp/llama3_70b/tp8/static");
-BENCHMARK_CAPTURE(decode_iteration, tp8_hp2, tp8_hp2, "helix_tp8_hp2")->Name("iteration_hp/llama3_70b/tp8_hp2/static");
-BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_hop_b, tp8_hp2_hop_b, "helix_tp8_hp2_hop_b")
+BENCHMARK_CAPTURE(decode_iteration, tp8, tp8, tp8_runtime, "helix_tp8")->Name("iteration_hp/llama3_70b/tp8/static");
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2, tp8_hp2, tp8_hp2_runtime, "helix_tp8_hp2")
+    ->Name("iteration_hp/llama3_70b/tp8_hp2/static");
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_hop_b, tp8_hp2_hop_b, tp8_hp2_hop_b_runtime, "helix_tp8_hp2_hop_b")
     ->Name("iteration_hp/llama3_70b/tp8_hp2_hop_b/static");
-BENCHMARK_CAPTURE(decode_iteration, tp8_runtime, tp8_runtime, "helix_tp8_rt")
+BENCHMARK_CAPTURE(decode_iteration, tp8_runtime, tp8_runtime, tp8, "helix_tp8_rt")
     ->Name("iteration_hp/llama3_70b/tp8/runtime");
-BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_runtime, tp8_hp2_runtime, "helix_tp8_hp2_rt")
+BENCHMARK_CAPTURE(decode_iteration, tp8_hp2_runtime, tp8_hp2_runtime, tp8_hp2, "helix_tp8_hp2_rt")
     ->Name("iteration_hp/llama3_70b/tp8_hp2/runtime");
 
 }  // namespace

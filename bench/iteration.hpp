@@ -1,7 +1,8 @@
 #pragma once
 // One scheduler iteration of a whole model, the simulator's inner loop (one TU per arch
 // includes this and registers):
-//   iteration/<arch>/static    the static form: one inlined fold over the tree type
+//   iteration/<arch>/static    the static form: one inlined fold over the tree type (its
+//                              result checked against the run-time form's: bench_smoke)
 //   iteration/<arch>/runtime   the run-time form's leaves into a slot row + the flat twin's reverse pass
 //   iteration/<arch>/manifest  re-aggregating a slot row over the manifest's flat nodes
 // Batch: one 4096-token prefill chunk + 64 decodes at 2048 KV (MoE archs deal it over
@@ -49,18 +50,42 @@ Timing interpolating_timing(const Tree& roofline_tree, const char* name) {
   return load_timing("h200", TimingMode::automatic, dir);
 }
 
-template <class Arch>
-void static_form(benchmark::State& state, const Arch& arch, const char* name) {
+// What the timed loop computed must be the iteration the library computes: the static
+// form's last result equal, bit for bit, to its twin's (the other form of the same model,
+// design §1) on the same Timing and batch, and a real time (> 0, every leaf answered).
+// Otherwise the benchmark fails (SkipWithError; main.cpp exits 1, so bench_smoke fails).
+template <class Twin>
+void check_against_twin(benchmark::State& state, const Metrics& got, const Twin& twin, const Timing& t,
+                        const ops::AttentionBatch& batch) {
+  const auto twin_tree = twin.build(t);
+  Feed feed(twin);
+  const Metrics want = evaluate(twin_tree, feed(batch));
+  const bool same = got.time_s == want.time_s && got.flops == want.flops && got.bytes == want.bytes &&
+                    got.coverage == want.coverage;
+  if (!same || !(got.time_s > 0) || has(got.coverage, Coverage::no_coverage)) {
+    const std::string why = "the timed iteration (" + std::to_string(got.time_s) + " s, coverage " +
+                            std::to_string(unsigned(got.coverage)) + ") is not its twin's (" +
+                            std::to_string(want.time_s) + " s, coverage " + std::to_string(unsigned(want.coverage)) +
+                            ") or not a real time";
+    state.SkipWithError(why.c_str());
+  }
+}
+
+template <class Arch, class Twin>
+void static_form(benchmark::State& state, const Arch& arch, const Twin& twin, const char* name) {
   const Timing t = interpolating_timing(arch.build(load_timing("h200", TimingMode::roofline)), name);
   const auto tree = arch.build(t);
   Batch b;
   Feed feed(arch);
+  Metrics last;
   for (auto _ : state) {
     benchmark::DoNotOptimize(b.decode.data());
-    benchmark::DoNotOptimize(evaluate(tree, feed(b.it())));
+    last = evaluate(tree, feed(b.it()));
+    benchmark::DoNotOptimize(last);
   }
   state.counters["slots"] = double(n_slots<decltype(tree)>);
-  state.counters["ms_per_iteration"] = evaluate(tree, feed(b.it())).time_ms();
+  state.counters["ms_per_iteration"] = last.time_ms();
+  check_against_twin(state, last, twin, t, b.it());
 }
 
 template <class Arch>
@@ -97,13 +122,20 @@ void manifest_replay(benchmark::State& state, const Arch& arch, const char* name
   }
 }
 
+// iteration/<name>/static alone (checked against the run-time form).
+template <class Static, class Runtime>
+void register_static_iteration(const char* name, const Static& static_arch, const Runtime& runtime_arch) {
+  benchmark::RegisterBenchmark((std::string("iteration/") + name + "/static").c_str(),
+                               [&static_arch, &runtime_arch, name](benchmark::State& s) {
+                                 static_form(s, static_arch, runtime_arch, name);
+                               });
+}
+
 // The three benchmarks of one arch: a static-form and a run-time-form object of it.
 template <class Static, class Runtime>
 void register_iteration(const char* name, const Static& static_arch, const Runtime& runtime_arch) {
   const std::string prefix = std::string("iteration/") + name;
-  benchmark::RegisterBenchmark((prefix + "/static").c_str(), [&static_arch, name](benchmark::State& s) {
-    static_form(s, static_arch, name);
-  });
+  register_static_iteration(name, static_arch, runtime_arch);
   benchmark::RegisterBenchmark((prefix + "/runtime").c_str(), [&runtime_arch, name](benchmark::State& s) {
     runtime_form(s, runtime_arch, name);
   });
