@@ -39,7 +39,7 @@ Metrics run(const Arch& arch, const Batch& b, std::span<Metrics> row = {}) {
 }
 
 template <class Arch>
-std::map<std::string, Metrics> rows(const Arch& arch, const Batch& b) {
+std::map<std::string, Metrics> dealt_slot_rows(const Arch& arch, const Batch& b) {
   const auto tree = arch.build(roofline_h200());
   const Manifest m = make_manifest(tree);
   std::vector<Metrics> row(m.slots.size());
@@ -165,7 +165,7 @@ TEST_CASE("DeepSeek-V3 ep 8 hp 2: the slots, the exchange and merge sizes by han
   CHECK(slot("model.dense_layer.dp.mlp.up_gate_proj")["config"]["n"]["value"] == 2 * 18432 / 2);
 
   // 8 decodes at 131,072 dealt over 4 groups: 2 per group, each rank holding 65,536 of each.
-  const auto r = rows(arch, Batch{{}, std::vector<std::uint32_t>(8, 131072)});
+  const auto r = dealt_slot_rows(arch, Batch{{}, std::vector<std::uint32_t>(8, 131072)});
   // Message per GPU: 2 tokens × 128 heads × (512 × 2 B + one fp32 LSE) = 263,168 B; half leaves.
   CHECK(r.at("model.moe_layer.dp.attn.hp_all_to_all").bytes == 4 * 263168.0 / 2);  // 4 groups' work
   // Merge: 2 tokens × 64 heads; 2 partials read + 1 written × 512 × 2 B, 2 LSEs × 4 B; 4 groups.
@@ -194,10 +194,10 @@ TEST_CASE("DeepSeek-V3 long-context decode on 8 GPUs: one request of 1M tokens, 
   // One DP group holds the request (the others idle): at hp 1 one GPU reads its whole KV,
   // at hp N each of the group's N GPUs reads 1/N of it.
   const Batch b{{}, {1u << 20}};
-  const auto r1 = rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8)>>(), b);
-  const auto r2 = rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>>(), b);
-  const auto r4 = rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(4)>>(), b);
-  const auto r8 = rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(8)>>(), b);
+  const auto r1 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8)>>(), b);
+  const auto r2 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>>(), b);
+  const auto r4 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(4)>>(), b);
+  const auto r8 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(8)>>(), b);
   const std::string decode = "model.moe_layer.dp.attn.decode";
   const double d1 = r1.at(decode).time_s, d2 = r2.at(decode).time_s, d4 = r4.at(decode).time_s,
                d8 = r8.at(decode).time_s;

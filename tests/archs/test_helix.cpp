@@ -83,7 +83,7 @@ void runtime_law(const Llama3Config& c) {
 }
 
 template <class Arch>
-std::map<std::string, Metrics> rows(const Arch& arch, const Batch& b) {
+std::map<std::string, Metrics> slot_rows(const Arch& arch, const Batch& b) {
   const auto tree = arch.build(roofline_h200());
   const Manifest m = make_manifest(tree);
   std::array<Metrics, n_slots<decltype(tree)>> row{};
@@ -168,7 +168,7 @@ TEST_CASE("Llama-3-70B tp 8 hp 2: the slots, the all-to-all and merge sizes by h
   CHECK(slot("model.layer.mlp.up_gate_proj")["config"]["n"]["value"] == 2 * 28672 / 16);
   CHECK(slot("model.layer.mlp.tp_allreduce")["config"]["num_gpus"]["value"] == 16);
 
-  const auto r = rows(arch, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  const auto r = slot_rows(arch, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
   // Message per GPU: 16 tokens × 8 heads × (128 × 2 B + one fp32 LSE) = 33,280 B; half leaves.
   CHECK(r.at("model.layer.attn.hp_all_to_all").bytes == 16640.0);
   // Merge: 16 tokens × 4 heads = 64 rows; 2 partials read + 1 written × 128 × 2 B, 2 LSEs × 4 B.
@@ -185,9 +185,9 @@ TEST_CASE("Llama-3-70B tp 8 hp 2: the slots, the all-to-all and merge sizes by h
 
 TEST_CASE("decode attention at 131,072 tokens of KV: per GPU it halves from hp 1 to hp 2, and keeps shrinking") {
   const Batch b{{}, std::vector<std::uint32_t>(16, 131072)};
-  const auto r1 = rows(Llama3<Fixed<llama3_70b.with_tp(8)>>(), b);
-  const auto r2 = rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), b);
-  const auto r4 = rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(4)>>(), b);
+  const auto r1 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8)>>(), b);
+  const auto r2 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), b);
+  const auto r4 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(4)>>(), b);
   const double d1 = r1.at("model.layer.attn.decode").time_s, d2 = r2.at("model.layer.attn.decode").time_s,
                d4 = r4.at("model.layer.attn.decode").time_s;
   CHECK(d2 / d1 == doctest::Approx(0.5).epsilon(0.05));
@@ -291,8 +291,8 @@ TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline h
   const double h = 8192, per_layer = h * (64 + 2 * 16) * 128 / 16 + (64 * 128 / 16) * h + 3 * h * 28672 / 16 + 2 * h;
   CHECK(s.weight_bytes_per_gpu() == doctest::Approx(2 * (80 * per_layer + 2 * 128256 * h + h)));
   // 16 GPUs on 16 long decodes: replicated heads read the whole KV on every GPU, hp half of it.
-  const auto rep = rows(s, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
-  const auto kvp = rows(hp2, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  const auto rep = slot_rows(s, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
+  const auto kvp = slot_rows(hp2, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
   CHECK(kvp.at("model.layer.attn.decode").time_s < 0.6 * rep.at("model.layer.attn.decode").time_s);
   // Without the opt-in the rule stands; with it, num_kv_heads must divide tp.
   CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_70b.with_tp(16)),
@@ -337,8 +337,8 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
   Llama3Config c = llama3_70b.with_tp(8).with_hp(4);
   c.hop_b = true;
   const Batch& b = decodes[1];
-  const auto on = rows(Llama3<Llama3Config, AttnGrain::hptp>(c), b);
-  const auto off = rows(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), b);
+  const auto on = slot_rows(Llama3<Llama3Config, AttnGrain::hptp>(c), b);
+  const auto off = slot_rows(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), b);
   const Kernel<kernels::AttnDecode> dec(t, {Dtype::bf16, 8, 1, 128});
   const Kernel<kernels::AllToAll> a2a(t, {4});
   const double per_token = 8 * (128 * 2 + 4);  // tp rank's heads × (head_dim × bf16 + fp32 LSE)

@@ -13,16 +13,14 @@
 #include "costdsl/worklets/pre_attn_local.hpp"
 
 #include "../core/alloc_counter.hpp"
+#include "common.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
 using namespace costdsl::worklets;
 
 namespace {
-const Timing& roofline_h200() {
-  static const Timing t = load_timing("h200", TimingMode::roofline);
-  return t;
-}
+using arch_test::roofline_h200;
 const std::vector<ops::PrefillChunk> chunks{{0, 512}, {1024, 128}};
 const std::vector<std::uint32_t> decodes(24, 3000);
 const ops::AttentionWork work = ops::collapse({chunks, decodes});

@@ -52,8 +52,6 @@ static_assert(detail::child_offsets<Worked>[1] == 1 && detail::child_offsets<Wor
 // Static nodes add no storage for static counts and ratios.
 static_assert(sizeof(Scale<Static<32>, Leaf<"x", K>>) == sizeof(Leaf<"x", K>));
 
-int main() { return 0; }
-
 // COSTDSL_FIELDS: members in declaration order, visited by name at compile time, and
 // dim<"name">(form) reading the same field from a Fixed form as a static dim.
 namespace reflection {
