@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   bool plan_only = false, list_kinds = false, no_check = false;
   app.add_option("--kinds", kinds, "kinds to measure (default: all measured kinds)")->delimiter(',');
   app.add_option("--models", models, "built-in models whose per-rank shapes are measured (default: all: "
-                                     "llama3_8b, llama3_70b)")
+                                     "llama3_8b, llama3_70b, qwen3_32b)")
       ->delimiter(',');
   app.add_option("--tp", tps, "TP degrees (default: each model's list, 1,2,4,8)")->delimiter(',');
   app.add_option("--gemm-dtypes", gemm_dtypes, "GEMM dtypes (bf16, fp8)")->delimiter(',');

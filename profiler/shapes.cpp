@@ -8,6 +8,9 @@ const std::vector<ModelShape>& builtin_models() {
   static const std::vector<ModelShape> models{
       {"llama3_8b", 4096, 32, 8, 128, 14336, 128256, {1, 2, 4, 8}},
       {"llama3_70b", 8192, 64, 8, 128, 28672, 128256, {1, 2, 4, 8}},
+      // data/models/qwen3_32b.json: Llama's attention layout at 70B's head counts, its own
+      // hidden/intermediate/vocab, so the GEMM and lm_head grids gain new n/k.
+      {"qwen3_32b", 5120, 64, 8, 128, 25600, 151936, {1, 2, 4, 8}},
   };
   return models;
 }

@@ -35,7 +35,7 @@ struct RankShape {
   std::uint32_t global_kv_heads = 0;
 };
 
-// The built-in models (Llama-3-8B and -70B).
+// The built-in models (Llama-3-8B and -70B, Qwen3-32B).
 const std::vector<ModelShape>& builtin_models();
 
 // model × TP degree → per-rank shapes; throws std::invalid_argument on a degree that

@@ -225,6 +225,11 @@ __global__ void __launch_bounds__(DC_THREADS) decode_split_kernel(
   }
 
   const std::int32_t* table = block_table + std::int64_t(b) * max_pages;
+  // The two 16-lane groups of a warp run different trip counts when the slice is not a
+  // multiple of DC_GROUPS tokens, so the score reduction names only this group's lanes: a
+  // full-warp mask waits for lanes that never arrive (the first H200 run hung in the self-
+  // check on its 37-token request).
+  const unsigned half_mask = 0xffffu << (threadIdx.x & 16);
   for (int t = start + group; t < end; t += DC_GROUPS) {
     const std::int64_t slot = std::int64_t(table[t / PAGE]) * PAGE + t % PAGE;
     const std::int64_t off = (slot * kv + kh) * HD + sub * 8;
@@ -244,7 +249,7 @@ __global__ void __launch_bounds__(DC_THREADS) decode_split_kernel(
 #pragma unroll
       for (int j = 0; j < 8; ++j) sc += qf[g][j] * kf[j];
 #pragma unroll
-      for (int o = 8; o > 0; o >>= 1) sc += __shfl_xor_sync(0xffffffffu, sc, o);  // within the 16 lanes
+      for (int o = 8; o > 0; o >>= 1) sc += __shfl_xor_sync(half_mask, sc, o);  // within the 16 lanes
       const float m_new = fmaxf(m[g], sc);
       const float alpha = exp2f(m[g] - m_new), p = exp2f(sc - m_new);
       l[g] = l[g] * alpha + p;

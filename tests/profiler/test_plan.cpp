@@ -51,9 +51,9 @@ void check_grid(const Job& j, const typename K::Config& c) {
 
 }  // namespace
 
-TEST_CASE("built-in shapes: Llama-3-8B and -70B per rank at TP 1, 2, 4, 8") {
+TEST_CASE("built-in shapes: Llama-3-8B, -70B and Qwen3-32B per rank at TP 1, 2, 4, 8") {
   const auto shapes = select_rank_shapes({}, {});
-  REQUIRE(shapes.size() == 8);
+  REQUIRE(shapes.size() == 12);
   CHECK(shapes[0].model == "llama3_8b");
   CHECK(shapes[2].tp == 4);
   CHECK(shapes[2].num_qo_heads == 8);
@@ -64,13 +64,29 @@ TEST_CASE("built-in shapes: Llama-3-8B and -70B per rank at TP 1, 2, 4, 8") {
   CHECK(shapes[7].num_qo_heads == 8);
   CHECK(shapes[7].num_kv_heads == 1);
   CHECK(shapes[7].vocab == 128256);
+  CHECK(shapes[9].model == "qwen3_32b");
+  CHECK(shapes[9].tp == 2);
+  CHECK(shapes[9].hidden == 5120);
+  CHECK(shapes[9].intermediate == 12800);
+  CHECK(shapes[9].num_qo_heads == 32);
+  CHECK(shapes[9].vocab == 151936);
   CHECK_THROWS_AS(select_rank_shapes({"llama3_8b"}, {16}), std::invalid_argument);  // kv = 8 < 16
   CHECK_THROWS_AS(select_rank_shapes({"gpt5"}, {}), std::invalid_argument);
   CHECK(select_rank_shapes({"llama3_70b"}, {2}).size() == 1);
+
+  // Qwen3-32B shares the 70B's attention configs but brings GEMM shapes of its own.
+  const auto llamas = plan_jobs(select_rank_shapes({"llama3_8b", "llama3_70b"}, {}), PlanOptions{});
+  const auto all = plan_jobs(shapes, PlanOptions{});
+  const auto count = [](const std::vector<Job>& js, std::string_view kind) {
+    return std::count_if(js.begin(), js.end(), [&](const Job& j) { return j.kind == kind; });
+  };
+  CHECK(count(all, "gemm") == count(llamas, "gemm") + 2 * (4 * 4 + 1));
+  CHECK(count(all, "attn_decode") == count(llamas, "attn_decode"));
 }
 
 TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each kernel's sweep") {
-  const auto jobs = plan_jobs(select_rank_shapes({}, {}), PlanOptions{});
+  // The two Llamas: their shared shapes are what the counts below are about.
+  const auto jobs = plan_jobs(select_rank_shapes({"llama3_8b", "llama3_70b"}, {}), PlanOptions{});
   std::set<std::string> kinds;
   for (const auto& j : jobs) kinds.insert(j.kind);
   CHECK(kinds.size() == supported_kinds().size());
