@@ -20,14 +20,12 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <tuple>
 #include <type_traits>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +34,7 @@
 
 #include <fmt/format.h>
 
+#include "costdsl/detail/read_text_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
@@ -503,15 +502,7 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
 }
 
 inline FileReport read_table_file(const std::filesystem::path& path, std::vector<Row>& out, bool keep_text = false) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw DataError(fmt::format("{}: is a directory, not a measurement table", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open the measurement table", path.string()));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
-  return read_table_text(buf.str(), path.string(), out, keep_text);
+  return read_table_text(costdsl::detail::read_text_file(path, "measurement table"), path.string(), out, keep_text);
 }
 
 // Every .csv / .txt table in a directory (sorted by name, not recursive), or one file.

@@ -12,10 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -24,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "aiconfigurator.hpp"  // aic::Call, aic::Skips, aic::detail::Cells
+#include "costdsl/detail/read_text_file.hpp"
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/p2p.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
@@ -61,17 +60,6 @@ struct ReadResult {
 };
 
 namespace detail {
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw DataError(fmt::format("{}: is a directory, not a vidur table", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open the vidur table", path.string()));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 // Calls f(line, Cells) for each data row; the header must hold `required`. vidur writes
 // pandas' unnamed index as an empty first column: empty names are ignored.
@@ -126,7 +114,7 @@ inline constexpr std::string_view mlp_ops[] = {"emb", "input_layernorm", "attn_r
 
 inline ReadResult read_mlp(const std::filesystem::path& path) {
   const std::string file = path.string();
-  const std::string text = detail::read_file(path);
+  const std::string text = costdsl::detail::read_text_file(path, "vidur table");
   std::vector<std::string_view> required{"num_tokens", "num_tensor_parallel_workers", "n_embd", "n_expanded_embd",
                                          "n_head", "n_kv_head", "vocab_size"};
   std::vector<std::string> medians;
@@ -179,7 +167,7 @@ inline ReadResult read_mlp(const std::filesystem::path& path) {
 // GPUs across nodes, so Roofline::collective picks the link the measurement crossed.
 inline ReadResult read_send_recv(const std::filesystem::path& path) {
   const std::string file = path.string();
-  const std::string text = detail::read_file(path);
+  const std::string text = costdsl::detail::read_text_file(path, "vidur table");
   const std::string median = "time_stats.send_recv.median";
   ReadResult res;
   detail::for_each_row(

@@ -316,6 +316,22 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", str(src), "--gpu", "h100", "--timing", "roofline")
     check("median |err|" in r.stdout and "worst rows" in r.stdout, "validate text: table and worst rows")
 
+# Our own H200 tables (data/profiles_costdsl, costdsl-profile) load and time every leaf they
+# measured when asked for; without --profile-dir H200 stays the roofline-only GPU.
+own = root / "data" / "profiles_costdsl"
+for profile_dir in (["--profile-dir", str(own)], []):
+    r = run("eval", "--arch", "llama3_8b", "--tp", "1", "--gpu", "h200", "--prefill", "0:1024", "--decode", "8x1024",
+            "--json", *profile_dir)
+    slots = json.loads(r.stdout or "{}").get("slots", [])
+    gemms = [s for s in slots if s["kind"] == "gemm"]
+    measured = [s for s in gemms if s.get("backend") == "cublaslt" and not s["coverage"]]
+    if profile_dir:
+        check(gemms and len(measured) == len(gemms), f"own H200 tables: every GEMM leaf measured by cuBLASLt: {gemms}")
+        check(any(s["kind"] == "rms_norm" and s.get("backend") == "costdsl_cuda" for s in slots),
+              f"own H200 tables: rms_norm measured: {slots}")
+    else:
+        check(gemms and all("ANALYTIC" in s["coverage"] for s in gemms), f"H200 by default: roofline only: {gemms}")
+
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)

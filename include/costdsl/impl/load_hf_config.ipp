@@ -1,10 +1,9 @@
 // Definitions of costdsl/load_hf_config.hpp (see costdsl/detail/config.hpp).
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "costdsl/detail/read_text_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/load_hf_config.hpp"
 
@@ -71,11 +70,7 @@ COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
 }
 
 COSTDSL_DECL HfConfig load_hf_config(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path.string() + ": cannot open the model config");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_hf_config(buf.str(), path.string());
+  return parse_hf_config(detail::read_text_file(path, "model config"), path.string());
 }
 
 }  // namespace costdsl

@@ -2,16 +2,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <system_error>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "costdsl/detail/read_text_file.hpp"
 #include "costdsl/profile_csv.hpp"
 
 namespace costdsl {
@@ -354,16 +353,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
 // Reads and parses one table file; the path names the file in every message.
 COSTDSL_DECL ProfileTable load_profile_csv(const std::filesystem::path& path, const ProfileSchema& schema,
                                      std::vector<std::string>* warnings) {
-  // A directory opens and reads as nothing, which would be reported as an empty file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw DataError(fmt::format("{}: is a directory, not a profile table (<kind>.csv must be a file)", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open the profile table", path.string()));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
-  return load_profile_csv_text(buf.str(), path.string(), schema, warnings);
+  return load_profile_csv_text(detail::read_text_file(path, "profile table"), path.string(), schema, warnings);
 }
 
 
