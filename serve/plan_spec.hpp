@@ -23,6 +23,15 @@ struct PlanSpec {
   LoadMode load = LoadMode::sweep;
   double rate = 0;
   std::uint32_t concurrency = 0;
+  // When a closed loop's clients send their first requests. `together`: all at once, as
+  // the serving benchmarks do (vLLM's `vllm bench serve --max-concurrency C`, request rate
+  // inf by default: every request is issued at once and a semaphore of C lets them
+  // through, vllm/benchmarks/serve.py at vLLM commit 009e6d4a; aiperf's concurrency mode
+  // likewise sends the next request as soon as a slot frees), so equal requests then move
+  // in lockstep and each round's prefills share iterations. `staggered`: spread over about
+  // one request's latency, the steady stream of independent users a service sees.
+  enum class ClientStart : std::uint8_t { together, staggered };
+  ClientStart client_start = ClientStart::together;
 
   bool aggregated = true, disaggregated = true;
   std::vector<std::uint32_t> token_budgets{2048, 8192};  // max_batch_tokens of an aggregated worker

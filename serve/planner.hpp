@@ -161,7 +161,9 @@ class Planner {
       if (cand.clients > 0) {
         load.kind = Load::Kind::closed;
         load.clients = cand.clients;
-        load.stagger_s = latency_estimate_s(job, option, cand) / cand.clients;
+        load.stagger_s = spec_.client_start == PlanSpec::ClientStart::staggered
+                             ? latency_estimate_s(job, option, cand) / cand.clients
+                             : 0.0;
         load.warmup = cand.clients;
         load.measured = std::max(spec_.min_requests, spec_.rounds * cand.clients);
       } else {

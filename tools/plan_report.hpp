@@ -63,19 +63,23 @@ inline std::string sla_text(const serve::Sla& sla) {
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {
+  const char* start = s.client_start == serve::PlanSpec::ClientStart::together
+                          ? "clients start together, as benchmarks send them"
+                          : "clients staggered over a request's latency";
   switch (s.load) {
     case serve::PlanSpec::LoadMode::sweep:
       return fmt::format(
-          "each deployment at concurrency = its batch cap per replica (a closed loop: a warm-up round, then "
+          "each deployment at concurrency = its batch cap per replica (a closed loop, {}: a warm-up round, then "
           "max({}, {} × concurrency) requests measured)",
-          s.min_requests, s.rounds);
+          start, s.min_requests, s.rounds);
     case serve::PlanSpec::LoadMode::rate:
       return fmt::format("Poisson arrivals, {:g} requests/s over the deployment, split evenly over its replicas "
                          "({} requests measured per replica after {} of warm-up, seed {})",
                          s.rate, s.requests, s.requests / 10, s.seed);
     case serve::PlanSpec::LoadMode::concurrency:
-      return fmt::format("{} requests in flight over the deployment (a closed loop), split evenly over its replicas",
-                         s.concurrency);
+      return fmt::format(
+          "{} requests in flight over the deployment (a closed loop, {}), split evenly over its replicas",
+          s.concurrency, start);
   }
   return {};
 }
@@ -284,7 +288,13 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
             {"ttft_ms", limit(s.sla.ttft_s)},
             {"tpot_ms", limit(s.sla.tpot_s)},
             {"request_latency_ms", limit(s.sla.e2e_s)}}},
-          {"load", {{"kind", load}, {"rate", s.rate}, {"concurrency", s.concurrency}, {"seed", s.seed}}},
+          {"load",
+           {{"kind", load},
+            {"rate", s.rate},
+            {"concurrency", s.concurrency},
+            {"client_start",
+             s.client_start == serve::PlanSpec::ClientStart::together ? "together" : "staggered"},
+            {"seed", s.seed}}},
           {"parallelisms", ctx.parallelisms},
           {"jobs", ctx.jobs},
           {"candidates", rows},

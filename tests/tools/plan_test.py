@@ -111,6 +111,24 @@ finite_everywhere(j)
 check(j and all(c["mode"] == "disaggregated" and abs(c["concurrency"] - 8) < 1e-9 for c in j["candidates"]),
       "--concurrency 8 --mode disagg: every candidate at concurrency 8")
 
+# Closed-loop start: benchmarks send every client's first request at once, and equal
+# requests then stay in lockstep (each round's prefills share an iteration: every TTFT the
+# same, that of the whole round's prefill); staggered clients queue behind one prefill each.
+LOCKSTEP = [*SMALL, "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp", "1",
+            "--json"]
+together = json.loads(run(*LOCKSTEP).stdout or "{}")
+staggered = json.loads(run(*LOCKSTEP, "--client-start", "staggered").stdout or "{}")
+check(together.get("load", {}).get("client_start") == "together" and
+      staggered.get("load", {}).get("client_start") == "staggered", "plan --json: load.client_start")
+by_layout = lambda j: {(c["parallel"], c["replicas"]): c for c in j.get("candidates", [])}
+t, s = by_layout(together), by_layout(staggered)
+check(t and t.keys() == s.keys(), f"--client-start: the same deployments either way: {t.keys()} / {s.keys()}")
+for key, c in t.items():
+    ttft = c["ttft_ms"]
+    check(abs(ttft["p99"] - ttft["p50"]) <= 1e-6 * ttft["p50"], f"{key} together: lockstep TTFTs all equal: {ttft}")
+    check(ttft["p50"] > 2 * s[key]["ttft_ms"]["p50"], f"{key}: a lockstep round's TTFT is the batch's prefill, above "
+          f"a staggered client's: {ttft} / {s[key]['ttft_ms']}")
+
 # Progress on stderr once the search has run past the threshold (a second by default; 0 and
 # 60 here, so that the test does not depend on this machine's speed), never on stdout.
 env = dict(os.environ, COSTDSL_PROGRESS_AFTER_S="0")
