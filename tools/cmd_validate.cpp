@@ -5,10 +5,13 @@
 // measurements decides whether to trust the model.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,6 +20,7 @@
 #include "aiconfigurator.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "deployments.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/reflect.hpp"
 #include "error_summary.hpp"
@@ -135,6 +139,70 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
   return out;
 }
 
+// validate --deployments: per (backend, GPU) the median |relative error| and bias of TTFT
+// and TPOT, the skipped rows by reason, the worst rows.
+void report_deployments(const deployments::Table& table, const std::vector<deployments::Simulated>& sims,
+                        const aic::Skips& skips, std::size_t worst, bool json) {
+  std::map<std::pair<std::string, std::string>, std::vector<const deployments::Simulated*>> groups;
+  for (const auto& s : sims) groups[{s.row->backend, s.row->system}].push_back(&s);
+  const auto summary = [](const std::vector<const deployments::Simulated*>& v, auto err) {
+    std::vector<double> e;
+    for (const auto* s : v) e.push_back(err(*s));
+    return summarize_errors(e);
+  };
+  const auto ttft = [](const deployments::Simulated& s) { return s.ttft_err(); };
+  const auto tpot = [](const deployments::Simulated& s) { return s.tpot_err(); };
+  std::vector<const deployments::Simulated*> by_worst;
+  for (const auto& s : sims) by_worst.push_back(&s);
+  std::sort(by_worst.begin(), by_worst.end(), [](const auto* a, const auto* b) {
+    return std::max(std::abs(a->ttft_err()), std::abs(a->tpot_err())) >
+           std::max(std::abs(b->ttft_err()), std::abs(b->tpot_err()));
+  });
+  by_worst.resize(std::min(worst, by_worst.size()));
+  const auto row_json = [](const deployments::Simulated& s) {
+    const deployments::Deployment& d = *s.row;
+    return nlohmann::json{{"id", d.id}, {"where", d.where}, {"backend", d.backend}, {"gpu", d.system},
+                          {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.concurrency},
+                          {"tp", d.tp}, {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
+                          {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
+  };
+  if (json) {
+    nlohmann::json j{{"rows", table.read}, {"simulated", sims.size()}, {"skipped", nlohmann::json::object()},
+                     {"groups", nlohmann::json::array()}, {"worst", nlohmann::json::array()}};
+    for (const auto& [why, e] : skips.reasons) j["skipped"][why] = {{"count", e.count}, {"first", e.first}};
+    for (const auto& [key, v] : groups) {
+      const ErrorSummary t = summary(v, ttft), o = summary(v, tpot);
+      j["groups"].push_back({{"backend", key.first}, {"gpu", key.second}, {"rows", v.size()},
+                             {"ttft", {{"median_abs_rel_err", t.median_abs}, {"p90_abs_rel_err", t.p90_abs},
+                                       {"bias", t.bias}}},
+                             {"tpot", {{"median_abs_rel_err", o.median_abs}, {"p90_abs_rel_err", o.p90_abs},
+                                       {"bias", o.bias}}}});
+    }
+    for (const auto* s : by_worst) j["worst"].push_back(row_json(*s));
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("{} deployments read, {} simulated, {} skipped\n", table.read, sims.size(), skips.total());
+  for (const auto& [why, e] : skips.reasons)
+    std::cout << fmt::format("  skipped {:>6}  {} (first: {})\n", e.count, why, e.first);
+  std::cout << fmt::format("\n{:<8} {:<10} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "rows",
+                           "TTFT med|err|", "bias", "TPOT med|err|", "bias");
+  for (const auto& [key, v] : groups) {
+    const ErrorSummary t = summary(v, ttft), o = summary(v, tpot);
+    std::cout << fmt::format("{:<8} {:<10} {:>5} {:>12.1f}% {:>+7.1f}% {:>12.1f}% {:>+7.1f}%\n", key.first,
+                             key.second, v.size(), 100 * t.median_abs, 100 * t.bias, 100 * o.median_abs,
+                             100 * o.bias);
+  }
+  if (by_worst.empty()) return;
+  std::cout << "\nworst rows (measured vs modelled, median over the simulated requests):\n";
+  for (const auto* s : by_worst) {
+    const deployments::Deployment& d = *s->row;
+    std::cout << fmt::format("  {} ({}): TTFT {:.4g} vs {:.4g} ms ({:+.0f}%), TPOT {:.4g} vs {:.4g} ms ({:+.0f}%)\n",
+                             d.id, d.where, d.ttft_ms, s->ttft_ms, 100 * s->ttft_err(), d.tpot_ms, s->tpot_ms,
+                             100 * s->tpot_err());
+  }
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
@@ -143,16 +211,71 @@ void add_validate_command(CLI::App& app) {
     TimingOptions timing;
     bool json = false;
     std::size_t worst = 3;
+    std::string deployments, model_configs, client_start = "together";
+    std::vector<std::string> config_for;
+    std::uint32_t token_budget = 8192;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand(
-      "validate", "Compare costdsl with measured tables in aiconfigurator's schema: per family rows, median and "
-                  "p90 |relative error|, bias, worst rows");
-  cmd->add_option("dir", st->dir, "a directory of measurement tables (.csv / .txt), or one table")->required();
-  st->timing.add(*cmd);
+      "validate", "Compare costdsl with measured tables in aiconfigurator's schema (per family rows, median and "
+                  "p90 |relative error|, bias, worst rows), or with measured deployments (--deployments)");
+  auto* dir = cmd->add_option("dir", st->dir, "a directory of measurement tables (.csv / .txt), or one table");
+  st->timing.add(*cmd, false);
+  auto* deployments = cmd->add_option(
+      "--deployments", st->deployments,
+      "instead of kernel tables: measured deployments (silicon_sample.csv's columns: id, backend, model_path, "
+      "system, mode, isl, osl, batch_size = the benchmark's concurrency, tp_size, silicon_ttft_ms, silicon_tpot_ms), "
+      "each simulated pinned to its GPU, TP degree and concurrency")
+      ->check(CLI::ExistingFile)
+      ->excludes(dir);
+  cmd->add_option("--model-configs", st->model_configs,
+                  "--deployments: the folder of the models' config.json files, named org--name_config.json "
+                  "(default: model_configs/ beside the table)")
+      ->check(CLI::ExistingDirectory)
+      ->needs(deployments);
+  cmd->add_option("--config-for", st->config_for,
+                  "--deployments: MODEL=FILE, the config.json of a model whose file is not in --model-configs under "
+                  "its own name (repeatable)")
+      ->needs(deployments);
+  cmd->add_option("--token-budget", st->token_budget,
+                  "--deployments: new tokens per iteration of the simulated worker (the engine's max_num_tokens / "
+                  "max_num_batched_tokens / chunked-prefill size, which the table does not record)")
+      ->check(CLI::Range(1u, 1u << 20))
+      ->capture_default_str()
+      ->needs(deployments);
+  cmd->add_option("--client-start", st->client_start,
+                  "--deployments: together (every client's first request at once, as the benchmarks send them) or "
+                  "staggered")
+      ->check(CLI::IsMember({"together", "staggered"}))
+      ->capture_default_str()
+      ->needs(deployments);
   cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
   cmd->add_flag("--json", st->json, "print one JSON object");
   cmd->callback([st] {
+    if (!st->deployments.empty()) {
+      if (!st->timing.gpu.empty())
+        throw InputError("validate --deployments: --gpu is not taken, each deployment names its GPU (column system)");
+      deployments::Options o;
+      o.model_configs = st->model_configs.empty()
+                            ? std::filesystem::path(st->deployments).parent_path() / "model_configs"
+                            : std::filesystem::path(st->model_configs);
+      for (const std::string& kv : st->config_for) {
+        const std::size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
+          throw InputError(fmt::format("--config-for '{}': expected MODEL=FILE (e.g. org/name=org--name_config.json)", kv));
+        o.config_for[kv.substr(0, eq)] = kv.substr(eq + 1);
+      }
+      o.token_budget = st->token_budget;
+      o.client_start = st->client_start == "staggered" ? serve::PlanSpec::ClientStart::staggered
+                                                       : serve::PlanSpec::ClientStart::together;
+      const deployments::Table table = deployments::read(st->deployments);
+      aic::Skips skips = table.skips;
+      const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips);
+      report_deployments(table, sims, skips, st->worst, st->json);
+      return;
+    }
+    if (st->dir.empty()) throw InputError("validate: give a directory of measurement tables, or --deployments FILE");
+    if (st->timing.gpu.empty()) throw InputError("validate DIR: --gpu is required (the GPU the tables measured)");
     const Timing timing = st->timing.make();
     const aic::ReadResult read = aic::read_tables(st->dir);
     const std::vector<FamilyStats> fams = validate_rows(read.rows, timing, st->worst);

@@ -23,6 +23,7 @@
 
 #include "aiconfigurator.hpp"  // aic::Call, aic::Skips, aic::detail::Cells
 #include "costdsl/detail/read_text_file.hpp"
+#include "named_csv_rows.hpp"
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/p2p.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
@@ -61,38 +62,6 @@ struct ReadResult {
 
 namespace detail {
 
-// Calls f(line, Cells) for each data row; the header must hold `required`. vidur writes
-// pandas' unnamed index as an empty first column: empty names are ignored.
-template <class F>
-void for_each_row(const std::string& text, const std::string& file, const std::vector<std::string_view>& required,
-                  F&& f) {
-  std::map<std::string, std::size_t, std::less<>> index;
-  std::size_t columns = 0;
-  bool have_header = false;
-  for_each_csv_line(text, file, [&](std::size_t line, std::string_view raw, std::span<const CsvCell> cells) {
-    if (!have_header) {
-      have_header = true;
-      columns = cells.size();
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        if (cells[c].text.empty()) continue;
-        if (!index.emplace(std::string(cells[c].text), c).second)
-          throw DataError(fmt::format("{}:{}:{}: duplicate column '{}'", file, line, cells[c].col, cells[c].text));
-      }
-      for (std::string_view col : required)
-        if (index.count(col) == 0)
-          throw DataError(fmt::format("{}:{}:1: missing column '{}' for a vidur table (it needs: {})", file, line,
-                                      col, fmt::join(required, ", ")));
-      return;
-    }
-    if (cells.size() != columns)
-      throw DataError(fmt::format("{}:{}:{}: row has {} cells but the header has {} columns", file, line,
-                                  cells.size() > columns ? cells[columns].col : raw.size() + 1, cells.size(),
-                                  columns));
-    f(line, aic::detail::Cells(file, line, index, cells));
-  });
-  if (!have_header) throw DataError(fmt::format("{}:1:1: empty file: no header line", file));
-}
-
 // A config the kind rejects is a counted skip, as in the aiconfigurator importer.
 template <KernelDef K>
 std::optional<Call> make(typename K::Config c, typename K::Input in, std::string& why) {
@@ -123,7 +92,7 @@ inline ReadResult read_mlp(const std::filesystem::path& path) {
   ReadResult res;
   for (std::size_t o = 0; o < std::size(mlp_ops); ++o) {
     const std::string_view op = mlp_ops[o];
-    detail::for_each_row(text, file, required, [&](std::size_t, const aic::detail::Cells& r) {
+    cli::for_each_named_row(text, file, required, "a vidur table", [&](std::size_t, const aic::detail::Cells& r) {
       std::string why;
       const std::optional<double> ms = r.time(medians[o], why);
       if (!ms) {
@@ -170,9 +139,9 @@ inline ReadResult read_send_recv(const std::filesystem::path& path) {
   const std::string text = costdsl::detail::read_text_file(path, "vidur table");
   const std::string median = "time_stats.send_recv.median";
   ReadResult res;
-  detail::for_each_row(
+  cli::for_each_named_row(
       text, file, {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", median},
-      [&](std::size_t, const aic::detail::Cells& r) {
+      "a vidur table", [&](std::size_t, const aic::detail::Cells& r) {
         if (r.text("collective") != "send_recv") {
           res.skips.add(fmt::format("collective {}: only send_recv is read", r.text("collective")),
                         r.where("collective"));

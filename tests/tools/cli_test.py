@@ -332,6 +332,61 @@ for profile_dir in (["--profile-dir", str(own)], []):
     else:
         check(gemms and all("ANALYTIC" in s["coverage"] for s in gemms), f"H200 by default: roofline only: {gemms}")
 
+# validate --deployments: measured deployments against the same deployment simulated, each
+# row pinned; what costdsl cannot express yet is a counted skip with its reason.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    (d / "model_configs").mkdir()
+    (d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json").write_text(
+        (root / "data/models/llama3_8b.json").read_text())
+    header = ("id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,"
+              "batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms")
+    good = "a,trtllm,1.2,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5"
+    table = [header, good,
+             "b,trtllm,1.2,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,fp8,agg,1024,128,fp8,,8,1,1,1,1,1,150,6",
+             "c,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,bf16,disagg,1024,128,bf16,,,,,,,,200,8",
+             "d,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,tpu_v9,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5",
+             "e,vllm,0.19,acme/Nonexistent-7B,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5"]
+    (d / "silicon.csv").write_text("\n".join(table) + "\n")
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
+    check(v.get("rows") == 5 and v.get("simulated") == 1, f"validate --deployments: 5 rows, 1 simulated: {v}")
+    skipped = v.get("skipped", {})
+    for needle in ("precision fp8", "mode disagg", "system tpu_v9", "model acme/Nonexistent-7B"):
+        check(any(k.startswith(needle) and e["count"] == 1 for k, e in skipped.items()),
+              f"validate --deployments: one row skipped for {needle!r}: {skipped}")
+    # The simulated row is what `plan` pinned to the same deployment says.
+    p = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
+                       "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp",
+                       "1", "--json").stdout or "{}")
+    pinned = [c for c in p.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
+    worst = v.get("worst", [{}])[0]
+    check(pinned and abs(worst.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["p50"]) < 1e-9 and
+          abs(worst["tpot_ms"]["modelled"] - pinned[0]["tpot_ms"]["p50"]) < 1e-9,
+          f"validate --deployments: the row's TTFT and TPOT are plan's pinned p50s: {worst} / {pinned[:1]}")
+    g = v.get("groups", [{}])[0]
+    check(g.get("backend") == "trtllm" and g.get("gpu") == "h100_sxm" and g.get("rows") == 1 and
+          abs(g["ttft"]["bias"] - (worst["ttft_ms"]["modelled"] / 191 - 1)) < 1e-12,
+          f"validate --deployments: the group's bias is the row's relative error: {g}")
+    r = run("validate", "--deployments", str(d / "silicon.csv"))
+    check("TTFT med|err|" in r.stdout and "skipped" in r.stdout, f"validate --deployments text: {r.stdout}")
+    # --config-for names the config.json of a model filed under another name.
+    cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
+                       f"acme/Nonexistent-7B={cfg}").stdout or "{}")
+    check(v.get("simulated") == 2, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
+    r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
+    check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
+    # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
+    (d / "bad.csv").write_text(header + "\n" + good.replace(",1024,128,", ",1k,128,") + "\n")
+    r = run("validate", "--deployments", str(d / "bad.csv"), "--model-configs", str(d / "model_configs"), expect=2)
+    check("bad.csv:2:" in r.stderr and "column 'isl': '1k' is not a whole number" in r.stderr,
+          f"validate --deployments on a bad cell: {r.stderr}")
+    (d / "short.csv").write_text(header.replace(",silicon_tpot_ms", "") + "\n")
+    r = run("validate", "--deployments", str(d / "short.csv"), "--model-configs", str(d / "model_configs"), expect=2)
+    check("short.csv:1:1: missing column 'silicon_tpot_ms'" in r.stderr, f"missing column: {r.stderr}")
+    r = run("validate", "--deployments", str(d / "silicon.csv"), "--gpu", "h100", expect=2)
+    check("each deployment names its GPU" in r.stderr, f"--deployments with --gpu: {r.stderr}")
+
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)
