@@ -155,7 +155,11 @@ void add_import_command(CLI::App& app) {
       std::filesystem::create_directories(st->held_out_dir);
       std::map<std::string, std::vector<const aic::Row*>> by_file;
       for (const aic::Row* r : imp.held_out) by_file[r->file].push_back(r);
-      for (auto& [file, rows] : by_file) {
+      // Named references, not a structured binding: the lambda below captures the file name,
+      // and capturing a structured binding is C++20 that clang before 16 rejects.
+      for (auto& entry : by_file) {
+        const std::string& file = entry.first;
+        std::vector<const aic::Row*>& rows = entry.second;
         std::sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->line < b->line; });
         const auto rep = std::find_if(read.files.begin(), read.files.end(), [&](const auto& f) { return f.file == file; });
         std::string text = rep->header + "\n";
