@@ -90,7 +90,8 @@ void add_roofline_command(CLI::App& app) {
               "row group and GPU");
   roofline_cmd::add_common(*eval, *ev);
   eval->add_option("--params", ev->params, "a roofline.json to evaluate (default: the built-in parameters, "
-                                           "data/roofline.json as committed)");
+                                           "data/roofline.json as committed)")
+      ->check(CLI::ExistingFile);  // a directory would fail in the stream (an internal error), not as bad input
   eval->add_flag("--json", ev->json, "print one JSON object");
   eval->callback([ev] {
     const RooflineParams params = ev->params.empty() ? RooflineParams{} : load_roofline_params(ev->params);
