@@ -84,7 +84,10 @@ class GptOss {
  public:
   // dp = ep / tp attention groups; the layer pair is the repeated unit, so num_layers is even.
   static constexpr auto resolve_config(const Form& form) {
-    const auto tp = dim<"tp">(form), ep = dim<"ep">(form), layers = dim<"num_layers">(form);
+    // One declaration per variable: each dim has its own type (its name is part of it).
+    const auto tp = dim<"tp">(form);
+    const auto ep = dim<"ep">(form);
+    const auto layers = dim<"num_layers">(form);
     require_nonzero(tp), require_nonzero(ep), require_nonzero(layers), require_nonzero(dim<"sliding_window">(form));
     if (!decltype(layers)::is_static && layers.value() % 2 != 0)  // static: the division below fails to compile
       throw ConfigError("num_layers " + std::to_string(layers.value()) +

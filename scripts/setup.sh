@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what costdsl needs from Debian 12 packages (only what is missing) and
 # configures build/ once. Safe to run again: it does nothing that is already done.
-#   --fuzz   also clang and its libFuzzer runtime, for scripts/fuzz.sh
+#   --fuzz   also clang 19 and its libFuzzer and sanitizer runtimes, for scripts/fuzz.sh
+#            and scripts/clang_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ packages=(meson ninja-build pkgconf g++ python3
           libcli11-dev libbenchmark-dev libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
-    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;  # clang 19: scripts/fuzz.sh says why
     *) echo "setup: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <variant>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -106,6 +108,14 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
                "accuracy check; not needed: configs no shipped arch uses)\n";
 }
 
+// create_directories that fails as bad input (exit 2, naming the flag) rather than with
+// std::filesystem's exception (an internal error): DIR may be an existing file.
+void make_output_directory(const std::filesystem::path& dir, std::string_view flag) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("{} '{}': cannot create the directory: {}", flag, dir.string(), ec.message()));
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app) {
@@ -143,7 +153,7 @@ void add_import_command(CLI::App& app) {
     const aic::ImportResult imp = aic::import_rows(read.rows, opt, gpu);
     const std::filesystem::path out_dir =
         (st->out.empty() ? default_data_dir() / "profiles" : std::filesystem::path(st->out)) / gpu;
-    std::filesystem::create_directories(out_dir);
+    make_output_directory(out_dir, st->out.empty() ? "the default profile directory" : "--out");
     print_import_report(read, imp);
     for (const auto& [kind, text] : imp.tables) {
       const std::filesystem::path file = out_dir / (kind + ".csv");
@@ -152,10 +162,14 @@ void add_import_command(CLI::App& app) {
     }
     if (imp.tables.empty()) std::cout << "no rows could be imported: nothing written\n";
     if (!st->held_out_dir.empty()) {
-      std::filesystem::create_directories(st->held_out_dir);
+      make_output_directory(st->held_out_dir, "--held-out-dir");
       std::map<std::string, std::vector<const aic::Row*>> by_file;
       for (const aic::Row* r : imp.held_out) by_file[r->file].push_back(r);
-      for (auto& [file, rows] : by_file) {
+      // Named references, not a structured binding: the lambda below captures the file name,
+      // and capturing a structured binding is C++20 that clang before 16 rejects.
+      for (auto& entry : by_file) {
+        const std::string& file = entry.first;
+        std::vector<const aic::Row*>& rows = entry.second;
         std::sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->line < b->line; });
         const auto rep = std::find_if(read.files.begin(), read.files.end(), [&](const auto& f) { return f.file == file; });
         std::string text = rep->header + "\n";

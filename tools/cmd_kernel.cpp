@@ -127,7 +127,9 @@ void add_kernel_kind(CLI::App& parent) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_flag("--json", st->json, "print one JSON object");
-  cmd->callback([st, cmd] {
+  // [=]: cmd is used only by the kinds with a weight_dtype (the if constexpr below), and naming it
+  // in the capture list is an unused capture (clang's -Wunused-lambda-capture, an error under werror).
+  cmd->callback([=] {
     // Weight-only formats are the exception: the expert weights default to the activations' dtype.
     if constexpr (requires { st->config.weight_dtype; })
       if (cmd->count("--weight-dtype") == 0) st->config.weight_dtype = st->config.dtype;

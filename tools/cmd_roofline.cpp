@@ -8,11 +8,13 @@
 // request line (roofline_server.hpp has the protocol). Both time each row with its
 // kernel's own roofline(), the code every analytic leaf runs.
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -90,7 +92,15 @@ void add_roofline_command(CLI::App& app) {
               "row group and GPU");
   roofline_cmd::add_common(*eval, *ev);
   eval->add_option("--params", ev->params, "a roofline.json to evaluate (default: the built-in parameters, "
-                                           "data/roofline.json as committed)");
+                                           "data/roofline.json as committed)")
+      // A directory would fail in the stream's read (an internal error); a missing file is
+      // reported by load_roofline_params.
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            std::error_code ec;
+            return std::filesystem::is_directory(s, ec) ? "is a directory, not a roofline.json: " + s : std::string();
+          },
+          "FILE", "not_a_directory"));
   eval->add_flag("--json", ev->json, "print one JSON object");
   eval->callback([ev] {
     const RooflineParams params = ev->params.empty() ? RooflineParams{} : load_roofline_params(ev->params);

@@ -70,9 +70,9 @@ class RooflineServer {
       if (name == "eval") return eval(req, where);
       fail(where, fmt::format("field 'op': '{}' is not one of \"groups\", \"rows\", \"subset\", \"eval\"", name));
     } catch (const Error& e) {
-      return nlohmann::json{{"error", e.what()}}.dump();
+      return error_answer(e.what());
     } catch (const nlohmann::json::exception& e) {
-      return nlohmann::json{{"error", fmt::format("{}: {}", where, e.what())}}.dump();
+      return error_answer(fmt::format("{}: {}", where, e.what()));
     }
   }
 
@@ -90,6 +90,12 @@ class RooflineServer {
     std::vector<std::uint32_t> ids;
     std::vector<double> weights;
   };
+
+  // {"error": what}; a message quoting the request's bytes (a JSON parse error shows what it
+  // last read) may hold invalid UTF-8, written as U+FFFD rather than throwing from dump().
+  static std::string error_answer(const std::string& what) {
+    return nlohmann::json{{"error", what}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
 
   [[noreturn]] static void fail(const std::string& where, const std::string& what) {
     throw InputError(fmt::format("{}: {}", where, what));

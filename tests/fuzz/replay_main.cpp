@@ -27,7 +27,8 @@ int replay(const std::filesystem::path& file) {
 int main(int argc, char** argv) {
   int failures = 0, inputs = 0;
   for (int a = 1; a < argc; ++a) {
-    const std::filesystem::path p(argv[a]);
+    // Absolute: a harness may change the working directory (fuzz_cli.cpp runs in a sandbox).
+    const std::filesystem::path p = std::filesystem::absolute(argv[a]);
     if (std::filesystem::is_directory(p)) {
       for (const auto& e : std::filesystem::directory_iterator(p))
         if (e.is_regular_file()) failures += replay(e.path()), ++inputs;
