@@ -32,6 +32,7 @@ struct PlanSpec {
   // one request's latency, the steady stream of independent users a service sees.
   enum class ClientStart : std::uint8_t { together, staggered };
   ClientStart client_start = ClientStart::together;
+  static constexpr const char* name(ClientStart s) noexcept { return s == ClientStart::together ? "together" : "staggered"; }
 
   bool aggregated = true, disaggregated = true;
   std::vector<std::uint32_t> token_budgets{2048, 8192};  // max_batch_tokens of an aggregated worker

@@ -16,6 +16,7 @@
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/reflect.hpp"
+#include "costdsl/serve/plan_spec.hpp"
 #include "model.hpp"
 
 namespace costdsl::cli {
@@ -57,6 +58,19 @@ inline const CLI::Validator non_negative_number(
       return {};
     },
     "NUMBER>=0", "non_negative_number");
+
+// --client-start, for the commands that run closed loops of clients (plan, validate
+// --deployments): the names are PlanSpec::name's.
+inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::ClientStart& v) {
+  using CS = serve::PlanSpec::ClientStart;
+  return cmd
+      .add_option_function<std::string>(
+          "--client-start", [&v](const std::string& s) { v = s == serve::PlanSpec::name(CS::together) ? CS::together : CS::staggered; },
+          "closed loops: `together`, every client's first request at once, as serving benchmarks send them; "
+          "`staggered`, spread over one request's latency, like independent users")
+      ->check(CLI::IsMember({serve::PlanSpec::name(CS::together), serve::PlanSpec::name(CS::staggered)}))
+      ->default_str(serve::PlanSpec::name(v));
+}
 
 // --gpu, --timing, --profile-dir: how a command times its leaves.
 struct TimingOptions {

@@ -88,7 +88,8 @@ void add_plan_command(CLI::App& app) {
     TimingOptions timing;
     std::uint32_t gpus = 0, isl = 0, osl = 0, prefix = 0, top = 5, concurrency = 0, percentile = 90;
     double ttft_ms = 0, tpot_ms = 0, latency_ms = 0, rate = 0;
-    std::string mode = "both", client_start = "together";
+    std::string mode = "both";
+    serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     std::vector<std::uint32_t> budgets{2048, 8192};
     std::vector<std::uint32_t> hps;
     std::uint32_t max_batch = 512, requests = 500;
@@ -145,12 +146,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--concurrency", st->concurrency, "requests in flight over the whole deployment (a closed loop)")
       ->check(positive)
       ->excludes(rate);
-  cmd->add_option("--client-start", st->client_start,
-                  "closed loops (--concurrency, the default sweep): `together`, every client's first request at "
-                  "once, as serving benchmarks send them; `staggered`, spread over one request's latency, like "
-                  "independent users")
-      ->check(CLI::IsMember({"together", "staggered"}))
-      ->capture_default_str();
+  add_client_start_option(*cmd, st->client_start);
   cmd->add_option("--top", st->top, "deployments listed per mode")->check(positive)->capture_default_str();
   cmd->add_option("--token-budgets", st->budgets,
                   "token budgets (new tokens per iteration, per DP group) to try, e.g. 2048,8192")
@@ -201,8 +197,7 @@ void add_plan_command(CLI::App& app) {
       spec.load = serve::PlanSpec::LoadMode::concurrency;
       spec.concurrency = st->concurrency;
     }
-    spec.client_start = st->client_start == "staggered" ? serve::PlanSpec::ClientStart::staggered
-                                                        : serve::PlanSpec::ClientStart::together;
+    spec.client_start = st->client_start;
     spec.token_budgets = st->budgets;
     spec.hps = st->hps;
     spec.max_batch = st->max_batch;

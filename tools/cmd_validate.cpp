@@ -211,7 +211,8 @@ void add_validate_command(CLI::App& app) {
     TimingOptions timing;
     bool json = false;
     std::size_t worst = 3;
-    std::string deployments, model_configs, client_start = "together";
+    std::string deployments, model_configs;
+    serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     std::vector<std::string> config_for;
     std::uint32_t token_budget = 8192;
   };
@@ -243,12 +244,7 @@ void add_validate_command(CLI::App& app) {
       ->check(CLI::Range(1u, 1u << 20))
       ->capture_default_str()
       ->needs(deployments);
-  cmd->add_option("--client-start", st->client_start,
-                  "--deployments: together (every client's first request at once, as the benchmarks send them) or "
-                  "staggered")
-      ->check(CLI::IsMember({"together", "staggered"}))
-      ->capture_default_str()
-      ->needs(deployments);
+  add_client_start_option(*cmd, st->client_start)->needs(deployments);
   cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
   cmd->add_flag("--json", st->json, "print one JSON object");
   cmd->callback([st] {
@@ -266,8 +262,7 @@ void add_validate_command(CLI::App& app) {
         o.config_for[kv.substr(0, eq)] = kv.substr(eq + 1);
       }
       o.token_budget = st->token_budget;
-      o.client_start = st->client_start == "staggered" ? serve::PlanSpec::ClientStart::staggered
-                                                       : serve::PlanSpec::ClientStart::together;
+      o.client_start = st->client_start;
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips);
