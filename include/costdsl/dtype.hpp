@@ -9,12 +9,18 @@
 
 namespace costdsl {
 
+// fp8: e4m3 with one scale per tensor (or per output channel); the activations are
+// quantized per tensor or per token in front of the GEMM.
+// fp4: NVFP4 (e2m1 values, one e4m3 scale per 16 elements, one fp32 scale per tensor).
 // mxfp4: OCP microscaling fp4 (e2m1 values, one shared 8-bit e8m0 scale per block of 32),
 // the format gpt-oss ships its expert weights in.
-enum class Dtype : std::uint8_t { fp32, bf16, fp16, fp8, fp4, mxfp4 };
+// fp8_block: DeepSeek-style block-scaled e4m3: one fp32 scale per 128×128 weight block and
+// per 1×128 activation group (the `weight_block_size: [128, 128]` checkpoints); its GEMMs
+// are separate kernels from per-tensor fp8's, so it is a dtype of its own.
+enum class Dtype : std::uint8_t { fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block };
 
-inline constexpr std::array<Dtype, 6> all_dtypes{Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8,
-                                                 Dtype::fp4,  Dtype::mxfp4};
+inline constexpr std::array<Dtype, 7> all_dtypes{Dtype::fp32, Dtype::bf16,  Dtype::fp16,     Dtype::fp8,
+                                                 Dtype::fp4,  Dtype::mxfp4, Dtype::fp8_block};
 
 constexpr std::string_view name(Dtype d) noexcept {
   switch (d) {
@@ -24,12 +30,14 @@ constexpr std::string_view name(Dtype d) noexcept {
     case Dtype::fp8: return "fp8";
     case Dtype::fp4: return "fp4";
     case Dtype::mxfp4: return "mxfp4";
+    case Dtype::fp8_block: return "fp8_block";
   }
   return "?";
 }
 
-// Storage size; fp4 packs two elements per byte; mxfp4 adds its block scale:
-// (32 · 4 + 8) bits / 32 = 4.25 bits per element.
+// Storage size; fp4 packs two elements per byte; the block-scaled formats add their
+// scales: mxfp4 (32 · 4 + 8) bits / 32 = 4.25 bits per element, fp8_block one fp32 per
+// 128 × 128 weights (activations carry one per 128, but weights dominate what is stored).
 constexpr double bytes_per_element(Dtype d) noexcept {
   switch (d) {
     case Dtype::fp32: return 4;
@@ -38,6 +46,7 @@ constexpr double bytes_per_element(Dtype d) noexcept {
     case Dtype::fp8: return 1;
     case Dtype::fp4: return 0.5;
     case Dtype::mxfp4: return 4.25 / 8;
+    case Dtype::fp8_block: return 1 + 4.0 / (128 * 128);
   }
   return 0;
 }
@@ -50,8 +59,9 @@ inline Dtype parse_dtype(std::string_view s, std::string_view field = "dtype") {
   if (s == "fp8" || s == "fp8_e4m3" || s == "e4m3") return Dtype::fp8;
   if (s == "fp4" || s == "nvfp4") return Dtype::fp4;
   if (s == "mxfp4") return Dtype::mxfp4;
+  if (s == "fp8_block") return Dtype::fp8_block;
   throw InputError(std::string(field) + " '" + std::string(s) +
-                   "' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4, mxfp4)");
+                   "' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block)");
 }
 
 }  // namespace costdsl

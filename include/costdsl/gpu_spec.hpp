@@ -46,6 +46,7 @@ struct GpuSpec {
       case Dtype::bf16: return &peak_bf16;
       case Dtype::fp16: return &peak_fp16;
       case Dtype::fp8: return &peak_fp8;
+      case Dtype::fp8_block: return &peak_fp8;  // fp8 MMA; the block scales are applied in the epilogue of each k-block
       case Dtype::fp4: return &peak_fp4;
       case Dtype::mxfp4: return &peak_fp4;  // block-scaled fp4 MMA runs on the fp4 tensor cores (sm_100)
       case Dtype::fp32: return &peak_fp32;

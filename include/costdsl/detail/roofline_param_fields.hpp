@@ -68,7 +68,9 @@ inline const std::vector<RooflineParamField>& roofline_param_fields() {
       const auto i = static_cast<std::size_t>(d);
       f.push_back({fmt::format("gemm.eff_compute.{}", name(d)), R::efficiency,
                    [i](P& p) -> double& { return p.gemm.eff_compute[i]; },
-                   d == Dtype::mxfp4 ? std::string("gemm.eff_compute.fp4") : std::string()});
+                   d == Dtype::mxfp4       ? std::string("gemm.eff_compute.fp4")
+                   : d == Dtype::fp8_block ? std::string("gemm.eff_compute.fp8")
+                                           : std::string()});
     }
     f.push_back({"gemm.eff_tile_m64", R::efficiency, [](P& p) -> double& { return p.gemm.eff_tile_m64; }});
     f.push_back({"gemm.k_overhead", R::non_negative, [](P& p) -> double& { return p.gemm.k_overhead; }});
