@@ -66,7 +66,7 @@ struct DeepseekV3Config {
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
                  (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
-                 (bool, hop_b));
+                 (Dtype, gemm_dtype), (Dtype, expert_dtype), (bool, hop_b));
 
   // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
   // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,
@@ -101,6 +101,7 @@ struct DeepseekV3Config {
       throw DataError(hf.file() + ": n_shared_experts " + std::to_string(shared) + " * moe_intermediate_size " +
                       std::to_string(moe_intermediate) + " = " + std::to_string(shared_intermediate) +
                       " (the shared expert's intermediate size) overflows 32 bits");
+    const Quantization q = hf.quantization();
     return {hf.dim("hidden_size"),
             hf.dim("num_attention_heads"),
             hf.dim("q_lora_rank"),
@@ -120,7 +121,9 @@ struct DeepseekV3Config {
             ep,
             hp,
             hf.dtype(),
-            hf.dtype(),
+            q.kv,
+            q.gemm,
+            q.moe,
             false};
   }
 };
@@ -131,7 +134,7 @@ inline constexpr DeepseekV3Config deepseek_v3{
     .qk_rope_head_dim = 64, .v_head_dim = 128, .intermediate = 18432, .moe_intermediate = 2048,
     .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 129280, .num_layers = 61,
     .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16,
-    .hop_b = false};
+    .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16, .hop_b = false};
 
 using worklets::AttnGrain;
 using worklets::default_grain;
@@ -234,13 +237,16 @@ class DeepseekV3 {
     const double h = c.hidden, tp = c.tp, heads = double(c.num_heads) / tp, heads_out = heads / c.hp;
     const double attn = h * c.q_lora_rank + c.q_lora_rank * heads * (c.qk_nope_head_dim + c.qk_rope_head_dim) +
                         h * (c.kv_lora_rank + c.qk_rope_head_dim) + c.kv_lora_rank * heads * c.qk_nope_head_dim +
-                        c.kv_lora_rank * heads_out * c.v_head_dim + heads_out * c.v_head_dim * h + 2 * h +
-                        c.q_lora_rank + c.kv_lora_rank;  // + input, post, q_a and kv_a norms
+                        c.kv_lora_rank * heads_out * c.v_head_dim + heads_out * c.v_head_dim * h;
+    const double norms = 2 * h + c.q_lora_rank + c.kv_lora_rank;  // input, post, q_a and kv_a norms
     const double dense = 3.0 * h * c.intermediate / (tp * c.hp);
-    const double moe = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep) +
-                       3.0 * h * c.shared_intermediate + h * c.num_experts;
-    const double layers = c.num_layers * attn + c.num_dense_layers * dense + (c.num_layers - c.num_dense_layers) * moe;
-    return bytes_per_element(c.dtype) * (layers + 2.0 * c.vocab * h + h);
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double shared = 3.0 * h * c.shared_intermediate, router = h * c.num_experts;
+    const double moe_layers = c.num_layers - c.num_dense_layers;
+    const double gemm = c.num_layers * attn + c.num_dense_layers * dense + moe_layers * shared;
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * gemm +
+           bytes_per_element(worklets::expert_weight_dtype(form_)) * moe_layers * experts +
+           bytes_per_element(c.dtype) * (c.num_layers * norms + moe_layers * router + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }

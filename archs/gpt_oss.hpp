@@ -38,7 +38,8 @@ struct GptOssConfig {
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
-                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, expert_dtype));
+                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, expert_dtype),
+                 (Dtype, gemm_dtype));
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr GptOssConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
     GptOssConfig c = *this;
@@ -47,7 +48,7 @@ struct GptOssConfig {
   }
 
   // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
-  // first; quantization_config.quant_method mxfp4 (or none) sets the expert weights' dtype.
+  // first; the quantization (mxfp4 experts as gpt-oss ships them) is the config's (HfConfig::quantization).
   static GptOssConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
     const HfConfig::Value* types = hf.find("layer_types");
@@ -57,15 +58,10 @@ struct GptOssConfig {
     if (!alternating)
       throw DataError(hf.file() + ": layer_types " + types->json + " is not " + std::to_string(layers) + " entries " +
                       "alternating sliding_attention, full_attention (sliding first): GptOss repeats that pair");
-    const Dtype dtype = hf.dtype();
-    const std::string key = "quantization_config.quant_method", quant = hf.has(key) ? hf.text(key) : "";
-    if (!quant.empty() && quant != "mxfp4")
-      throw DataError(hf.file() + ": quantization_config.quant_method '" + quant +
-                      "' is not supported; GptOss reads mxfp4 or unquantized expert weights");
+    const Quantization q = hf.quantization();
     return {hf.dim("hidden_size"), hf.dim("num_attention_heads"), hf.dim("num_key_value_heads"), hf.dim("head_dim"),
             hf.dim("intermediate_size"), hf.dim("num_local_experts"), hf.dim("num_experts_per_tok"),
-            hf.dim("vocab_size"), layers, hf.dim("sliding_window"), tp, ep, dtype, dtype,
-            quant.empty() ? dtype : Dtype::mxfp4};
+            hf.dim("vocab_size"), layers, hf.dim("sliding_window"), tp, ep, hf.dtype(), q.kv, q.moe, q.gemm};
   }
 };
 
@@ -73,11 +69,11 @@ struct GptOssConfig {
 inline constexpr GptOssConfig gpt_oss_120b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4, .gemm_dtype = Dtype::bf16};
 inline constexpr GptOssConfig gpt_oss_20b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4, .gemm_dtype = Dtype::bf16};
 
 template <class Form>
 class GptOss {
@@ -138,8 +134,9 @@ class GptOss {
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
-    const double dense = c.num_layers * (attn + h * c.num_experts + 2 * h + c.num_qo_heads) + 2.0 * c.vocab * h + h;
-    return bytes_per_element(c.dtype) * dense + bytes_per_element(c.expert_dtype) * c.num_layers * experts;
+    const double rest = c.num_layers * (h * c.num_experts + 2 * h + c.num_qo_heads) + 2.0 * c.vocab * h + h;
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * attn + bytes_per_element(c.dtype) * rest +
+           bytes_per_element(c.expert_dtype) * c.num_layers * experts;
   }
 
   const Form& form() const noexcept { return form_; }

@@ -33,6 +33,7 @@
 #include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 
 namespace costdsl::archs {
@@ -44,7 +45,7 @@ struct Llama3Config {
   COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
                  (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                 (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
+                 (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (bool, kv_replicate),
                  (bool, hop_b));
 
   constexpr Llama3Config with_tp(std::uint32_t degree) const {
@@ -59,6 +60,7 @@ struct Llama3Config {
   }
 
   static Llama3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
+    const Quantization q = hf.quantization();
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
@@ -73,7 +75,8 @@ struct Llama3Config {
             tp,
             hp,
             hf.dtype(),
-            hf.dtype(),
+            q.kv,
+            q.gemm,
             false,
             false};
   }
@@ -83,15 +86,15 @@ struct Llama3Config {
 inline constexpr Llama3Config llama3_8b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
     .intermediate = 14336, .vocab = 128256, .num_layers = 32, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 inline constexpr Llama3Config llama3_70b{
     .hidden = 8192, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
     .intermediate = 28672, .vocab = 128256, .num_layers = 80, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 inline constexpr Llama3Config llama3_405b{
     .hidden = 16384, .num_qo_heads = 128, .num_kv_heads = 8, .head_dim = 128,
     .intermediate = 53248, .vocab = 128256, .num_layers = 126, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
 using worklets::AttnGrain;
 using worklets::default_grain;
@@ -142,7 +145,8 @@ class Llama3 {
   double kv_bytes_per_token() const { return worklets::kv_bytes_per_token(form_, values(form_).num_kv_heads); }
   double kv_bytes_per_token_per_gpu() const { return worklets::kv_bytes_per_token_per_gpu(form_); }
 
-  // Weight bytes resident on one GPU: the sharded layers plus the local embed and lm_head.
+  // Weight bytes resident on one GPU: the sharded layers (projections in their weight
+  // format) plus the local embed and lm_head.
   // QKV is split tp ways (replicated over hp; replicated KV heads counted per copy),
   // o_proj and the FFN over all hp × tp GPUs.
   double weight_bytes_per_gpu() const {
@@ -150,8 +154,9 @@ class Llama3 {
     const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
     const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
     const double mlp = 3.0 * h * c.intermediate / n;
-    const double per_layer = attn + mlp + 2 * h;
-    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+    const double norms = 2 * h;  // norms, embedding and lm_head stay in the activations' dtype
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
+           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }

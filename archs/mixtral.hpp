@@ -45,7 +45,7 @@ struct MixtralConfig {
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
-                 (Dtype, kv_dtype));
+                 (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
 
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr MixtralConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
@@ -61,9 +61,10 @@ struct MixtralConfig {
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
                       std::to_string(hidden) + " and there is no head_dim");
+    const Quantization q = hf.quantization();
     return {hidden, heads, hf.dim("num_key_value_heads", heads), hf.dim("head_dim", hidden / heads),
             hf.dim("intermediate_size"), hf.dim("num_local_experts"), hf.dim("num_experts_per_tok"),
-            hf.dim("vocab_size"), hf.dim("num_hidden_layers"), tp, ep, hf.dtype(), hf.dtype()};
+            hf.dim("vocab_size"), hf.dim("num_hidden_layers"), tp, ep, hf.dtype(), q.kv, q.gemm, q.moe};
   }
 };
 
@@ -71,11 +72,11 @@ struct MixtralConfig {
 inline constexpr MixtralConfig mixtral_8x7b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
     .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16};
+    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 inline constexpr MixtralConfig mixtral_8x22b{
     .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
     .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16};
+    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class Mixtral {
@@ -136,8 +137,10 @@ class Mixtral {
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * c.num_experts / (tp_experts ? c.tp : c.ep);
-    const double per_layer = attn + experts + h * c.num_experts + 2 * h;
-    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+    const double rest = h * c.num_experts + 2 * h;  // router, norms
+    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
+                           bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
+           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }

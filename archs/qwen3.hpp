@@ -31,6 +31,7 @@
 #include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 
 namespace costdsl::archs {
@@ -39,7 +40,7 @@ struct Qwen3Config {
   COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
                  (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                 (Dtype, dtype), (Dtype, kv_dtype), (bool, kv_replicate),
+                 (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (bool, kv_replicate),
                  (bool, hop_b));
 
   constexpr Qwen3Config with_tp(std::uint32_t degree) const {
@@ -56,6 +57,7 @@ struct Qwen3Config {
   // head_dim is required: Qwen3 decouples it from hidden / heads (32B: 5120 / 64 = 80, head_dim 128).
   static Qwen3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
     const std::uint32_t heads = hf.dim("num_attention_heads");
+    const Quantization q = hf.quantization();
     return {hf.dim("hidden_size"),
             heads,
             hf.dim("num_key_value_heads", heads),
@@ -66,7 +68,8 @@ struct Qwen3Config {
             tp,
             hp,
             hf.dtype(),
-            hf.dtype(),
+            q.kv,
+            q.gemm,
             false,
             false};
   }
@@ -76,11 +79,11 @@ struct Qwen3Config {
 inline constexpr Qwen3Config qwen3_8b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
     .intermediate = 12288, .vocab = 151936, .num_layers = 36, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 inline constexpr Qwen3Config qwen3_32b{
     .hidden = 5120, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
     .intermediate = 25600, .vocab = 151936, .num_layers = 64, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
 template <class Form, worklets::AttnGrain Grain = worklets::default_grain<Form>>
 class Qwen3 {
@@ -135,8 +138,9 @@ class Qwen3 {
     const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
     const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
     const double mlp = 3.0 * h * c.intermediate / n;
-    const double per_layer = attn + mlp + 2 * h + 2 * hd;  // + norms (incl. q/k norm)
-    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+    const double norms = 2 * h + 2 * hd;  // incl. q/k norm; with embedding and lm_head in the activations' dtype
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
+           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }

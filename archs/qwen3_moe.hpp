@@ -45,7 +45,7 @@ struct Qwen3MoeConfig {
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
-                 (Dtype, kv_dtype));
+                 (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
 
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr Qwen3MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
@@ -60,6 +60,7 @@ struct Qwen3MoeConfig {
       throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
                       " is not 1; Qwen3Moe models every layer as MoE");
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
+    const Quantization q = hf.quantization();
     return {hidden,
             heads,
             hf.dim("num_key_value_heads", heads),
@@ -72,7 +73,9 @@ struct Qwen3MoeConfig {
             tp,
             ep,
             hf.dtype(),
-            hf.dtype()};
+            q.kv,
+            q.gemm,
+            q.moe};
   }
 };
 
@@ -80,11 +83,11 @@ struct Qwen3MoeConfig {
 inline constexpr Qwen3MoeConfig qwen3_30b_a3b{
     .hidden = 2048, .num_qo_heads = 32, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 768,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16};
+    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
     .hidden = 4096, .num_qo_heads = 64, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 1536,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16};
+    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 
 template <class Form>
@@ -141,8 +144,10 @@ class Qwen3Moe {
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
-    const double per_layer = attn + experts + h * c.num_experts + 2 * h + 2 * hd;  // + norms (incl. q/k norm)
-    return bytes_per_element(c.dtype) * (c.num_layers * per_layer + 2.0 * c.vocab * h + h);
+    const double rest = h * c.num_experts + 2 * h + 2 * hd;  // router, norms (incl. q/k norm)
+    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
+                           bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
+           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }

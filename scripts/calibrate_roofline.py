@@ -378,7 +378,7 @@ def main():
     #      activation fits) and MLA (with the attention fit): not fitted, reported.
     moe_params = merge(gp, {"elementwise": {"activation": elementwise["activation"]}})
     checks = [("fused_moe.bf16 (grouped)", ("fused_moe.bf16",), moe_params),
-              ("fused_moe.fp8 (grouped)", ("fused_moe.fp8",), moe_params),
+              ("fused_moe.fp8_block (grouped)", ("fused_moe.fp8_block",), moe_params),
               ("mla.prefill", like("mla_prefill."), ap_), ("mla.decode", like("mla_decode."), ap_)]
     table_checks = Table(srv, present(g for _, groups, _ in checks for g in groups))
     for g in GPUS:

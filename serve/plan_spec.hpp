@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "costdsl/serve/parallel.hpp"
 #include "costdsl/serve/sla.hpp"
 
 namespace costdsl::serve {
@@ -43,6 +44,9 @@ struct PlanSpec {
   // groups of hp × tp GPUs within a node; a MoE worker holds ep / (hp × tp) of them);
   // empty: 2, 4, 8, ... as far as they fit. hp 1 is always tried.
   std::vector<std::uint32_t> hps;
+  // Non-empty: the only worker layouts tried (a deployment pinned to a measured one), so
+  // nothing else is simulated.
+  std::vector<Parallel> workers;
 
   // Requests each simulated unit runs. Closed loop: `warmup` = the clients (their first,
   // simultaneous requests), then max(min_requests, rounds × clients) measured. Open loop:

@@ -324,6 +324,10 @@ class Planner {
             tries.push_back({tp, static_cast<std::uint32_t>(ep), hp});
         }
     }
+    if (!spec_.workers.empty())
+      std::erase_if(tries, [&](const Parallel& p) {
+        return std::find(spec_.workers.begin(), spec_.workers.end(), p) == spec_.workers.end();
+      });
     const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);
     const std::uint64_t need_agg = kv_round(std::uint64_t{spec_.input_tokens} + spec_.output_tokens);
     std::optional<WorkerOption> leanest;  // the least weight per GPU, for the message when nothing fits

@@ -170,14 +170,14 @@ inline std::string lower(std::string_view s) {
   return out;
 }
 
-// aiconfigurator's dtype names → costdsl's. Block-scaled fp8 is not costdsl's fp8 GEMM
-// (per-channel): it is named so the caller can say so. fused MoE measures only the
-// block-scaled fp8 path, which is costdsl's fp8 fused_moe.
+// aiconfigurator's dtype names → costdsl's: fp8 is per tensor (per channel), fp8_block
+// DeepSeek's 128×128 block scales, nvfp4 costdsl's fp4.
 inline std::optional<Dtype> dtype_of(std::string_view s) {
   if (s == "bfloat16") return Dtype::bf16;
   if (s == "float16" || s == "half") return Dtype::fp16;
   if (s == "fp8" || s == "float8_e4m3fn") return Dtype::fp8;
   if (s == "nvfp4") return Dtype::fp4;
+  if (s == "fp8_block") return Dtype::fp8_block;
   if (s == "float32" || s == "float") return Dtype::fp32;
   return std::nullopt;
 }
@@ -263,13 +263,9 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
   switch (t) {
     case Table::gemm: {
       const std::string_view d = r.text("gemm_dtype");
-      if (d == "fp8_block") {
-        why = "gemm_dtype fp8_block: block-scaled fp8 is not costdsl's fp8 gemm (per-channel weights, per-token activations)";
-        return std::nullopt;
-      }
       const auto dt = dtype_of(d);
       if (!dt) {
-        why = fmt::format("gemm_dtype {}: no costdsl dtype (fp32, bf16, fp16, fp8, fp4)", d);
+        why = fmt::format("gemm_dtype {}: no costdsl dtype (fp32, bf16, fp16, fp8, fp8_block, nvfp4)", d);
         return std::nullopt;
       }
       const std::uint64_t m = r.count("m"), n = r.count("n"), k = r.count("k");
@@ -355,8 +351,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
         return std::nullopt;
       }
       const std::string_view d = r.text("moe_dtype");
-      std::optional<Dtype> dt = d == "fp8_block" ? std::optional<Dtype>(Dtype::fp8) : dtype_of(d);
-      if (d == "fp8") dt.reset();  // per-tensor fp8 MoE: not the path frameworks ship
+      const std::optional<Dtype> dt = dtype_of(d);
       if (!dt) {
         why = fmt::format("moe_dtype {}: no costdsl dtype (weight-only and mixed 4-bit formats are not modelled)", d);
         return std::nullopt;

@@ -103,12 +103,32 @@ inline std::vector<std::string> family_names() {
   return names;
 }
 
-inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
+// Which model, and how it is quantized: every command that builds a model takes these.
+inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
   cmd.add_option("--arch", o.arch, "a shipped arch (see `costdsl archs`)");
   cmd.add_option("--model-config", o.model_config, "a HuggingFace config.json to evaluate instead of --arch")
       ->check(CLI::ExistingFile);
   cmd.add_option("--family", o.family, "the family of --model-config (default: from its architectures)")
       ->check(CLI::IsMember(family_names()));
+  cmd.add_option_function<std::string>(
+         "--quant",
+         [&o](const std::string& s) {
+           const Quantization::Choice c = parse_quant_flag(s);
+           if (c.gemm) o.quantization.gemm = c.gemm;
+           if (c.moe) o.quantization.moe = c.moe;
+         },
+         "weight format of the dense/attention GEMMs and the experts, in place of the checkpoint's "
+         "quantization_config: bf16, fp8 (per tensor), fp8_block (128x128 scales), nvfp4, mxfp4; or "
+         "gemm=MODE,moe=MODE")
+      ->type_name("MODE");
+  cmd.add_option_function<std::string>(
+         "--kv-dtype", [&o](const std::string& s) { o.quantization.kv = parse_kv_dtype(s); },
+         "the KV cache's dtype, in place of the checkpoint's (bf16, fp16, fp8)")
+      ->type_name("DTYPE");
+}
+
+inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
+  add_model_source_options(cmd, o);
   cmd.add_option("--tp", o.tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
       ->check(positive)
       ->capture_default_str();

@@ -31,11 +31,22 @@ namespace costdsl::cli {
 
 // The degrees the shipped tables are for: dense archs at TP 1..8; MoE archs with DP
 // attention at TP 1..8 inside groups and EP 1..64 experts (every combination an arch
-// accepts). Each as shipped (bf16) and with fp8 weights and KV cache.
+// accepts). Each as shipped (bf16) and in the quantized deployments the serving
+// frameworks run (shipped_quantizations).
+
 constexpr std::uint32_t shipped_tp[] = {1, 2, 4, 8};
 constexpr std::uint32_t shipped_ep[] = {1, 2, 4, 8, 16, 32, 64};
 
 namespace {
+
+// GEMM and expert weight formats with the KV cache each usually runs with: together they
+// cover every GEMM format (bf16, fp8, fp8_block, nvfp4) and both KV dtypes.
+const Quantization::Choice shipped_quantizations[] = {
+    {},
+    {Dtype::fp8, Dtype::fp8, Dtype::fp8},
+    {Dtype::fp8_block, Dtype::fp8_block, Dtype::bf16},
+    {Dtype::fp4, Dtype::fp4, Dtype::fp8},
+};
 
 // Every (kind, config) a shipped arch binds at those degrees and dtypes, as profile keys.
 std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_arch_configs() {
@@ -66,12 +77,12 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
     }
   };
   for (const archs::ArchInfo& info : archs::catalog()) {
-    for (const bool fp8 : {false, true}) {
+    for (const Quantization::Choice& quantization : shipped_quantizations) {
       for (const std::uint32_t tp : shipped_tp) {
         ModelOptions options;
         options.arch = info.name;
         options.tp = tp;
-        if (fp8) options.dtype = Dtype::fp8;
+        options.quantization = quantization;
         if (!archs::find_family(info.family).expert_parallel) {
           collect(options);
           continue;
@@ -140,7 +151,7 @@ void add_import_command(CLI::App& app) {
   aic_cmd->add_option("--held-out-dir", st->held_out_dir,
                       "write the held-back rows there, in the source schema (for `costdsl validate`)");
   aic_cmd->add_flag("--for-archs", st->for_archs,
-                    "keep only the configs the shipped archs bind (TP 1-8, EP 1-64, bf16 and fp8), with the "
+                    "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), with the "
                     "measured neighbours that interpolating configs need");
   aic_cmd->callback([st] {
     const GpuCatalog catalog = GpuCatalog::load_default();

@@ -113,11 +113,7 @@ void add_plan_command(CLI::App& app) {
       "NUMBER>0", "positive_number");
   auto* cmd = app.add_subcommand(
       "plan", "Search the deployments of a model on N GPUs (aggregated and disaggregated) meeting an SLA, simulated");
-  cmd->add_option("--arch", st->model.arch, "a shipped arch (see `costdsl archs`)");
-  cmd->add_option("--model-config", st->model.model_config, "a HuggingFace config.json instead of --arch")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--family", st->model.family, "the family of --model-config (default: from its architectures)")
-      ->check(CLI::IsMember(family_names()));
+  add_model_source_options(*cmd, st->model);
   cmd->add_option("--routing-skew", st->model.routing_skew,
                   "MoE routing: power-law exponent of expert popularity (0 = uniform)")
       ->check(non_negative_number)

@@ -93,11 +93,7 @@ void add_sweep_command(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand(
       "sweep", "Iteration time and tokens/s against decode batch size, per GPU and TP degree (CSV / SVG / JSON)");
-  cmd->add_option("--arch", st->model.arch, "a shipped arch (see `costdsl archs`)");
-  cmd->add_option("--model-config", st->model.model_config, "a HuggingFace config.json to evaluate instead of --arch")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--family", st->model.family, "the family of --model-config (default: from its architectures)")
-      ->check(CLI::IsMember(family_names()));
+  add_model_source_options(*cmd, st->model);
   cmd->add_option("--gpu", st->gpus, "GPU name or alias (see `costdsl gpus`); repeatable")->required();
   cmd->add_option("--tp", st->tps, "tensor-parallel degrees, e.g. 1,2,4,8")
       ->delimiter(',')

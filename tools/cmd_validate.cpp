@@ -162,8 +162,9 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
   const auto row_json = [](const deployments::Simulated& s) {
     const deployments::Deployment& d = *s.row;
     return nlohmann::json{{"id", d.id}, {"where", d.where}, {"backend", d.backend}, {"gpu", d.system},
-                          {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.concurrency},
-                          {"tp", d.tp}, {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
+                          {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.clients()},
+                          {"tp", d.tp}, {"attention_dp", d.dp}, {"moe_ep", d.moe_ep},
+                          {"quantization", s.quantization}, {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
   };
   if (json) {
@@ -215,6 +216,7 @@ void add_validate_command(CLI::App& app) {
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     std::vector<std::string> config_for;
     std::uint32_t token_budget = 8192;
+    deployments::KvPolicy kv = deployments::KvPolicy::modelopt;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand(
@@ -225,8 +227,9 @@ void add_validate_command(CLI::App& app) {
   auto* deployments = cmd->add_option(
       "--deployments", st->deployments,
       "instead of kernel tables: measured deployments (silicon_sample.csv's columns: id, backend, model_path, "
-      "system, mode, isl, osl, batch_size = the benchmark's concurrency, tp_size, silicon_ttft_ms, silicon_tpot_ms), "
-      "each simulated pinned to its GPU, TP degree and concurrency")
+      "system, mode, isl, osl, batch_size = the benchmark's concurrency per attention-DP group, tp_size, "
+      "silicon_ttft_ms, silicon_tpot_ms; optional gemm_quant_mode, moe_quant_mode, attention_dp_size, moe_tp_size, "
+      "moe_ep_size), each simulated pinned to its GPU, parallel layout, quantization and concurrency")
       ->check(CLI::ExistingFile)
       ->excludes(dir);
   cmd->add_option("--model-configs", st->model_configs,
@@ -245,6 +248,17 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str()
       ->needs(deployments);
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
+  cmd->add_option("--kv-dtype", st->kv,
+                  "--deployments: the KV cache's dtype, which the table does not record: modelopt (fp8 where the "
+                  "GEMMs are fp8 or nvfp4, as NVIDIA's ModelOpt checkpoints ship; else the checkpoint's), checkpoint "
+                  "(the config's own), bf16 or fp8")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, deployments::KvPolicy>{
+          {"modelopt", deployments::KvPolicy::modelopt},
+          {"checkpoint", deployments::KvPolicy::checkpoint},
+          {"bf16", deployments::KvPolicy::bf16},
+          {"fp8", deployments::KvPolicy::fp8}}))
+      ->default_str("modelopt")
+      ->needs(deployments);
   cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
   cmd->add_flag("--json", st->json, "print one JSON object");
   cmd->callback([st] {
@@ -263,6 +277,7 @@ void add_validate_command(CLI::App& app) {
       }
       o.token_budget = st->token_budget;
       o.client_start = st->client_start;
+      o.kv = st->kv;
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips);

@@ -4,9 +4,10 @@
 // schema, ../shared/calibration/README.md) against costdsl's simulation of the same
 // deployment: the model from its config.json, the GPU, the worker's TP degree, the
 // concurrency as the batch cap, the clients starting together as the benchmark's do.
-// A row costdsl cannot express yet (quantized weights, a disaggregated or pipelined
-// deployment, a GPU or family it does not know) is a counted skip with its reason, never
-// a silent guess.
+// The weights are quantized as the row's gemm_quant_mode and moe_quant_mode say; the KV
+// cache as Options::kv says (KvPolicy). A row costdsl cannot express yet (int4
+// weight-only, a disaggregated or pipelined deployment, a GPU or family it does not
+// know) is a counted skip with its reason, never a silent guess.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -30,14 +31,19 @@
 #include "costdsl/serve/planner.hpp"
 #include "model.hpp"
 #include "named_csv_rows.hpp"
+#include "registry.hpp"
 
 namespace costdsl::cli::deployments {
 
 // One measured deployment (an aggregated one: the fields a disaggregated row adds are
-// not read, the row is skipped).
+// not read, the row is skipped). The worker's layout: tp GPUs of attention TP in each of
+// dp attention groups (attention_dp_size), its experts over moe_tp × moe_ep = tp × dp
+// GPUs; batch_size is each attention group's batch, so dp × batch_size clients.
 struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
-  std::uint32_t isl = 0, osl = 0, concurrency = 0, tp = 1, ep = 1;
+  std::uint32_t isl = 0, osl = 0, batch = 0, tp = 1, dp = 1, moe_tp = 1, moe_ep = 1;
+  std::uint32_t clients() const noexcept { return batch * dp; }
+  Quantization::Choice quantization;  // the weights' formats the row names (empty cell: the checkpoint's)
   double ttft_ms = 0, tpot_ms = 0;
 };
 
@@ -48,7 +54,22 @@ struct Table {
 };
 
 namespace detail {
-inline bool unquantized(std::string_view mode) { return mode.empty() || mode == "bf16" || mode == "fp16"; }
+// A quant-mode cell as a weight format; empty: the checkpoint's own. why: a mode costdsl
+// does not model.
+inline std::optional<Dtype> weight_format(const aic::detail::Cells& r, std::string_view col, std::string& why) {
+  if (!r.has(col) || r.text(col).empty()) return std::nullopt;
+  const std::string_view mode = r.text(col);
+  if (mode == "int4_wo") {
+    why = fmt::format("{} int4_wo: int4 weight-only GEMMs are not modelled", col);
+    return std::nullopt;
+  }
+  try {
+    return parse_weight_format(mode, col);
+  } catch (const InputError& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
 
 inline std::uint32_t small_count(const aic::detail::Cells& r, std::string_view col) {
   const std::uint64_t v = r.count(col);
@@ -74,20 +95,20 @@ inline Table read(const std::filesystem::path& path) {
       t.skips.add(fmt::format("mode {}: only aggregated deployments are simulated pinned so far", mode), where);
       return;
     }
-    for (const std::string_view col : {"precision", "gemm_quant_mode", "moe_quant_mode"})
-      if (r.has(col) && !detail::unquantized(r.text(col))) {
-        t.skips.add(fmt::format("{} {}: quantized weights are not modelled yet", col, r.text(col)), where);
+    Deployment d;
+    {
+      std::string why;
+      d.quantization.gemm = detail::weight_format(r, "gemm_quant_mode", why);
+      if (why.empty()) d.quantization.moe = detail::weight_format(r, "moe_quant_mode", why);
+      if (!why.empty()) {
+        t.skips.add(why, where);
         return;
       }
+    }
     if (r.has("pp_size") && !r.text("pp_size").empty() && r.count("pp_size") > 1) {
       t.skips.add("pp_size above 1: pipeline parallelism is not modelled", where);
       return;
     }
-    if (r.has("attention_dp_size") && !r.text("attention_dp_size").empty() && r.count("attention_dp_size") > 1) {
-      t.skips.add("attention_dp_size above 1: not pinned yet", where);
-      return;
-    }
-    Deployment d;
     d.id = r.text("id");
     d.backend = r.text("backend");
     d.backend_version = r.text_or("backend_version", "");
@@ -96,11 +117,15 @@ inline Table read(const std::filesystem::path& path) {
     d.where = where;
     d.isl = detail::small_count(r, "isl");
     d.osl = detail::small_count(r, "osl");
-    d.concurrency = detail::small_count(r, "batch_size");
+    d.batch = detail::small_count(r, "batch_size");
     d.tp = detail::small_count(r, "tp_size");
-    // Dense rows leave moe_ep_size empty or write 0.
-    if (r.has("moe_ep_size") && !r.text("moe_ep_size").empty() && r.count("moe_ep_size") > 0)
-      d.ep = detail::small_count(r, "moe_ep_size");
+    // Dense rows leave the MoE and attention-DP columns empty or write 0.
+    const auto degree = [&](std::string_view col) -> std::uint32_t {
+      return r.has(col) && !r.text(col).empty() && r.count(col) > 0 ? detail::small_count(r, col) : 1;
+    };
+    d.dp = degree("attention_dp_size");
+    d.moe_tp = degree("moe_tp_size");
+    d.moe_ep = degree("moe_ep_size");
     if (d.osl < 2) {
       t.skips.add("osl below 2: no TPOT", where);
       return;
@@ -125,6 +150,16 @@ inline std::filesystem::path config_path(const std::filesystem::path& dir, std::
   return dir / (name + "_config.json");
 }
 
+// The KV cache's dtype, which the table does not record. modelopt: fp8 where the row's
+// dense GEMMs are fp8 or nvfp4, the formats of NVIDIA's ModelOpt checkpoints, which
+// quantize the KV cache too (kv_cache_quant_algo FP8, e.g. nvidia/Llama-3.1-70B-Instruct-FP8,
+// whose hf_quant_config.json ships beside the sample); else the checkpoint's. The sample
+// bears it out: Llama-3.1-70B fp8 on one B200 at 64 clients of 1024 + 8192 tokens was
+// measured at a 0.35 s TTFT, which needs all 64 requests' KV resident, and that fits in
+// the GPU's memory beside the weights only at one byte per element. checkpoint: the
+// config's own (bf16 unless it names fp8; what aiconfigurator's estimates assume).
+enum class KvPolicy : std::uint8_t { modelopt, checkpoint, bf16, fp8 };
+
 struct Options {
   std::filesystem::path model_configs;  // where the config.json files are
   // model_path → its config.json, for models whose file is not DIR/org--name_config.json
@@ -132,11 +167,13 @@ struct Options {
   std::map<std::string, std::filesystem::path, std::less<>> config_for;
   std::uint32_t token_budget = 8192;    // new tokens per iteration of the simulated worker
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
+  KvPolicy kv = KvPolicy::modelopt;
 };
 
 struct Simulated {
   const Deployment* row = nullptr;
   double ttft_ms = 0, tpot_ms = 0;  // costdsl's medians over the measured requests
+  std::string quantization;         // as simulated (weights from the row, KV by the policy)
   double ttft_err() const { return ttft_ms / row->ttft_ms - 1; }
   double tpot_err() const { return tpot_ms / row->tpot_ms - 1; }
 };
@@ -161,6 +198,7 @@ class Simulator {
   struct ModelEntry {
     std::optional<HfConfig> config;  // HfConfig has no empty state
     std::string family;
+    bool expert_parallel = false;  // a MoE family: DP attention groups, EP experts
     std::string why;  // not empty: the model cannot be used, and why
   };
 
@@ -193,6 +231,7 @@ class Simulator {
         auto [hf, family] = mo.resolve();
         m.config.emplace(std::move(hf));
         m.family = std::move(family);
+        m.expert_parallel = archs::find_family(m.family).expert_parallel;
       } catch (const Error& e) {
         m.why = fmt::format("model {}: {}", model_path, e.what());
       }
@@ -206,32 +245,64 @@ class Simulator {
     const Timing* t = timing(d.system, why);
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
+    // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
+    // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs.
+    serve::Parallel worker{d.tp, 1, 1};
+    if (m->expert_parallel) {
+      if (d.moe_tp > 1) {
+        why = fmt::format("moe_tp_size {}: {} shards its experts expert-parallel only (tensor-parallel experts are "
+                          "not modelled)",
+                          d.moe_tp, m->family);
+        return std::nullopt;
+      }
+      worker.ep = d.tp * d.dp;
+      if (d.moe_tp * d.moe_ep != worker.ep) {
+        why = fmt::format("moe_tp_size {} x moe_ep_size {} is not tp_size {} x attention_dp_size {}: not one worker",
+                          d.moe_tp, d.moe_ep, d.tp, d.dp);
+        return std::nullopt;
+      }
+    } else if (d.dp > 1) {
+      why = fmt::format("attention_dp_size {}: {} is dense (whole replicas are costdsl's data parallelism)", d.dp,
+                        m->family);
+      return std::nullopt;
+    }
     serve::PlanSpec spec;
-    spec.gpus = d.tp * (d.ep > d.tp ? d.ep / d.tp : 1);
+    spec.gpus = m->expert_parallel ? worker.ep : worker.tp;
     spec.gpus_per_node = static_cast<std::uint32_t>(std::max(t->gpu().gpus_per_node, 1));
     spec.input_tokens = d.isl;
     spec.output_tokens = d.osl;
     spec.aggregated = true;
     spec.disaggregated = false;
     spec.load = serve::PlanSpec::LoadMode::concurrency;
-    spec.concurrency = d.concurrency;
+    spec.concurrency = d.clients();
     spec.client_start = o_.client_start;
-    spec.max_batch = d.concurrency;
+    spec.max_batch = d.batch;
     spec.token_budgets = {o_.token_budget};
     spec.hps = {1};
+    spec.workers = {worker};
     try {
-      const std::unique_ptr<serve::ModelSource> source = open_model_source(*m->config, m->family, *t);
+      HfConfig config = *m->config;
+      Quantization::Choice q = d.quantization;
+      switch (o_.kv) {
+        case KvPolicy::modelopt:
+          if (q.gemm == Dtype::fp8 || q.gemm == Dtype::fp4) q.kv = Dtype::fp8;
+          break;
+        case KvPolicy::checkpoint: break;
+        case KvPolicy::bf16: q.kv = Dtype::bf16; break;
+        case KvPolicy::fp8: q.kv = Dtype::fp8; break;
+      }
+      config.override_quantization(q);
+      const std::unique_ptr<serve::ModelSource> source = open_model_source(config, m->family, *t);
       serve::Planner planner(*source, *t, spec);
       for (const serve::PlanRow& r : planner.run(0, 1, {})) {
-        const bool ep_matches = !source->expert_parallel() || r.c.worker.ep == d.ep;
-        if (r.c.worker.tp == d.tp && ep_matches && r.c.replicas == 1 && r.r.measured > 0)
-          return Simulated{&d, r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3};
+        if (r.c.worker == worker && r.c.replicas == 1 && r.r.measured > 0)
+          return Simulated{&d, r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text()};
       }
     } catch (const Error& e) {
       why = fmt::format("{} on {} at tp {}: {}", d.model_path, d.system, d.tp, e.what());
       return std::nullopt;
     }
-    why = fmt::format("{} at tp {} (ep {}): not a layout the model accepts", m->family, d.tp, d.ep);
+    why = fmt::format("{} at tp {} (ep {}): not a layout the model accepts", m->family, worker.tp, worker.ep);
     return std::nullopt;
   }
 

@@ -47,12 +47,15 @@ std::string infer_family(const HfConfig& hf) {
 std::pair<HfConfig, std::string> ModelOptions::resolve() const {
   if (!model_config.empty()) {
     HfConfig hf = load_hf_config(model_config);
+    hf.override_quantization(quantization);
     std::string f = family.empty() ? infer_family(hf) : archs::find_family(family).name;
     return {std::move(hf), std::move(f)};
   }
   if (arch.empty()) throw InputError("give --arch NAME (see `costdsl archs`) or --model-config FILE");
   const archs::ArchInfo& info = archs::find_arch(arch);
-  return {load_hf_config(default_data_dir() / "models" / info.config), info.family};
+  HfConfig hf = load_hf_config(default_data_dir() / "models" / info.config);
+  hf.override_quantization(quantization);
+  return {std::move(hf), info.family};
 }
 
 std::uint32_t ModelOptions::expert_parallel() const {

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "costdsl/dtype.hpp"
+#include "costdsl/quantization.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/manifest.hpp"
 #include "costdsl/metrics.hpp"
@@ -36,26 +37,22 @@ struct ModelOptions {
   bool kv_replicate = false;             // tp above the KV heads by copying them (dense archs)
   bool hop_b = false;                    // hp > 1: overlap the HP all-to-all with attention (Helix HOP-B)
   double routing_skew = 0;
-  // The GEMM and KV-cache dtype in place of the config's own (e.g. fp8 weights and KV).
-  std::optional<Dtype> dtype;
+  // Components quantized otherwise than the checkpoint says (--quant, --kv-dtype):
+  // resolve() hands them to the config, which every arch reads its dtypes from.
+  Quantization::Choice quantization;
 
-  // Applies the dtype override to an arch config (fields dtype and kv_dtype).
-  template <class ArchConfig>
-  ArchConfig with_dtype(ArchConfig c) const {
-    if (dtype) c.dtype = c.kv_dtype = *dtype;
-    return c;
-  }
-  // The dense archs' attention options (hp, kv_replicate) and the dtype override.
+  // The dense archs' attention options (hp, kv_replicate).
   template <class ArchConfig>
   ArchConfig dense(ArchConfig c) const {
     c.hp = hp;
     c.kv_replicate = kv_replicate;
     c.hop_b = hop_b;
-    return with_dtype(c);
+    return c;
   }
 
   // The config.json to build and its family: --arch's, or --model-config's from its
-  // `architectures` (else `model_type`), --family overriding.
+  // `architectures` (else `model_type`), --family overriding; with the quantization
+  // choice applied.
   std::pair<HfConfig, std::string> resolve() const;
   // MoE archs: ep from --ep, or tp × --dp, or tp; --dp, when given, must be ep / tp.
   std::uint32_t expert_parallel() const;

@@ -61,6 +61,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -353,7 +354,8 @@ struct HpExchange {
 template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
 class AttnBlockHptp {
  public:
-  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype, hop_b.
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype, hop_b
+  // (and gemm_dtype, the projections' weights, where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
     ops::AttentionWork attention;
@@ -414,10 +416,10 @@ class AttnBlockHptp {
               hd = to_dim(r_.head_dim);
     return labeled<Name>(
         label,
-        sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_),
+        sum(detail::pre_attn_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
             // Nested as the attention op nests them: the same fold order as attn_block_tp.
             sum(leaf<"kv_cache_append">(KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
-                leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {v.dtype, qo, kv, hd, 0})}),
+                leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {ops::attention_prefill_dtype(v.dtype, v.kv_dtype), qo, kv, hd, 0})}),
                 leaf<"decode">(KvRankFolded<AttnDecode>{Kernel<AttnDecode>(t, {v.kv_dtype, qo, kv, hd})})),
             when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange<>{
                                 Kernel<AllToAll>(t, {to_dim(r_.hp)}),
@@ -425,7 +427,7 @@ class AttnBlockHptp {
                                 r_.a2a_bytes_per_token})),
             when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                 t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
-            leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
+            leaf<"o_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
             when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.gpus)})))));
   }
 

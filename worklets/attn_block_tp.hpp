@@ -23,6 +23,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -30,7 +31,8 @@ namespace costdsl::worklets {
 template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
 class AttnBlockTp {
  public:
-  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype.
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype (and
+  // gemm_dtype, the projections' weights, where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
     ops::AttentionWork attention;
@@ -71,7 +73,8 @@ class AttnBlockTp {
         Name.view(), "AttnBlockTp",
         {{"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank}});
     return labeled<Name>(
-        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, r_), detail::attn_slots(t, v.dtype, v.kv_dtype, r_, window_),
+        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
+                   detail::attn_slots(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

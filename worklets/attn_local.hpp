@@ -14,6 +14,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -21,7 +22,8 @@ namespace costdsl::worklets {
 template <class Form, FixedString Name = "attn">
 class AttnLocal {
  public:
-  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype, kv_dtype.
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype, kv_dtype (and
+  // gemm_dtype where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // rows through o_proj
     ops::AttentionWork attention;
@@ -45,7 +47,7 @@ class AttnLocal {
     const auto& v = values(form_);
     const std::string label = detail::worklet_label(
         Name.view(), "AttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
-    return labeled<Name>(label, sum(detail::attn_slots(t, v.dtype, v.kv_dtype, r_)));
+    return labeled<Name>(label, sum(detail::attn_slots(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::attn_slot_inputs(in.batch_tokens, in.attention)); }

@@ -64,6 +64,7 @@
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/detail/label.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 
 namespace costdsl::worklets {
 
@@ -71,7 +72,8 @@ template <class Form, FixedString Name = "attn">
 class MlaBlockHp {
  public:
   // Config: the form's hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
-  // qk_rope_head_dim, v_head_dim, hp, dtype, kv_dtype, hop_b.
+  // qk_rope_head_dim, v_head_dim, hp, dtype, kv_dtype, hop_b (and gemm_dtype where the form
+  // has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes of the group: rows through the projections
     ops::MlaWork mla;
@@ -133,10 +135,10 @@ class MlaBlockHp {
     return labeled<Name>(
         label,
         sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, hidden})),
-            leaf<"q_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_lora_rank), hidden})),
+            leaf<"q_a_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.q_lora_rank), hidden})),
             leaf<"q_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.q_lora_rank)})),
-            leaf<"q_b_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
-            leaf<"kv_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.kv_a_n), hidden})),
+            leaf<"q_b_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
+            leaf<"kv_a_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.kv_a_n), hidden})),
             leaf<"kv_a_norm">(Kernel<RmsNorm>(t, {v.dtype, latent})),
             leaf<"rope">(Kernel<Rope>(t, {v.dtype, heads, Dim{1}, to_dim(r_.qk_rope_head_dim)})),
             // The MLA op's slots (nested as ops::Mla nests them: at hp 1 the same fold order as
@@ -144,7 +146,7 @@ class MlaBlockHp {
             // and the merge between the decode and W_UV.
             sum(leaf<"kv_cache_append">(
                     KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, Dim{1}, to_dim(r_.latent_half)})}),
-                leaf<"kv_b_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.kv_b_n), latent})),
+                leaf<"kv_b_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.kv_b_n), latent})),
                 leaf<"prefill">(ops::ChunkedPrefill<MlaPrefill>{Kernel<MlaPrefill>(t, prefill)}),
                 leaf<"q_absorb">(Kernel<GroupedGemm>(t, {v.dtype, heads, latent, to_dim(r_.qk_nope_head_dim)})),
                 leaf<"decode">(KvRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}),
@@ -156,7 +158,7 @@ class MlaBlockHp {
                                     t, {v.dtype, to_dim(r_.num_heads_per_gpu), latent, to_dim(r_.hp)}))),
                 leaf<"o_absorb">(
                     Kernel<GroupedGemm>(t, {v.dtype, to_dim(r_.num_heads_per_gpu), to_dim(r_.v_head_dim), latent}))),
-            leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, hidden, to_dim(r_.o_proj_k)})),
+            leaf<"o_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), hidden, to_dim(r_.o_proj_k)})),
             when(r_.has_hp, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.hp)})))));
   }
 

@@ -29,6 +29,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/label.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 
 namespace costdsl::worklets {
 
@@ -36,7 +37,7 @@ template <class Form, FixedString Name = "attn">
 class MlaBlockTp {
  public:
   // Config: the form's hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
-  // qk_rope_head_dim, v_head_dim, tp, dtype, kv_dtype.
+  // qk_rope_head_dim, v_head_dim, tp, dtype, kv_dtype (and gemm_dtype where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes: rows through the projections
     ops::MlaWork mla;
@@ -80,16 +81,16 @@ class MlaBlockTp {
     return labeled<Name>(
         label,
         sum(leaf<"input_norm">(Kernel<RmsNorm>(t, {v.dtype, hidden})),
-            leaf<"q_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_lora_rank), hidden})),
+            leaf<"q_a_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.q_lora_rank), hidden})),
             leaf<"q_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.q_lora_rank)})),
-            leaf<"q_b_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
-            leaf<"kv_a_proj">(Kernel<Gemm>(t, {v.dtype, to_dim(r_.kv_a_n), hidden})),
+            leaf<"q_b_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.q_b_n), to_dim(r_.q_lora_rank)})),
+            leaf<"kv_a_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.kv_a_n), hidden})),
             leaf<"kv_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.kv_lora_rank)})),
             // Rotary on the decoupled parts only: q_pe of every head and the one shared k_pe.
             leaf<"rope">(Kernel<Rope>(t, {v.dtype, to_dim(r_.num_heads_per_rank), Dim{1}, to_dim(r_.qk_rope_head_dim)})),
-            ops::Mla::build(t, {v.dtype, v.kv_dtype, to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
+            ops::Mla::build(t, {v.dtype, v.kv_dtype, gemm_weight_dtype(form_), to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
                                 to_dim(r_.qk_nope_head_dim), to_dim(r_.qk_rope_head_dim), to_dim(r_.v_head_dim)}),
-            leaf<"o_proj">(Kernel<Gemm>(t, {v.dtype, hidden, to_dim(r_.o_proj_k)})),
+            leaf<"o_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), hidden, to_dim(r_.o_proj_k)})),
             when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

@@ -19,6 +19,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -26,7 +27,7 @@ namespace costdsl::worklets {
 template <class Form, FixedString Name = "mlp">
 class MlpBlockTp {
  public:
-  // Config: the form's hidden, intermediate, tp, dtype.
+  // Config: the form's hidden, intermediate, tp, dtype (and gemm_dtype where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;
   };
@@ -54,7 +55,7 @@ class MlpBlockTp {
     const std::string label = detail::worklet_label(
         Name.view(), "MlpBlockTp", {{"tp", r_.tp}, {"intermediate/rank", r_.intermediate_per_rank}});
     return labeled<Name>(
-        label, sum(detail::mlp_slots(t, dtype, r_),
+        label, sum(detail::mlp_slots(t, dtype, gemm_weight_dtype(form_), r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

@@ -14,6 +14,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -21,7 +22,7 @@ namespace costdsl::worklets {
 template <class Form, FixedString Name = "mlp">
 class MlpLocal {
  public:
-  // Config: the form's hidden, intermediate, dtype.
+  // Config: the form's hidden, intermediate, dtype (and gemm_dtype where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;
   };
@@ -42,7 +43,7 @@ class MlpLocal {
   auto build(const Timing& t) const {
     const std::string label =
         detail::worklet_label(Name.view(), "MlpLocal", {{"intermediate", r_.intermediate_per_rank}});
-    return labeled<Name>(label, sum(detail::mlp_slots(t, values(form_).dtype, r_)));
+    return labeled<Name>(label, sum(detail::mlp_slots(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::mlp_slot_inputs(in.batch_tokens)); }

@@ -19,6 +19,7 @@
 #include "costdsl/dim.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/inputs.hpp"
@@ -95,17 +96,6 @@ constexpr void require_routable(const E& num_experts, const K& top_k) {
                                                                 sym<"max_experts">(Static<ops::moe::max_experts>{}));
 }
 
-// The routed experts' weight dtype: a form's expert_dtype where it has one (MXFP4 gpt-oss),
-// else its activation dtype.
-template <class Form>
-constexpr Dtype expert_weight_dtype(const Form& form) {
-  if constexpr (requires { values(form).expert_dtype; }) {
-    return values(form).expert_dtype;
-  } else {
-    return values(form).dtype;
-  }
-}
-
 template <class Form, FixedString Name = "moe">
 class MoeExpertEp {
  public:
@@ -150,7 +140,7 @@ class MoeExpertEp {
               k = to_dim(r_.top_k);
     return labeled<Name>(
         label, sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {dtype, h, i, e, k, expert_dtype})}),
+                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
                    when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(r_.has_a2a, leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k})))));
   }

@@ -73,8 +73,9 @@ class MoeExpertTp {
                                                      {"top_k", r_.top_k}});
     return labeled<Name>(
         label, sum(leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(
-                       t, {dtype, to_dim(r_.hidden), to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts),
-                           to_dim(r_.top_k), expert_weight_dtype(form_)})}),
+                       t, {gemm_input_dtype(dtype, expert_weight_dtype(form_)), to_dim(r_.hidden),
+                           to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts), to_dim(r_.top_k),
+                           expert_weight_dtype(form_)})}),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

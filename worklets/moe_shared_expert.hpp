@@ -23,13 +23,15 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/label.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 
 namespace costdsl::worklets {
 
 template <class Form, FixedString Name = "shared_expert">
 class MoeSharedExpert {
  public:
-  // Config: the form's hidden, shared_intermediate (n_shared_experts · moe_intermediate), dtype.
+  // Config: the form's hidden, shared_intermediate (n_shared_experts · moe_intermediate), dtype (and
+  // gemm_dtype where the form has one: the shared expert is quantized like the dense layers).
   struct Input {
     std::uint64_t batch_tokens = 0;  // the rank's own rows
   };
@@ -55,9 +57,9 @@ class MoeSharedExpert {
         detail::worklet_label(Name.view(), "MoeSharedExpert, local", {{"intermediate", r_.shared_intermediate}});
     return labeled<Name>(
         label,
-        sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
+        sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
             leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r_.shared_intermediate)})),
-            leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r_.hidden), to_dim(r_.shared_intermediate)}))));
+            leaf<"down_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.hidden), to_dim(r_.shared_intermediate)}))));
   }
 
   auto inputs(const Input& in) const {

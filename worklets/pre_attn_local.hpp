@@ -15,6 +15,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -22,7 +23,8 @@ namespace costdsl::worklets {
 template <class Form, FixedString Name = "pre_attn", QkNorm Norm = QkNorm::none>
 class PreAttnLocal {
  public:
-  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype.
+  // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype (and gemm_dtype
+  // where the form has one).
   struct Input {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes
   };
@@ -45,7 +47,7 @@ class PreAttnLocal {
   auto build(const Timing& t) const {
     const std::string label = detail::worklet_label(
         Name.view(), "PreAttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
-    return labeled<Name>(label, sum(detail::pre_attn_slots<Norm>(t, values(form_).dtype, r_)));
+    return labeled<Name>(label, sum(detail::pre_attn_slots<Norm>(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(detail::pre_attn_slot_inputs<Norm>(in.batch_tokens, r_)); }

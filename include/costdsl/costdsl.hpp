@@ -22,6 +22,7 @@
 #include "costdsl/manifest_json.hpp"
 #include "costdsl/profile_csv.hpp"
 #include "costdsl/profile_db.hpp"
+#include "costdsl/quantization.hpp"
 #include "costdsl/reflect.hpp"
 #include "costdsl/roofline.hpp"
 #include "costdsl/timing.hpp"

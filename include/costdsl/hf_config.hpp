@@ -13,6 +13,7 @@
 
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/quantization.hpp"
 
 namespace costdsl {
 
@@ -75,6 +76,34 @@ class HfConfig {
     }
   }
 
+  // The deployment's quantization: the checkpoint's own, then any component the user
+  // overrode (override_quantization). The checkpoint's is read from HF's
+  // quantization_config (quant_method fp8, with weight_block_size for block scales;
+  // mxfp4 for the experts) or an NVIDIA ModelOpt hf_quant_config.json found beside the
+  // file (quant_algo FP8 / NVFP4 / FP8_BLOCK_SCALES, kv_cache_quant_algo FP8). The archs
+  // read it where they read the shapes, so every parallelism plan tries sees one choice.
+  Quantization quantization() const {
+    const Dtype act = dtype();
+    Quantization q{act, act, act};
+    if (has("quantization_config.quant_method")) {
+      const std::string m = text("quantization_config.quant_method");
+      if (m == "fp8") {
+        q.gemm = q.moe = has("quantization_config.weight_block_size") ? Dtype::fp8_block : Dtype::fp8;
+      } else if (m == "mxfp4") {
+        q.moe = Dtype::mxfp4;
+      } else if (m == "modelopt") {
+        modelopt(q, "quantization_config.");
+      } else {
+        throw DataError(file_ + ": quantization_config.quant_method '" + m +
+                        "' is not modelled (fp8, fp8 with weight_block_size, mxfp4, modelopt); override it with "
+                        "--quant");
+      }
+    }
+    if (has("hf_quant_config.quant_algo")) modelopt(q, "hf_quant_config.");
+    return q.with(quant_choice_);
+  }
+  void override_quantization(const Quantization::Choice& c) { quant_choice_ = c; }
+
   std::string text(std::string_view key) const {
     if (!has(key)) throw DataError(file_ + ": missing key '" + std::string(key) + "'");
     const Value& v = *find(key);
@@ -84,8 +113,27 @@ class HfConfig {
   }
 
  private:
+  // ModelOpt's names (quant_algo, kv_cache_quant_algo) under `prefix`.
+  void modelopt(Quantization& q, const std::string& prefix) const {
+    const std::string algo = text(prefix + "quant_algo");
+    if (algo == "FP8") q.gemm = q.moe = Dtype::fp8;
+    else if (algo == "FP8_BLOCK_SCALES") q.gemm = q.moe = Dtype::fp8_block;
+    else if (algo == "NVFP4") q.gemm = q.moe = Dtype::fp4;
+    else
+      throw DataError(file_ + ": " + prefix + "quant_algo '" + algo +
+                      "' is not modelled (FP8, FP8_BLOCK_SCALES, NVFP4); override it with --quant");
+    if (has(prefix + "kv_cache_quant_algo")) {
+      const std::string kv = text(prefix + "kv_cache_quant_algo");
+      if (kv != "FP8")
+        throw DataError(file_ + ": " + prefix + "kv_cache_quant_algo '" + kv +
+                        "' is not modelled (FP8 or none); override it with --kv-dtype");
+      q.kv = Dtype::fp8;
+    }
+  }
+
   std::map<std::string, Value, std::less<>> entries_;
   std::string file_;
+  Quantization::Choice quant_choice_;
 };
 
 }  // namespace costdsl

@@ -77,6 +77,13 @@ struct ChunkedPrefill {
   double lower_bound_s(const Input& chunks) const { return kernel.lower_bound_s(uniform(chunks)); }
 };
 
+// The dtype a prefill computes in: over an 8-bit KV cache the frameworks run their fp8
+// prefill kernels (Q quantized to the cache's dtype: TensorRT-LLM's fp8 context FMHA,
+// FA3 / FlashInfer's fp8 paths), else the activations' dtype.
+constexpr Dtype attention_prefill_dtype(Dtype dtype, Dtype kv_dtype) noexcept {
+  return bytes_per_element(kv_dtype) < bytes_per_element(dtype) ? kv_dtype : dtype;
+}
+
 // Per-rank attention shape. window: a sliding-window layer's reach (0 = full). The
 // decode leaf needs no window of its own: its input is already capped (collapse_window(b, window)).
 struct AttentionConfig {
@@ -91,7 +98,7 @@ struct Attention {
     using namespace kernels;
     return sum(leaf<"kv_cache_append">(Kernel<KvCacheAppend>(t, {c.kv_dtype, c.num_kv_heads, c.head_dim})),
                leaf<"prefill">(ChunkedPrefill<AttnPrefill>{
-                   Kernel<AttnPrefill>(t, {c.dtype, c.num_qo_heads, c.num_kv_heads, c.head_dim, c.window})}),
+                   Kernel<AttnPrefill>(t, {attention_prefill_dtype(c.dtype, c.kv_dtype), c.num_qo_heads, c.num_kv_heads, c.head_dim, c.window})}),
                leaf<"decode">(Kernel<AttnDecode>(t, {c.kv_dtype, c.num_qo_heads, c.num_kv_heads, c.head_dim})));
   }
   // Slot inputs in the order build() minted the slots (checked at compile time).

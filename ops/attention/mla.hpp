@@ -62,9 +62,12 @@ inline MlaWork collapse_mla(const AttentionBatch& b) {
 }
 
 // Per-rank MLA shape: num_heads is the rank's share; the latent dims are global.
+// gemm_dtype: kv_b_proj's weights (quantized with the other projections; the absorbed
+// BMMs run on the activations' dtype).
 struct MlaConfig {
   Dtype dtype = Dtype::bf16;
   Dtype kv_dtype = Dtype::bf16;
+  Dtype gemm_dtype = Dtype::bf16;
   Dim num_heads, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
 };
 
@@ -81,7 +84,7 @@ struct Mla {
     const MlaDecode::Config dec{c.kv_dtype, c.num_heads, c.kv_lora_rank, c.qk_nope_head_dim, c.qk_rope_head_dim,
                                 c.v_head_dim};
     return sum(leaf<"kv_cache_append">(Kernel<KvCacheAppend>(t, {c.kv_dtype, Dim{1}, to_dim(half)})),
-               leaf<"kv_b_proj">(Kernel<Gemm>(t, {c.dtype, to_dim(kv_b_n), c.kv_lora_rank})),
+               leaf<"kv_b_proj">(Kernel<Gemm>(t, {c.gemm_dtype, to_dim(kv_b_n), c.kv_lora_rank})),
                leaf<"prefill">(ChunkedPrefill<MlaPrefill>{Kernel<MlaPrefill>(t, pre)}),
                leaf<"q_absorb">(Kernel<GroupedGemm>(t, {c.dtype, c.num_heads, c.kv_lora_rank, c.qk_nope_head_dim})),
                leaf<"decode">(Kernel<MlaDecode>(t, dec)),

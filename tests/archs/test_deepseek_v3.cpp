@@ -17,7 +17,7 @@ using arch_test::Batch;
 using arch_test::roofline_h200;
 constexpr DeepseekV3Config tp8 = deepseek_v3.with_parallel(8, 8);
 // DeepSeek-V3's per-rank MLA shape at tp 8: 16 heads.
-ops::MlaConfig mla_tp8() { return {Dtype::bf16, Dtype::bf16, 16, 512, 128, 64, 128}; }
+ops::MlaConfig mla_tp8() { return {Dtype::bf16, Dtype::bf16, Dtype::bf16, 16, 512, 128, 64, 128}; }
 }  // namespace
 
 TEST_CASE("MLA op: chunk fan-in, expanded rows, decode collapse and empty phases") {

@@ -35,7 +35,7 @@ bool same(const GptOssConfig& a, const GptOssConfig& b) {
          a.head_dim == b.head_dim && a.moe_intermediate == b.moe_intermediate && a.num_experts == b.num_experts &&
          a.top_k == b.top_k && a.vocab == b.vocab && a.num_layers == b.num_layers &&
          a.sliding_window == b.sliding_window && a.tp == b.tp && a.ep == b.ep && a.dtype == b.dtype &&
-         a.kv_dtype == b.kv_dtype && a.expert_dtype == b.expert_dtype;
+         a.kv_dtype == b.kv_dtype && a.expert_dtype == b.expert_dtype && a.gemm_dtype == b.gemm_dtype;
 }
 
 // A one-group iteration: the prefill chunks and decode KV lengths given.
@@ -232,8 +232,8 @@ TEST_CASE("GptOss: bad configs name the field, its value and the rule") {
       GptOssConfig::from_hf(
           parse_hf_config("{" + base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 4}})", "x.json"), 1,
           1),
-      "x.json: quantization_config.quant_method 'gptq' is not supported; GptOss reads mxfp4 or unquantized expert "
-      "weights",
+      "x.json: quantization_config.quant_method 'gptq' is not modelled (fp8, fp8 with weight_block_size, mxfp4, "
+      "modelopt); override it with --quant",
       DataError);
   // Without quantization_config the experts are the checkpoint's dtype; without layer_types HF alternates.
   const GptOssConfig plain = GptOssConfig::from_hf(parse_hf_config("{" + base + "}", "x.json"), 1, 1);

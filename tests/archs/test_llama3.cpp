@@ -145,7 +145,8 @@ TEST_CASE("shipped config.json files agree with the static presets") {
   auto same = [](const Llama3Config& a, const Llama3Config& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
            a.head_dim == b.head_dim && a.intermediate == b.intermediate && a.vocab == b.vocab &&
-           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype;
+           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype &&
+           a.gemm_dtype == b.gemm_dtype;
   };
   CHECK(same(load("llama3_8b.json", 1), llama3_8b));
   CHECK(same(load("llama3_70b.json", 8), llama3_70b.with_tp(8)));

@@ -94,7 +94,8 @@ TEST_CASE("Mixtral: shipped config.json files agree with the presets; a bad one 
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
            a.head_dim == b.head_dim && a.moe_intermediate == b.moe_intermediate && a.num_experts == b.num_experts &&
            a.top_k == b.top_k && a.vocab == b.vocab && a.num_layers == b.num_layers && a.tp == b.tp &&
-           a.ep == b.ep && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype;
+           a.ep == b.ep && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype && a.gemm_dtype == b.gemm_dtype &&
+           a.expert_dtype == b.expert_dtype;
   };
   CHECK(same(load("mixtral_8x7b.json", 1, 1), mixtral_8x7b));
   CHECK(same(load("mixtral_8x22b.json", 2, 8), mixtral_8x22b.with_parallel(2, 8)));

@@ -51,7 +51,7 @@ TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
   const Llama3Config same{.hidden = q.hidden, .num_qo_heads = q.num_qo_heads, .num_kv_heads = q.num_kv_heads,
                           .head_dim = q.head_dim, .intermediate = q.intermediate, .vocab = q.vocab,
                           .num_layers = q.num_layers, .tp = q.tp, .hp = q.hp, .dtype = q.dtype,
-                          .kv_dtype = q.kv_dtype, .kv_replicate = q.kv_replicate, .hop_b = q.hop_b};
+                          .kv_dtype = q.kv_dtype, .gemm_dtype = q.gemm_dtype, .kv_replicate = q.kv_replicate, .hop_b = q.hop_b};
   const Qwen3<Qwen3Config> qwen(q);
   const Llama3<Llama3Config> llama(same);
   const Batch b{{{0, 2048}}, std::vector<std::uint32_t>(32, 4096)};
@@ -101,7 +101,8 @@ TEST_CASE("Qwen3: shipped config.json files agree with the presets; head_dim is 
   auto same = [](const Qwen3Config& a, const Qwen3Config& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
            a.head_dim == b.head_dim && a.intermediate == b.intermediate && a.vocab == b.vocab &&
-           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype;
+           a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype &&
+           a.gemm_dtype == b.gemm_dtype;
   };
   CHECK(same(load("qwen3_8b.json", 1), qwen3_8b));
   CHECK(same(load("qwen3_32b.json", 4), qwen3_32b.with_tp(4)));

@@ -253,7 +253,24 @@ with tempfile.TemporaryDirectory() as d:
             config("lt.json", "gpt_oss", num_hidden_layers=2, layer_types=["full_attention", "full_attention"]),
             'layer_types ["full_attention","full_attention"] is not 2 entries alternating')
     rejects("config quantization (gpt_oss)", config("awq.json", "gpt_oss", quantization_config={"quant_method": "awq"}),
-            "quantization_config.quant_method 'awq' is not supported")
+            "quantization_config.quant_method 'awq' is not modelled", "override it with --quant")
+    rejects("config modelopt algo (llama)",
+            config("w4.json", "llama", quantization_config={"quant_method": "modelopt", "quant_algo": "W4A16_AWQ"}),
+            "quantization_config.quant_algo 'W4A16_AWQ' is not modelled (FP8, FP8_BLOCK_SCALES, NVFP4)")
+    # NVIDIA's checkpoints: hf_quant_config.json beside the config, read with it.
+    (d / "mo_hf_quant_config.json").write_text('{"producer": {"name": "modelopt"}}')
+    rejects("hf_quant_config without quantization", config("mo_config.json", "llama"),
+            str(d / "mo_hf_quant_config.json") + ': an hf_quant_config.json must hold a "quantization" object')
+    (d / "kv_hf_quant_config.json").write_text('{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "INT8"}}')
+    rejects("hf_quant_config kv algo", config("kv_config.json", "llama"),
+            "hf_quant_config.kv_cache_quant_algo 'INT8' is not modelled (FP8 or none)", "--kv-dtype")
+    quant = ["eval", "--arch", "llama3_8b", "--gpu", "h100", "--decode", "8x512"]
+    rejects("--quant unknown format", quant + ["--quant", "int4"],
+            "--quant 'int4' is not a weight format costdsl models", "int4 weight-only is not modelled")
+    rejects("--quant unknown component", quant + ["--quant", "gemm=fp8,attn=bf16"],
+            "--quant 'attn=bf16': expected MODE or gemm=MODE,moe=MODE")
+    rejects("--kv-dtype fp4", quant + ["--kv-dtype", "fp4"], "--kv-dtype 'fp4' is not a KV-cache dtype (bf16, fp16, fp8)")
+    rejects("--quant nvfp4 on a GPU without fp4", quant + ["--quant", "nvfp4"], "has no fp4 tensor-core path")
     rejects("config missing key (deepseek_v3)", config("nokv.json", "deepseek_v3", kv_lora_rank=None),
             "missing key 'kv_lora_rank'")
     rejects("config string dim", config("str.json", "llama", num_attention_heads="32"),

@@ -280,7 +280,7 @@ with tempfile.TemporaryDirectory() as d:
     (src / "my_gemms.txt").write_text(GEMM_HDR + "".join(
         f"SGLang,0.5.14,H100,gemm,torch,bfloat16,{m},{n},4096,{0.004 + m * n * 4096 * 2 / 7e14 * 1e3:.6f}\n"
         for m in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) for n in (1024, 2048)) +
-        "SGLang,0.5.14,H100,gemm,deepgemm,fp8_block,1,1024,4096,0.02\n")
+        "SGLang,0.5.14,H100,gemm,marlin,int4_wo,1,1024,4096,0.02\n")
     (src / "nccl.csv").write_text(
         "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
         "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1048576,0.038\n"
@@ -290,7 +290,7 @@ with tempfile.TemporaryDirectory() as d:
     out = d / "profiles"
     r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(out), "--hold-out", "30",
             "--held-out-dir", str(d / "held"))
-    check("fp8_block" in r.stdout and "op_name all_gather" in r.stdout,
+    check("gemm_dtype int4_wo" in r.stdout and "op_name all_gather" in r.stdout,
           "import must report its skipped rows by reason: " + r.stdout[-1500:])
     check("not a measurement table" in r.stdout, "import must report files it did not read")
     check((out / "h100_sxm" / "gemm.csv").exists() and (out / "h100_sxm" / "all_reduce.csv").exists(),
@@ -346,12 +346,13 @@ with tempfile.TemporaryDirectory() as d:
              "b,trtllm,1.2,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,fp8,agg,1024,128,fp8,,8,1,1,1,1,1,150,6",
              "c,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,bf16,disagg,1024,128,bf16,,,,,,,,200,8",
              "d,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,tpu_v9,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5",
-             "e,vllm,0.19,acme/Nonexistent-7B,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5"]
+             "e,vllm,0.19,acme/Nonexistent-7B,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5",
+             "f,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,int4,agg,1024,128,int4_wo,,8,1,1,1,1,1,150,6"]
     (d / "silicon.csv").write_text("\n".join(table) + "\n")
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
-    check(v.get("rows") == 5 and v.get("simulated") == 1, f"validate --deployments: 5 rows, 1 simulated: {v}")
+    check(v.get("rows") == 6 and v.get("simulated") == 2, f"validate --deployments: 6 rows, 2 simulated: {v}")
     skipped = v.get("skipped", {})
-    for needle in ("precision fp8", "mode disagg", "system tpu_v9", "model acme/Nonexistent-7B"):
+    for needle in ("gemm_quant_mode int4_wo", "mode disagg", "system tpu_v9", "model acme/Nonexistent-7B"):
         check(any(k.startswith(needle) and e["count"] == 1 for k, e in skipped.items()),
               f"validate --deployments: one row skipped for {needle!r}: {skipped}")
     # The simulated row is what `plan` pinned to the same deployment says.
@@ -359,21 +360,38 @@ with tempfile.TemporaryDirectory() as d:
                        "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp",
                        "1", "--json").stdout or "{}")
     pinned = [c for c in p.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
-    worst = v.get("worst", [{}])[0]
-    check(pinned and abs(worst.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["p50"]) < 1e-9 and
-          abs(worst["tpot_ms"]["modelled"] - pinned[0]["tpot_ms"]["p50"]) < 1e-9,
-          f"validate --deployments: the row's TTFT and TPOT are plan's pinned p50s: {worst} / {pinned[:1]}")
+    rows = {w["id"]: w for w in v.get("worst", [])}
+    a = rows.get("a", {})
+    check(pinned and abs(a.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["p50"]) < 1e-9 and
+          abs(a["tpot_ms"]["modelled"] - pinned[0]["tpot_ms"]["p50"]) < 1e-9,
+          f"validate --deployments: the row's TTFT and TPOT are plan's pinned p50s: {a} / {pinned[:1]}")
+    # The fp8 row runs fp8 GEMMs over an fp8 KV cache (the ModelOpt checkpoint's), as plan does when told so.
+    b = rows.get("b", {})
+    p8 = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
+                        "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp",
+                        "1", "--quant", "fp8", "--kv-dtype", "fp8", "--json").stdout or "{}")
+    pinned8 = [c for c in p8.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
+    check(b.get("quantization") == "gemm=fp8 moe=bf16 kv=fp8" and pinned8 and
+          abs(b["ttft_ms"]["modelled"] - pinned8[0]["ttft_ms"]["p50"]) < 1e-9 and
+          b["ttft_ms"]["modelled"] < a["ttft_ms"]["modelled"] and b["tpot_ms"]["modelled"] < a["tpot_ms"]["modelled"],
+          f"validate --deployments: the fp8 row is plan --quant fp8 --kv-dtype fp8, faster than bf16: {b} / {pinned8[:1]}")
+    v_ckpt = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--kv-dtype",
+                            "checkpoint").stdout or "{}")
+    b_ckpt = {w["id"]: w for w in v_ckpt.get("worst", [])}.get("b", {})
+    check(b_ckpt.get("quantization") == "gemm=fp8 moe=bf16 kv=bf16",
+          f"validate --deployments --kv-dtype checkpoint: the config's bf16 KV: {b_ckpt}")
     g = v.get("groups", [{}])[0]
-    check(g.get("backend") == "trtllm" and g.get("gpu") == "h100_sxm" and g.get("rows") == 1 and
-          abs(g["ttft"]["bias"] - (worst["ttft_ms"]["modelled"] / 191 - 1)) < 1e-12,
-          f"validate --deployments: the group's bias is the row's relative error: {g}")
+    errs = sorted(w["ttft_ms"]["modelled"] / w["ttft_ms"]["measured"] - 1 for w in (a, b))
+    check(g.get("backend") == "trtllm" and g.get("gpu") == "h100_sxm" and g.get("rows") == 2 and
+          abs(g["ttft"]["bias"] - sum(errs) / 2) < 1e-12,
+          f"validate --deployments: the group's bias is the median of its rows' relative errors: {g}")
     r = run("validate", "--deployments", str(d / "silicon.csv"))
     check("TTFT med|err|" in r.stdout and "skipped" in r.stdout, f"validate --deployments text: {r.stdout}")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
                        f"acme/Nonexistent-7B={cfg}").stdout or "{}")
-    check(v.get("simulated") == 2, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
+    check(v.get("simulated") == 3, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.

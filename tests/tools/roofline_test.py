@@ -38,7 +38,7 @@ TABLES = {
                  f"{PROV},gemm,k,bfloat16,4096,4096,4096,0.18",
                  f"{PROV},gemm,k,bfloat16,1,8192,8192,0.05",
                  f"{PROV},gemm,k,fp8,2048,4096,4096,0.06",
-                 f"{PROV},gemm,k,fp8_block,2048,4096,4096,0.07",  # skipped: block-scaled
+                 f"{PROV},gemm,k,fp8_block,2048,4096,4096,0.07",  # its own group (block-scaled)
                  f"{PROV},gemm,k,bfloat16,16,4096,14336,NaN"],  # skipped: no time
     "attention.csv": ["framework,version,device,op_name,kernel_source,batch_size,isl,num_heads,num_key_value_heads,"
                       "head_dim,beam_width,attn_dtype,kv_cache_dtype,step,window_size,latency",
@@ -138,17 +138,20 @@ with tempfile.TemporaryDirectory() as tmp:
     names = [g["name"] for g in groups["groups"]]
     counts = {g["name"]: g["rows"] for g in groups["groups"]}
     for want in ("gemm.bf16", "gemm.fp8", "attn_prefill.bf16", "attn_prefill.fp8", "attn_decode.bf16",
-                 "attn_decode.fp8", "mla_prefill.bf16", "mla_decode.bf16", "fused_moe.bf16", "fused_moe.fp8",
+                 "attn_decode.fp8", "mla_prefill.bf16", "mla_decode.bf16", "fused_moe.bf16", "fused_moe.fp8_block", "gemm.fp8_block",
                  "all_reduce.nccl", "all_reduce.custom", "all_reduce.best.8gpu", "rms_norm.fp16",
                  "silu_and_mul.fp16", "rope.fp16", "residual_add.fp16", "embedding.fp16", "p2p.intra_node",
                  "p2p.inter_node"):
         check(want in names, f"groups: no {want} in {names}")
     check(counts.get("gemm.bf16") == {"h100_sxm": 2, "a100_sxm": 2}, f"gemm.bf16 rows {counts.get('gemm.bf16')}")
     check(counts.get("gemm.fp8") == {"h100_sxm": 1}, f"gemm.fp8 rows {counts.get('gemm.fp8')} (none on A100)")
+    check(counts.get("gemm.fp8_block") == {"h100_sxm": 1},
+          f"gemm.fp8_block rows {counts.get('gemm.fp8_block')} (block-scaled fp8 is not per-tensor fp8's group)")
     check(counts.get("rms_norm.fp16") == {"h100_sxm": 6}, "two norms per vidur row, three rows")
     check(counts.get("silu_and_mul.fp16") == {"h100_sxm": 2}, "the NaN mlp_act median is skipped")
     skipped = groups["skipped"]
-    for reason in ("gemm.fp8: gpu 'a100_sxm' (sm_80) has no fp8 tensor-core path", "gemm_dtype fp8_block",
+    for reason in ("gemm.fp8: gpu 'a100_sxm' (sm_80) has no fp8 tensor-core path",
+                   "gemm.fp8_block: gpu 'a100_sxm' (sm_80) has no fp8_block tensor-core path",
                    "latency NaN", "window_size > 0", "distribution power_law_1.2", "op_name all_gather",
                    "backend sglang_eager", "time_stats.mlp_act.median NaN"):
         check(any(reason in k for k in skipped), f"skipped: no reason {reason!r} in {list(skipped)}")

@@ -71,8 +71,8 @@ TEST_CASE("aiconfigurator: gemm rows map to gemm calls; other dtypes are counted
                               &rep);
   CHECK(rep.table == "gemm");
   CHECK(rep.rows == 4);
-  CHECK(rep.mapped == 2);
-  REQUIRE(rows.size() == 2);
+  CHECK(rep.mapped == 3);
+  REQUIRE(rows.size() == 3);
   const auto& g = std::get<aic::Call<kernels::Gemm>>(rows[0].call);
   CHECK(g.config.dtype == Dtype::bf16);
   CHECK(g.config.n == 4096);
@@ -83,11 +83,13 @@ TEST_CASE("aiconfigurator: gemm rows map to gemm calls; other dtypes are counted
   CHECK(rows[0].provenance.source == "sglang_torch_linear");
   CHECK(rows[0].line == 2);
   CHECK(std::get<aic::Call<kernels::Gemm>>(rows[1].call).config.dtype == Dtype::fp8);
-  REQUIRE(rep.skips.reasons.size() == 2);
-  CHECK(rep.skips.total() == 2);
+  // Block-scaled fp8 runs other kernels than per-tensor fp8: a dtype of its own.
+  CHECK(std::get<aic::Call<kernels::Gemm>>(rows[2].call).config.dtype == Dtype::fp8_block);
+  REQUIRE(rep.skips.reasons.size() == 1);
+  CHECK(rep.skips.total() == 1);
   for (const auto& [why, e] : rep.skips.reasons) {
     CHECK(e.count == 1);
-    CHECK((has(why, "fp8_block") || has(why, "int4_wo")));
+    CHECK(has(why, "int4_wo"));
     CHECK(has(e.first, "t.csv:"));
   }
 }
@@ -146,9 +148,18 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
       "SGLang,0.5.14,H100,moe,triton,bfloat16,1024,4096,1536,8,128,2,8,balanced,0.9\n"
       "SGLang,0.5.14,H100,moe,triton,bfloat16,1,4096,1536,8,128,1,32,balanced,0.05\n"
       "SGLang,0.5.14,H100,moe,triton,bfloat16,1024,4096,1536,8,128,1,8,power_law_1.2,1.1\n"
-      "SGLang,0.5.14,H100,moe,marlin,int4_wo,1024,4096,1536,8,128,1,8,balanced,1.1\n",
+      "SGLang,0.5.14,H100,moe,marlin,int4_wo,1024,4096,1536,8,128,1,8,balanced,1.1\n"
+      "SGLang,0.5.14,H100,moe,triton,fp8_block,1024,4096,1536,8,128,1,8,balanced,0.5\n"
+      "SGLang,0.5.14,H100,moe,cutlass,fp8,1024,4096,1536,8,128,1,8,balanced,0.45\n"
+      "SGLang,0.5.14,B200,moe,cutlass,nvfp4,1024,4096,1536,8,128,1,8,balanced,0.3\n",
       &rep);
-  REQUIRE(moe.size() == 2);
+  REQUIRE(moe.size() == 5);
+  // Each weight format is its own table: W8A8 / W4A4 measure activations in the weights' format.
+  for (const auto& [i, d] : {std::pair{2, Dtype::fp8_block}, std::pair{3, Dtype::fp8}, std::pair{4, Dtype::fp4}}) {
+    const auto& c = std::get<aic::Call<kernels::FusedMoe>>(moe[static_cast<std::size_t>(i)].call).config;
+    CHECK(c.dtype == d);
+    CHECK(c.weight_dtype == d);
+  }
   const auto& f = std::get<aic::Call<kernels::FusedMoe>>(moe[0].call);
   CHECK(f.config.hidden == 4096);
   CHECK(f.config.moe_intermediate == 768);  // 1536 over moe_tp 2

@@ -13,8 +13,8 @@ std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptio
   if (options.kv_replicate)
     throw InputError("--kv-replicate: deepseek_v3 archs do not take KV-head replication (MLA has one latent KV "
                      "head, shared by every query head; split the KV with --hp instead)");
-  archs::DeepseekV3Config c = options.with_dtype(
-      archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel(), options.hp));
+  archs::DeepseekV3Config c = 
+      archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel(), options.hp);
   c.hop_b = options.hop_b;
   const ops::moe::Routing routing{options.routing_skew};
   // hp 1 is today's tree (its own type); hp > 1 the KV-parallel grain.

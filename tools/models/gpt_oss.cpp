@@ -1,6 +1,5 @@
 // The gpt-oss family (DP attention, EP experts, top-4, sliding/full layer pairs, MXFP4
-// experts) for the CLI: its run-time form, instantiated here once. --dtype overrides the
-// activations and the KV cache; the expert weights keep the checkpoint's dtype.
+// experts) for the CLI: its run-time form, instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/gpt_oss.hpp"
 
@@ -9,7 +8,7 @@ namespace costdsl::cli::models {
 using GptOss = archs::GptOss<archs::GptOssConfig>;
 
 std::unique_ptr<Model> open_gpt_oss(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
-  return open<GptOss>(options.with_dtype(archs::GptOssConfig::from_hf(config, options.tp, options.expert_parallel())),
+  return open<GptOss>(archs::GptOssConfig::from_hf(config, options.tp, options.expert_parallel()),
                       timing, ops::moe::Routing{options.routing_skew});
 }
 

@@ -10,7 +10,7 @@ using MixtralTpExperts = archs::Mixtral<archs::MixtralConfig, worklets::ExpertGr
 
 std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   const archs::MixtralConfig c =
-      options.with_dtype(archs::MixtralConfig::from_hf(config, options.tp, options.expert_parallel()));
+      archs::MixtralConfig::from_hf(config, options.tp, options.expert_parallel());
   const ops::moe::Routing routing{options.routing_skew};
   // ep 1 over tp > 1 GPUs: the experts cannot be whole on a rank, so they are TP-sharded.
   return c.ep == 1 && c.tp > 1 ? open<MixtralTpExperts>(c, timing, routing) : open<Mixtral>(c, timing, routing);

@@ -9,7 +9,7 @@ using Qwen3Moe = archs::Qwen3Moe<archs::Qwen3MoeConfig>;
 
 std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   return open<Qwen3Moe>(
-      options.with_dtype(archs::Qwen3MoeConfig::from_hf(config, options.tp, options.expert_parallel())), timing,
+      archs::Qwen3MoeConfig::from_hf(config, options.tp, options.expert_parallel()), timing,
       ops::moe::Routing{options.routing_skew});
 }
 

@@ -30,13 +30,14 @@ enum class QkNorm : bool { none = false, per_head = true };
 
 namespace detail {
 
+// dtype: the activations'; gemm_dtype: the projections' weights (worklets::gemm_weight_dtype).
 template <QkNorm Norm, class R>
-auto pre_attn_slots(const Timing& t, Dtype dtype, const R& r) {
+auto pre_attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
   using namespace kernels;
   constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
   return costdsl::detail::splice(
       leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
-      leaf<"qkv_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
+      leaf<"qkv_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
       when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
       when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
       leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
@@ -56,11 +57,11 @@ auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
 
 // window: a sliding-window layer's reach (0 = full attention).
 template <class R>
-auto attn_slots(const Timing& t, Dtype dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
+auto attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
   return costdsl::detail::make_tuple(
       ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
                                 to_dim(r.head_dim), window}),
-      leaf<"o_proj">(Kernel<kernels::Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.o_proj_k)})));
+      leaf<"o_proj">(Kernel<kernels::Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.o_proj_k)})));
 }
 
 inline auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {

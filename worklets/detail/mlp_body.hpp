@@ -19,14 +19,15 @@
 
 namespace costdsl::worklets::detail {
 
+// dtype: the activations'; gemm_dtype: the projections' weights (worklets::gemm_weight_dtype).
 template <class R>
-auto mlp_slots(const Timing& t, Dtype dtype, const R& r) {
+auto mlp_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
   using namespace kernels;
   return costdsl::detail::make_tuple(
       leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
-      leaf<"up_gate_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.up_gate_n), to_dim(r.hidden)})),
+      leaf<"up_gate_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.up_gate_n), to_dim(r.hidden)})),
       leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r.intermediate_per_rank)})),
-      leaf<"down_proj">(Kernel<Gemm>(t, {dtype, to_dim(r.hidden), to_dim(r.intermediate_per_rank)})));
+      leaf<"down_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.intermediate_per_rank)})));
 }
 
 // m = rows through the MLP.

@@ -48,7 +48,8 @@ COSTDSL_DECL HfConfig::Value hf_value(const nlohmann::json& j) {
 }
 }  // namespace detail
 
-COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
+namespace detail {
+COSTDSL_DECL nlohmann::json parse_json_object(std::string_view text, const std::string& file, std::string_view what) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -56,21 +57,50 @@ COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
     throw DataError(file + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object())
-    throw DataError(file + ": a config.json must hold a JSON object, got " + std::string(j.type_name()));
+    throw DataError(file + ": " + std::string(what) + " must hold a JSON object, got " + std::string(j.type_name()));
+  return j;
+}
+
+COSTDSL_DECL HfConfig hf_config_of(const nlohmann::json& j, std::string file) {
   std::map<std::string, HfConfig::Value, std::less<>> entries;
-  for (const auto& [key, value] : j.items()) entries.emplace(key, detail::hf_value(value));
+  for (const auto& [key, value] : j.items()) entries.emplace(key, hf_value(value));
   // An object's members are entries too, as "object.member" (one level: HF nests its
   // quantization_config, rope_scaling, ... that deep), so a family reads e.g.
   // quantization_config.quant_method with the same accessors. A top-level key spelled
   // the same way keeps its own value.
   for (const auto& [key, value] : j.items())
     if (value.is_object())
-      for (const auto& [member, inner] : value.items()) entries.emplace(key + "." + member, detail::hf_value(inner));
+      for (const auto& [member, inner] : value.items()) entries.emplace(key + "." + member, hf_value(inner));
   return HfConfig(std::move(entries), std::move(file));
+}
+}  // namespace detail
+
+COSTDSL_DECL HfConfig parse_hf_config(std::string_view text, std::string file) {
+  const nlohmann::json j = detail::parse_json_object(text, file, "a config.json");
+  return detail::hf_config_of(j, std::move(file));
 }
 
 COSTDSL_DECL HfConfig load_hf_config(const std::filesystem::path& path) {
-  return parse_hf_config(detail::read_text_file(path, "model config"), path.string());
+  nlohmann::json j = detail::parse_json_object(detail::read_text_file(path, "model config"), path.string(),
+                                               "a config.json");
+  // NVIDIA's quantized checkpoints describe their quantization in hf_quant_config.json
+  // beside config.json (in a flat copy of many models: NAME_hf_quant_config.json beside
+  // NAME_config.json); its "quantization" members join the config as hf_quant_config.<member>.
+  const std::string name = path.filename().string();
+  constexpr std::string_view suffix = "config.json";
+  if (name.ends_with(suffix) && !name.ends_with("hf_quant_config.json")) {
+    const std::filesystem::path quant =
+        path.parent_path() / (name.substr(0, name.size() - suffix.size()) + "hf_quant_config.json");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(quant, ec)) {
+      const nlohmann::json q = detail::parse_json_object(detail::read_text_file(quant, "quantization config"),
+                                                         quant.string(), "an hf_quant_config.json");
+      if (!q.contains("quantization") || !q["quantization"].is_object())
+        throw DataError(quant.string() + ": an hf_quant_config.json must hold a \"quantization\" object");
+      j["hf_quant_config"] = q["quantization"];
+    }
+  }
+  return detail::hf_config_of(j, path.string());
 }
 
 }  // namespace costdsl

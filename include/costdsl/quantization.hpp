@@ -1,0 +1,79 @@
+#pragma once
+// How a deployment stores and multiplies each part of a model. Activations between
+// kernels stay in the model's own dtype (torch_dtype): the quantized GEMMs quantize their
+// input on the fly, norms, rotary embeddings, all-reduces, the embedding and lm_head
+// (every quantized checkpoint excludes it) run unquantized.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+
+namespace costdsl {
+
+struct Quantization {
+  Dtype gemm = Dtype::bf16;  // dense and attention projections' weights (their GEMMs)
+  Dtype moe = Dtype::bf16;   // routed experts' weights
+  Dtype kv = Dtype::bf16;    // the KV cache (and the prefill attention reading it)
+
+  // Components a user names on the command line; unnamed ones keep the checkpoint's.
+  struct Choice {
+    std::optional<Dtype> gemm, moe, kv;
+    bool empty() const noexcept { return !gemm && !moe && !kv; }
+  };
+
+  Quantization with(const Choice& c) const {
+    return {c.gemm.value_or(gemm), c.moe.value_or(moe), c.kv.value_or(kv)};
+  }
+
+  std::string text() const { return fmt::format("gemm={} moe={} kv={}", name(gemm), name(moe), name(kv)); }
+
+  friend bool operator==(const Quantization&, const Quantization&) = default;
+};
+
+// Weight formats a quantized GEMM or expert runs in (what aiconfigurator's silicon tables
+// and the serving frameworks call them: nvfp4 is costdsl's fp4).
+inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
+  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
+  if (s == "fp16" || s == "float16") return Dtype::fp16;
+  if (s == "fp8") return Dtype::fp8;
+  if (s == "fp8_block") return Dtype::fp8_block;
+  if (s == "nvfp4" || s == "fp4") return Dtype::fp4;
+  if (s == "mxfp4") return Dtype::mxfp4;
+  throw InputError(fmt::format("{} '{}' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, "
+                               "mxfp4; int4 weight-only is not modelled)",
+                               flag, s));
+}
+
+// `--quant MODE` (dense GEMMs and experts alike) or `--quant gemm=MODE,moe=MODE`.
+inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_view flag = "--quant") {
+  Quantization::Choice c;
+  if (text.find('=') == std::string_view::npos) {
+    c.gemm = c.moe = parse_weight_format(text, flag);
+    return c;
+  }
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view part = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const std::size_t eq = part.find('=');
+    const std::string_view key = part.substr(0, eq);
+    if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
+      throw InputError(fmt::format("{} '{}': expected MODE or gemm=MODE,moe=MODE", flag, part));
+    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), fmt::format("{} {}", flag, key));
+  }
+  return c;
+}
+
+// `--kv-dtype`: the KV cache holds 16-bit or fp8 values.
+inline Dtype parse_kv_dtype(std::string_view s, std::string_view flag = "--kv-dtype") {
+  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
+  if (s == "fp16" || s == "float16") return Dtype::fp16;
+  if (s == "fp8" || s == "fp8_e4m3") return Dtype::fp8;
+  throw InputError(fmt::format("{} '{}' is not a KV-cache dtype (bf16, fp16, fp8)", flag, s));
+}
+
+}  // namespace costdsl

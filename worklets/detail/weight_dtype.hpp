@@ -1,0 +1,36 @@
+#pragma once
+// The dtype a form's weights are stored and multiplied in, per component: the form's
+// gemm_dtype (dense and attention projections) or expert_dtype (routed experts) where it
+// has one, a quantized deployment's run-time config; else its activation dtype (the
+// static forms, which run unquantized unless they say otherwise).
+#include "costdsl/dtype.hpp"
+#include "costdsl/form.hpp"
+
+namespace costdsl::worklets {
+
+template <class Form>
+constexpr Dtype gemm_weight_dtype(const Form& form) {
+  if constexpr (requires { values(form).gemm_dtype; }) {
+    return values(form).gemm_dtype;
+  } else {
+    return values(form).dtype;
+  }
+}
+
+template <class Form>
+constexpr Dtype expert_weight_dtype(const Form& form) {
+  if constexpr (requires { values(form).expert_dtype; }) {
+    return values(form).expert_dtype;
+  } else {
+    return values(form).dtype;
+  }
+}
+
+// What a GEMM over `weights` quantizes its input activations to: the W8A8 / W4A4 formats
+// (fp8, fp8_block, nvfp4) multiply in the weights' format; a weight-only format (mxfp4 as
+// gpt-oss ships it, W4A16) dequantizes to the activations' dtype.
+constexpr Dtype gemm_input_dtype(Dtype activations, Dtype weights) noexcept {
+  return weights == Dtype::fp8 || weights == Dtype::fp8_block || weights == Dtype::fp4 ? weights : activations;
+}
+
+}  // namespace costdsl::worklets
