@@ -29,6 +29,9 @@ namespace costdsl::cli {
 
 namespace {
 
+// What one unit is asked to simulate at most: every request is held in memory.
+constexpr std::uint64_t max_clients = 1'000'000, max_requests = 10'000'000;
+
 // One worker as the flags pin it: its model options and the flags that set them, for
 // the messages ("--prefill-tp 3 --prefill-ep 8: ...").
 struct PinnedWorker {
@@ -86,6 +89,20 @@ void add_kernel_sources(KernelSource& ks, const ModelOptions& o, const Timing& t
   const std::vector<std::uint32_t> decode_kv(decodes, kv);
   m->evaluate({chunks, decode_kv}, row);
   for (const Metrics& leaf : row) ks.add(leaf);
+}
+
+// The worker's token budget: --token-budget per DP group, for all of them.
+std::uint32_t worker_budget(std::uint32_t per_group, const serve::WorkerOption& w) {
+  const std::uint64_t b = std::uint64_t{per_group} * w.f.kv_groups;
+  if (b > 0xffffffffull)
+    throw InputError(fmt::format("--token-budget {} × {} DP groups overflows 32 bits", per_group, w.f.kv_groups));
+  return static_cast<std::uint32_t>(b);
+}
+
+// The decodes a worker runs at once: its batch cap, or fewer where its KV holds fewer.
+std::uint32_t typical_batch(std::uint32_t batch, const serve::WorkerOption& w, std::uint64_t kv_need) {
+  const std::uint64_t fit = w.kv_tokens() / std::max<std::uint64_t>(kv_need, 1);
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(fit, 1, batch));
 }
 
 }  // namespace
@@ -196,6 +213,9 @@ void add_simulate_command(CLI::App& app) {
     if (st->model.kv_replicate)
       throw InputError("--kv-replicate: the serving engine's model source has no KV-head replication; split the KV "
                        "with --hp instead");
+    if (st->requests > max_requests)
+      throw InputError(fmt::format("--requests {}: at most {} measured requests per replica", st->requests,
+                                   max_requests));
     if (!disagg && st->model.hp > 1)
       throw InputError(fmt::format("--hp {}: KV-parallel attention is decode-side only (an iteration with a prompt "
                                    "under hp > 1 is not modelled); use --mode disagg, where --hp is the decode "
@@ -297,15 +317,16 @@ void add_simulate_command(CLI::App& app) {
       pw.need_what = trace.empty() ? fmt::format("--isl {}", st->isl) : std::string("the trace's largest prompt");
       prefill = pin(pw, *source, units, timing.gpu(), spec);
       c.prefill_workers = st->prefill_workers;
-      c.token_budget = st->token_budget * prefill->f.kv_groups;
+      c.token_budget = worker_budget(st->token_budget, *prefill);
       c.prefill_batch = st->prefill_batch != 0 ? st->prefill_batch : units.prefill_batch(c, *prefill);
       ctx.prefill_kv_tokens = prefill->kv_tokens();
       add_kernel_sources(ctx.kernels, pw.options, timing, std::min(isl - cached, c.token_budget), cached, 0, 0);
-      add_kernel_sources(ctx.kernels, st->model, timing, 0, 0, st->batch, mid_kv);
+      add_kernel_sources(ctx.kernels, st->model, timing, 0, 0, typical_batch(st->batch, worker, main.kv_need),
+                         mid_kv);
     } else {
-      c.token_budget = st->token_budget * worker.f.kv_groups;
+      c.token_budget = worker_budget(st->token_budget, worker);
       add_kernel_sources(ctx.kernels, st->model, timing, std::min(isl - cached, c.token_budget), cached,
-                         std::max<std::uint32_t>(st->batch, 2) - 1, mid_kv);
+                         std::max<std::uint32_t>(typical_batch(st->batch, worker, main.kv_need), 2) - 1, mid_kv);
     }
 
     // The load per unit: replicas are independent, so one unit is simulated for all.
@@ -323,8 +344,10 @@ void add_simulate_command(CLI::App& app) {
         throw InputError(fmt::format("--concurrency {} must be a multiple of --replicas {} (each replica serves an "
                                      "equal share of the clients)",
                                      clients, st->replicas));
-      if (clients / st->replicas > 0xffffffffull / 4)
-        throw InputError(fmt::format("--concurrency {}: too many clients per replica", clients));
+      if (clients / st->replicas > max_clients)
+        throw InputError(fmt::format("--concurrency {}: {} clients per replica, at most {} (a closed loop simulates 4 "
+                                     "requests per client)",
+                                     clients, clients / st->replicas, max_clients));
       spec.concurrency = static_cast<std::uint32_t>(clients);
       c.clients = static_cast<std::uint32_t>(clients / st->replicas);
     }

@@ -22,15 +22,22 @@ namespace costdsl::cli {
 // iteration per worker (a prompt and a batch of decodes) is measured (a profile table
 // answered) or roofline (ANALYTIC: no table covers it on this GPU), as `eval` marks them.
 struct KernelSource {
-  std::size_t measured = 0, roofline = 0;  // leaves that did work, by where their time came from
-  Coverage flags = Coverage::none;         // every leaf's flags ORed
+  // Leaves that did work, by where their time came from; uncovered: nothing answered
+  // (--timing profile off the tables: NO_COVERAGE, timed 0).
+  std::size_t measured = 0, roofline = 0, uncovered = 0;
+  Coverage flags = Coverage::none;  // every leaf's flags ORed
 
   void add(Metrics leaf) {
     if (leaf.coverage == Coverage::none && leaf.time_s == 0) return;  // nothing to do this iteration
     flags |= leaf.coverage;
-    ++(has(leaf.coverage, Coverage::analytic) ? roofline : measured);
+    ++(has(leaf.coverage, Coverage::no_coverage) ? uncovered
+       : has(leaf.coverage, Coverage::analytic)  ? roofline
+                                                 : measured);
   }
-  const char* name() const noexcept { return roofline == 0 ? "measured" : measured == 0 ? "roofline" : "mixed"; }
+  const char* name() const noexcept {
+    if (uncovered > 0) return "uncovered";
+    return roofline == 0 ? "measured" : measured == 0 ? "roofline" : "mixed";
+  }
   std::string text() const {
     // ANALYTIC is what "roofline" says; the other flags (EXTRAPOLATED, ...) are news.
     const Coverage shown = roofline == 0 || measured > 0
@@ -38,6 +45,9 @@ struct KernelSource {
                                : static_cast<Coverage>(static_cast<std::uint8_t>(flags) &
                                                        ~static_cast<std::uint8_t>(Coverage::analytic));
     const std::string flags_text = shown == Coverage::none ? std::string() : " [" + coverage_text(shown) + "]";
+    if (uncovered > 0)
+      return fmt::format("{} leaves measured, {} roofline, {} with no table and no roofline (timed 0){}", measured,
+                         roofline, uncovered, flags_text);
     if (roofline == 0) return fmt::format("measured tables for all {} leaves{}", measured, flags_text);
     if (measured == 0) return fmt::format("roofline for all {} leaves (no measured table covers them){}", roofline,
                                           flags_text);
@@ -136,6 +146,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
   j["kernel_times"] = {{"source", ctx.kernels.name()},
                        {"measured_leaves", ctx.kernels.measured},
                        {"roofline_leaves", ctx.kernels.roofline},
+                       {"uncovered_leaves", ctx.kernels.uncovered},
                        {"coverage", coverage_json(ctx.kernels.flags)}};
   j["kv_tokens"] = ctx.kv_tokens;
   j["warmup"] = r.r.warmup;

@@ -562,6 +562,12 @@ rejects("simulate --concurrency not a multiple of --replicas", SIM + ["--replica
         "--concurrency 3 must be a multiple of --replicas 2")
 rejects("simulate --replicas past 65536 GPUs", SIM + ["--replicas", "70000"], "--replicas 70000",
         "at most 65536")
+rejects("simulate --concurrency past a million clients", SIM + ["--concurrency", "2000000"],
+        "--concurrency 2000000: 2000000 clients per replica, at most 1000000")
+rejects("simulate --batch 4e9 (the default concurrency)", SIM[:-1] + ["4000000000"], "--concurrency 4000000000",
+        "at most 1000000")
+rejects("simulate --requests past 10^7", SIM + ["--rate", "5", "--requests", "20000000"],
+        "--requests 20000000: at most 10000000 measured requests per replica")
 with tempfile.TemporaryDirectory() as d:
     trace = pathlib.Path(d) / "trace.csv"
     trace.write_text("arrival_s,input_tokens,output_tokens\n0,100,20\n0.5,100,1\n")
