@@ -86,6 +86,10 @@ class Planner {
     if (spec_.disaggregated) add_disaggregated_jobs();
   }
 
+  // units_ reads spec_ by reference: a copy would read the original's.
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
   const PlanSpec& spec() const noexcept { return spec_; }
   const std::vector<WorkerOption>& options() const noexcept { return options_; }
   const std::vector<Job>& jobs() const noexcept { return jobs_; }
