@@ -18,6 +18,7 @@ struct Candidate {
   std::uint32_t replicas = 0;         // units deployed
   std::uint32_t batch = 0;            // batch cap of the (decode) worker
   std::uint32_t token_budget = 0;     // max_batch_tokens of the aggregated worker / of each prefill worker
+  std::uint32_t prefill_batch = 0;    // disaggregated: each prefill worker's batch cap (0: the spec's max_batch per group)
   std::uint32_t clients = 0;          // closed loop: requests in flight per unit (0: open loop)
   double rate = 0;                    // open loop: requests/s per unit
   double transfer_s = 0;              // disaggregated: one request's KV hand-off

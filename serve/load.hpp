@@ -2,10 +2,12 @@
 // The load one deployment unit (an aggregated replica, or a disaggregated group of
 // prefill and decode workers) is put under: fixed-length requests, either a closed loop
 // of clients (each sends its next request when the previous one finishes: the
-// "concurrency" of a benchmark) or Poisson arrivals at a rate.
+// "concurrency" of a benchmark) or Poisson arrivals at a rate; or a recorded trace,
+// whose requests arrive as recorded with their own lengths.
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,7 +18,7 @@
 namespace costdsl::serve {
 
 struct Load {
-  enum class Kind : std::uint8_t { closed, open };
+  enum class Kind : std::uint8_t { closed, open, trace };
   Kind kind = Kind::closed;
   std::uint32_t clients = 1;  // closed: requests in flight, each replaced when it finishes
   // closed: client k sends its first request at k × stagger_s. Spread over about one
@@ -28,9 +30,14 @@ struct Load {
   std::uint32_t warmup = 0;   // leading requests run but left out of the statistics
   std::uint32_t measured = 1; // requests in the statistics
   std::uint64_t seed = 1;     // open: the arrival stream
-  std::uint32_t input_tokens = 1, output_tokens = 2, cached_tokens = 0;
+  std::uint32_t input_tokens = 1, output_tokens = 2, cached_tokens = 0;  // closed, open: every request's
+  // trace: the requests in arrival order (warmup + measured of them), not owned: the
+  // caller keeps them alive for the simulation. rate is then their mean arrival rate.
+  std::span<const Request> trace;
 
   std::uint32_t total() const noexcept { return warmup + measured; }
+  // Arrivals fixed up front (Poisson or a trace) rather than sent as clients finish.
+  bool open_loop() const noexcept { return kind != Kind::closed; }
 
   void check() const {
     if (measured == 0) throw InputError("load: measured requests must be at least 1");
@@ -40,6 +47,20 @@ struct Load {
       throw InputError("load: stagger_s " + detail::shortest(stagger_s) + " must be finite and >= 0");
     if (kind == Kind::open && (!(rate > 0) || !std::isfinite(rate)))
       throw InputError("load: rate " + detail::shortest(rate) + " must be a positive finite number");
+    if (kind == Kind::trace) {
+      if (trace.size() != std::uint64_t{warmup} + measured)
+        throw InputError("load: a trace of " + std::to_string(trace.size()) + " requests must be warmup " +
+                         std::to_string(warmup) + " + measured " + std::to_string(measured));
+      for (std::size_t i = 0; i < trace.size(); ++i) {
+        const Request& r = trace[i];
+        const std::string at = "load: trace request " + std::to_string(i);
+        if (i > 0 && r.arrival_s < trace[i - 1].arrival_s) throw InputError(at + " arrives before the one before it");
+        if (r.input_tokens == 0 || r.cached_tokens >= r.input_tokens)
+          throw InputError(at + ": input_tokens must be at least 1 and above cached_tokens");
+        if (r.output_tokens < 2) throw InputError(at + ": output_tokens must be at least 2 (a TPOT needs a second token)");
+      }
+      return;
+    }
     if (input_tokens == 0) throw InputError("load: input_tokens must be at least 1");
     if (output_tokens < 2) throw InputError("load: output_tokens must be at least 2 (a TPOT needs a second token)");
     if (cached_tokens >= input_tokens)
@@ -49,9 +70,11 @@ struct Load {
 
   // The requests, by id. Open loop: arrival times from one seeded stream of unit-mean
   // gaps divided by the rate, so every rate replays the same stream at its own speed.
-  // Closed loop: the clients' first requests at k × stagger_s, later ones set as clients send.
+  // Closed loop: the clients' first requests at k × stagger_s, later ones set as clients
+  // send. Trace: a copy of it.
   std::vector<Request> requests() const {
     check();
+    if (kind == Kind::trace) return {trace.begin(), trace.end()};
     std::vector<Request> out(total(), Request{0, input_tokens, output_tokens, cached_tokens});
     if (kind == Kind::closed) {
       for (std::uint32_t k = 0; k < clients && k < out.size(); ++k) out[k].arrival_s = k * stagger_s;

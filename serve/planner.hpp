@@ -28,6 +28,8 @@
 //   iterations); `rate` and `concurrency` split the deployment's load over its replicas.
 // A job is one worker setup with its batch caps; jobs are independent, so they can be
 // sharded over processes (run(shard, shards)) and their rows merged in job order.
+// Each candidate is simulated by serve::UnitSimulator, which `costdsl simulate` runs
+// for one pinned deployment.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -39,8 +41,6 @@
 #include <vector>
 
 #include "costdsl/error.hpp"
-#include "costdsl/kernel.hpp"
-#include "costdsl/kernels/p2p.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/serve/any_model.hpp"
 #include "costdsl/serve/detail/text.hpp"
@@ -50,7 +50,8 @@
 #include "costdsl/serve/plan_result.hpp"
 #include "costdsl/serve/plan_row.hpp"
 #include "costdsl/serve/plan_spec.hpp"
-#include "costdsl/serve/simulate_unit.hpp"
+#include "costdsl/serve/unit_simulator.hpp"
+#include "costdsl/serve/worker_option.hpp"
 #include "costdsl/timing.hpp"
 
 namespace costdsl::serve {
@@ -58,13 +59,7 @@ namespace costdsl::serve {
 class Planner {
  public:
   // One parallelism that fits, with its KV room.
-  struct WorkerOption {
-    Parallel p;
-    WorkerFacts f;
-    std::uint64_t kv_tokens_per_group = 0;  // KV tokens one DP group (a dense worker: the worker) holds
-    bool prefill = false;                   // kept by the disaggregated screen
-    bool decode_only() const noexcept { return p.hp > 1; }
-  };
+  using WorkerOption = serve::WorkerOption;
   struct Job {
     Mode mode = Mode::aggregated;
     std::size_t worker = 0;   // aggregated: index into options()
@@ -84,12 +79,16 @@ class Planner {
   // Checks the spec and enumerates the jobs; an impossible input is an InputError that
   // names the rule (and, for memory, the bytes needed and available).
   Planner(ModelSource& models, const Timing& timing, PlanSpec spec)
-      : models_(models), timing_(timing), spec_(std::move(spec)) {
+      : models_(models), timing_(timing), spec_(std::move(spec)), units_(models_, timing_, spec_) {
     check_spec();
     enumerate_workers();
     if (spec_.aggregated) add_aggregated_jobs();
     if (spec_.disaggregated) add_disaggregated_jobs();
   }
+
+  // units_ reads spec_ by reference: a copy would read the original's.
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
 
   const PlanSpec& spec() const noexcept { return spec_; }
   const std::vector<WorkerOption>& options() const noexcept { return options_; }
@@ -142,45 +141,8 @@ class Planner {
     if (steps.empty()) return rows;
 
     const auto simulate = [&](Candidate cand, std::size_t option) {
-      const WorkerOption& w = options_[option];
-      cand.worker = w.p;
-      if (job.mode == Mode::aggregated) {
-        cand.unit_gpus = w.f.gpus;
-      } else {
-        const WorkerOption& p = options_[job.prefill];
-        cand.unit_gpus = job.x * p.f.gpus + job.y * w.f.gpus;
-        cand.transfer_s = transfer_s(p, w, cand.unit_gpus);
-      }
-      if (cand.replicas == 0) cand.replicas = spec_.gpus / cand.unit_gpus;
-      if (spec_.load == PlanSpec::LoadMode::rate) cand.rate = spec_.rate / cand.replicas;
-      Load load;
-      load.input_tokens = spec_.input_tokens;
-      load.output_tokens = spec_.output_tokens;
-      load.cached_tokens = spec_.cached_tokens;
-      load.seed = spec_.seed;
-      if (cand.clients > 0) {
-        load.kind = Load::Kind::closed;
-        load.clients = cand.clients;
-        load.stagger_s = spec_.client_start == PlanSpec::ClientStart::staggered
-                             ? latency_estimate_s(job, option, cand) / cand.clients
-                             : 0.0;
-        load.warmup = cand.clients;
-        load.measured = std::max(spec_.min_requests, spec_.rounds * cand.clients);
-      } else {
-        load.kind = Load::Kind::open;
-        load.rate = cand.rate;
-        load.measured = spec_.requests;
-        load.warmup = spec_.requests / 10;
-      }
-      PlanRow row;
+      PlanRow row = units_.run(cand, options_[option], job.mode == Mode::aggregated ? nullptr : &options_[job.prefill]);
       row.job = static_cast<std::uint32_t>(j);
-      row.c = cand;
-      row.r = simulate_candidate(job, option, cand, load);
-      const Sla& sla = spec_.sla;
-      row.sla_ratio = sla.ratio(row.r.ttft_s, row.r.tpot_s, row.r.e2e_s);
-      row.status = row.r.stopped_early                                  ? Status::stopped_early
-                   : sla.met_by(row.r.ttft_s, row.r.tpot_s, row.r.e2e_s) ? Status::meets
-                                                                          : Status::misses;
       rows.push_back(row);
       return row.status == Status::meets;
     };
@@ -291,9 +253,7 @@ class Planner {
     return out;
   }
 
-  std::uint64_t kv_round(std::uint64_t tokens) const noexcept {
-    return (tokens + spec_.kv_block - 1) / spec_.kv_block * spec_.kv_block;
-  }
+  std::uint64_t kv_round(std::uint64_t tokens) const noexcept { return units_.kv_round(tokens); }
 
   void enumerate_workers() {
     const GpuSpec& gpu = timing_.gpu();
@@ -328,25 +288,21 @@ class Planner {
       std::erase_if(tries, [&](const Parallel& p) {
         return std::find(spec_.workers.begin(), spec_.workers.end(), p) == spec_.workers.end();
       });
-    const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);
+    const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);  // for the messages: option() sizes the KV
     const std::uint64_t need_agg = kv_round(std::uint64_t{spec_.input_tokens} + spec_.output_tokens);
     std::optional<WorkerOption> leanest;  // the least weight per GPU, for the message when nothing fits
     std::string first_why;
     for (const Parallel p : tries) {
       std::string why;
-      const std::optional<WorkerFacts> f = models_.facts(p, &why);
+      const std::optional<WorkerOption> opt = units_.option(p, &why);
       ++tried_;
-      if (!f) {
+      if (!opt) {
         if (first_why.empty()) first_why = why;
         continue;
       }
-      WorkerOption o{p, *f, 0, false};
-      const double free = usable - f->weight_bytes_per_gpu;
-      if (free > 0 && f->kv_bytes_per_token_per_gpu > 0)
-        o.kv_tokens_per_group = static_cast<std::uint64_t>(free / f->kv_bytes_per_token_per_gpu) / spec_.kv_block *
-                                spec_.kv_block;
-      if (!leanest || f->weight_bytes_per_gpu < leanest->f.weight_bytes_per_gpu ||
-          (f->weight_bytes_per_gpu == leanest->f.weight_bytes_per_gpu &&
+      const WorkerOption& o = *opt;
+      if (!leanest || o.f.weight_bytes_per_gpu < leanest->f.weight_bytes_per_gpu ||
+          (o.f.weight_bytes_per_gpu == leanest->f.weight_bytes_per_gpu &&
            o.kv_tokens_per_group > leanest->kv_tokens_per_group))
         leanest = o;
       if (o.kv_tokens_per_group >= need_agg) options_.push_back(o);
@@ -404,15 +360,6 @@ class Planner {
     if (caps.empty() && fit > 0) caps.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(
                                      {fit, w.f.kv_groups, budget == 0 ? fit : std::uint64_t{budget}})));
     return caps;
-  }
-
-  double transfer_s(const WorkerOption& p, const WorkerOption& d, std::uint32_t unit_gpus) const {
-    // Each prefill GPU sends its shard of the prompt's KV while each decode GPU receives
-    // its own: the larger per-GPU share crosses one link, all pairs at once.
-    const double per_gpu = std::max(p.f.kv_bytes_per_token_per_gpu, d.f.kv_bytes_per_token_per_gpu);
-    const auto bytes = static_cast<std::uint64_t>(std::ceil(per_gpu * spec_.input_tokens));
-    const Kernel<kernels::P2p> link(timing_, kernels::P2p::Config{std::max<std::uint32_t>(unit_gpus, 2)});
-    return link.eval({bytes}).time_s;
   }
 
   void screen_disaggregated() {
@@ -504,44 +451,13 @@ class Planner {
     }
   }
 
-  // One request's latency, roughly, from three iterations: its prompt alone, then its
-  // outputs at the worker's batch cap half-way through them. Only spreads the clients.
-  double latency_estimate_s(const Job& job, std::size_t option, const Candidate& c) {
-    const WorkerOption& w = options_[option];
-    AnyModel& prefill = models_.model(options_[job.mode == Mode::aggregated ? option : job.prefill].p);
-    const ops::PrefillChunk prompt{spec_.cached_tokens, spec_.input_tokens - spec_.cached_tokens};
-    const double first = prefill.iteration_s({std::span<const ops::PrefillChunk>(&prompt, 1), {}});
-    estimate_kv_.assign(std::max<std::uint32_t>(std::min(c.batch, c.clients), 1),
-                        spec_.input_tokens + spec_.output_tokens / 2);
-    const double step = models_.model(w.p).iteration_s({{}, estimate_kv_});
-    return first + c.transfer_s + (spec_.output_tokens - 1) * step;
-  }
-
-  UnitResult simulate_candidate(const Job& job, std::size_t option, const Candidate& c, const Load& load) {
-    const WorkerOption& w = options_[option];
-    AnyModel& wm = models_.model(w.p);
-    if (job.mode == Mode::aggregated) {
-      WorkerSetup s{ServerConfig{c.token_budget, c.batch, spec_.kv_block, spec_.reserve_fraction},
-                    w.kv_tokens_per_group * w.f.kv_groups};
-      return simulate_aggregated(wm, s, load, spec_.sla);
-    }
-    const WorkerOption& p = options_[job.prefill];
-    AnyModel& pm = models_.model(p.p);
-    const std::uint32_t prefill_seqs = std::max<std::uint32_t>(spec_.max_batch * p.f.kv_groups, 1);
-    WorkerSetup ps{ServerConfig{c.token_budget, prefill_seqs, spec_.kv_block, spec_.reserve_fraction},
-                   p.kv_tokens_per_group * p.f.kv_groups};
-    WorkerSetup ds{ServerConfig{c.batch, c.batch, spec_.kv_block, spec_.reserve_fraction},
-                   w.kv_tokens_per_group * w.f.kv_groups};
-    return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
-  }
-
   ModelSource& models_;
   const Timing& timing_;
   PlanSpec spec_;
+  UnitSimulator units_;  // after spec_, which it reads
   std::vector<WorkerOption> options_;
   std::vector<Job> jobs_;
   std::vector<DecodeChoice> decode_choices_;
-  std::vector<std::uint32_t> estimate_kv_;
   std::size_t tried_ = 0;
 };
 

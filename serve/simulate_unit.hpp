@@ -55,7 +55,7 @@ class UnitRecorder {
     tpot_.reserve(load.measured);
     e2e_.reserve(load.measured);
     miss_limit_ = sla.any() ? sla.certain_miss_count(load.measured) : std::numeric_limits<std::uint64_t>::max();
-    if (load.kind == Load::Kind::open) {
+    if (load.open_loop()) {
       window_start_ = reqs_[load.warmup].arrival_s;
       window_end_ = reqs_.back().arrival_s;
     }
@@ -66,7 +66,7 @@ class UnitRecorder {
   // The requests known up front (closed loop: each client's first; open: all).
   template <class Send>
   void start(Send&& send) {
-    const std::uint32_t n = load_.kind == Load::Kind::open ? load_.total() : std::min(load_.clients, load_.total());
+    const std::uint32_t n = load_.open_loop() ? load_.total() : std::min(load_.clients, load_.total());
     for (std::uint32_t i = 0; i < n; ++i) issue(reqs_[i].arrival_s, send);
   }
 
@@ -107,6 +107,7 @@ class UnitRecorder {
 
   UnitResult result(std::uint64_t iterations) {
     UnitResult r;
+    r.warmup = load_.warmup;
     r.measured = load_.measured;
     r.finished = static_cast<std::uint32_t>(e2e_.size());
     r.stopped_early = !all_done();

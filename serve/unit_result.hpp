@@ -11,6 +11,7 @@ struct UnitResult {
   double output_tokens_per_s = 0;     // the unit's output tokens per second over the measurement window
   double tokens_per_s_user = 0;       // 1 / mean TPOT: the speed one user sees once streaming
   double in_flight = 0;               // mean requests in the unit: the clients, or rate × mean latency
+  std::uint32_t warmup = 0;           // leading requests run but left out of the statistics
   std::uint32_t measured = 0;         // requests the statistics are over (when not stopped early)
   std::uint32_t finished = 0;         // measured requests that finished
   bool stopped_early = false;         // the SLA was certainly missed: the run stopped there

@@ -20,6 +20,7 @@ int run(int argc, const char* const* argv) {
   add_import_command(app);
   add_validate_command(app);
   add_plan_command(app);
+  add_simulate_command(app);
   add_roofline_command(app);
   try {
     app.parse(argc, argv);

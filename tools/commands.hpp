@@ -12,6 +12,7 @@ void add_sweep_command(CLI::App& app);     // cmd_sweep.cpp
 void add_import_command(CLI::App& app);    // cmd_import.cpp: import aiconfigurator
 void add_validate_command(CLI::App& app);  // cmd_validate.cpp
 void add_plan_command(CLI::App& app);      // cmd_plan.cpp: the deployment search (serve::Planner)
+void add_simulate_command(CLI::App& app);  // cmd_simulate.cpp: one pinned deployment (serve::UnitSimulator)
 void add_roofline_command(CLI::App& app);  // cmd_roofline.cpp: roofline eval, serve (the fitter's batch mode)
 
 }  // namespace costdsl::cli

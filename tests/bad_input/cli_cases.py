@@ -530,6 +530,73 @@ accepts_json("plan: nothing meets the SLA is an answer, not an error", PLAN + ["
              lambda j: None if j["top"]["aggregated"] == [] and all(
                  math.isfinite(c["tokens_per_s_gpu"]) for c in j["candidates"]) else f"got {j['top']}")
 
+# ---- costdsl simulate: a pinned deployment the flags cannot describe ------------------
+SIM = ["simulate", "--arch", "llama3_8b", "--gpu", "h200", "--isl", "1000", "--osl", "50", "--batch", "4"]
+rejects("simulate without --gpu", ["simulate", "--arch", "llama3_8b", "--isl", "1000", "--osl", "50", "--batch", "4"],
+        "--gpu is required")
+rejects("simulate without --batch", SIM[:-2], "--batch is required")
+rejects("simulate --batch 0", SIM[:-1] + ["0"], "--batch", "must be a positive integer (at least 1), got 0")
+rejects("simulate --tp 0", SIM + ["--tp", "0"], "--tp", "must be a positive integer (at least 1), got 0")
+rejects("simulate --tp 3 not dividing the heads", ["simulate", "--arch", "llama3_70b", "--gpu", "h200", "--isl", "1000",
+                                                    "--osl", "50", "--batch", "4", "--tp", "3"],
+        "--tp 3: tp 3 does not divide num_qo_heads 64")
+rejects("simulate MoE --ep 6 not dividing the experts", ["simulate", "--arch", "qwen3_30b_a3b", "--gpu", "h200",
+                                                           "--isl", "1000", "--osl", "50", "--batch", "4", "--ep", "6"],
+        "--tp 1 --ep 6: ep 6 does not divide num_experts 128")
+rejects("simulate --ep on a dense arch", SIM + ["--ep", "2"], "--tp 1 --ep 2", "--ep and --dp must be 1")
+rejects("simulate unknown arch", ["simulate", "--arch", "gpt5", "--gpu", "h200", "--isl", "10", "--osl", "10",
+                                  "--batch", "1"], "unknown arch 'gpt5'")
+rejects("simulate --rate with --concurrency", SIM + ["--rate", "5", "--concurrency", "4"], "--concurrency", "--rate")
+rejects("simulate --rate 0", SIM + ["--rate", "0"], "--rate", "must be a positive finite number, got 0")
+rejects("simulate --requests without --rate", SIM + ["--requests", "10"], "--requests requires --rate")
+rejects("simulate --client-start with --rate", SIM + ["--rate", "5", "--client-start", "staggered"],
+        "--client-start", "--rate")
+rejects("simulate --mode disagg without --prefill-workers", SIM + ["--mode", "disagg", "--decode-workers", "1"],
+        "--prefill-workers: --mode disagg needs the number of prefill workers")
+rejects("simulate --mode disagg without --decode-workers", SIM + ["--mode", "disagg", "--prefill-workers", "1"],
+        "--decode-workers: --mode disagg needs the number of decode workers")
+rejects("simulate --prefill-workers in agg mode", SIM + ["--prefill-workers", "1"],
+        "--prefill-workers: a disaggregated deployment's flag; give --mode disagg")
+rejects("simulate --prefill-tp 3 not dividing the heads", ["simulate", "--arch", "llama3_70b", "--gpu", "h200",
+                                                             "--isl", "1000", "--osl", "50", "--batch", "4", "--tp",
+                                                             "8", "--mode", "disagg", "--prefill-workers", "1",
+                                                             "--decode-workers", "1", "--prefill-tp", "3"],
+        "--prefill-tp 3: tp 3 does not divide num_qo_heads 64")
+rejects("simulate --hp 2 aggregated", SIM + ["--hp", "2"], "--hp 2: KV-parallel attention is decode-side only",
+        "--mode disagg")
+rejects("simulate --kv-replicate", SIM + ["--kv-replicate"], "--kv-replicate")
+rejects("simulate model larger than the worker", ["simulate", "--arch", "llama3_405b", "--gpu", "h100", "--isl", "1000",
+                                                  "--osl", "50", "--batch", "4", "--tp", "4"],
+        "--tp 4: the model does not fit", "of weights per GPU on 4 GPUs", "after the 10% reserve")
+rejects("simulate ISL + OSL over the context", ["simulate", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "8",
+                                                "--isl", "8000", "--osl", "500", "--batch", "4"],
+        "--isl 8000 + --osl 500 = 8500 tokens exceeds the model's context (max_position_embeddings 8192)")
+rejects("simulate --osl 1", SIM[:-3] + ["1", "--batch", "4"], "--osl 1: must be at least 2")
+rejects("simulate --prefix = --isl", SIM + ["--prefix", "1000"], "--prefix 1000 must be below --isl 1000")
+rejects("simulate without --isl", ["simulate", "--arch", "llama3_8b", "--gpu", "h200", "--osl", "50", "--batch", "4"],
+        "--isl is required")
+rejects("simulate --concurrency not a multiple of --replicas", SIM + ["--replicas", "2", "--concurrency", "3"],
+        "--concurrency 3 must be a multiple of --replicas 2")
+rejects("simulate --replicas past 65536 GPUs", SIM + ["--replicas", "70000"], "--replicas 70000",
+        "at most 65536")
+rejects("simulate --concurrency past a million clients", SIM + ["--concurrency", "2000000"],
+        "--concurrency 2000000: 2000000 clients per replica, at most 1000000")
+rejects("simulate --batch 4e9 (the default concurrency)", SIM[:-1] + ["4000000000"], "--concurrency 4000000000",
+        "at most 1000000")
+rejects("simulate --requests past 10^7", SIM + ["--rate", "5", "--requests", "20000000"],
+        "--requests 20000000: at most 10000000 measured requests per replica")
+with tempfile.TemporaryDirectory() as d:
+    trace = pathlib.Path(d) / "trace.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n0,100,20\n0.5,100,1\n")
+    TRACE = ["simulate", "--arch", "llama3_8b", "--gpu", "h200", "--batch", "4", "--trace", str(trace)]
+    rejects("simulate trace request with one output token", TRACE,
+            "request 1 (line 3): output_tokens 1 must be at least 2")
+    rejects("simulate --trace with --isl", TRACE + ["--isl", "100"], "--isl: a trace gives each request's lengths")
+    rejects("simulate --trace with --rate", TRACE + ["--rate", "5"], "--rate", "--trace")
+    trace.write_text("arrival_s,input_tokens,output_tokens\n0,100,20\n")
+    rejects("simulate --replicas above the trace's requests", TRACE + ["--replicas", "2"],
+            "--replicas 2: the trace holds 1 requests")
+
 # ---- accepted: finite and flagged ------------------------------------------------------------
 accepts_json("zero-token iteration", EVAL + ["--json"],
              lambda j: None if total_of(j)["time_ms"] == 0 and total_of(j)["coverage"] == [] else f"got {total_of(j)}")

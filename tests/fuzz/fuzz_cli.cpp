@@ -18,7 +18,9 @@
 // Lines after a line "#stdin" are the standard input (`roofline serve` reads requests
 // there). `plan` is bounded so that one input runs for at most about a second: its sizes
 // (--gpus, --isl, --osl, --max-batch, --requests, ...) must be small decimal numbers, and
-// --max-batch 4 and --requests 8 are added where not given.
+// --max-batch 4 and --requests 8 are added where not given; `simulate` likewise (--batch,
+// --replicas, the worker counts, --concurrency, ...), which has no --max-batch and takes
+// --requests with --rate only.
 // COSTDSL_FUZZ_CLI_ECHO=1 prints each run's arguments, exit code and output (for writing seeds).
 #include <unistd.h>
 
@@ -193,12 +195,16 @@ bool small_number(std::string_view s, std::uint64_t lo, std::uint64_t hi) {
   return v >= lo && v <= hi;
 }
 
-// `plan` within about a second under the sanitizers: false if a size flag's values are not
-// small decimal numbers; adds --max-batch and --requests where not given.
+// `plan` and `simulate` within about a second under the sanitizers: false if a size
+// flag's values are not small decimal numbers; adds plan's --max-batch and --requests
+// where not given.
 bool bound_plan(std::vector<std::string>& args) {
-  bool plan = false;
-  for (const auto& a : args) plan = plan || a == "plan";
-  if (!plan) return true;
+  bool plan = false, simulate = false;
+  for (const auto& a : args) {
+    plan = plan || a == "plan";
+    simulate = simulate || a == "simulate";
+  }
+  if (!plan && !simulate) return true;
   struct Bound {
     std::string_view flag;
     std::uint64_t lo, hi;
@@ -210,7 +216,9 @@ bool bound_plan(std::vector<std::string>& args) {
       {"--gpus", 0, 4, false},         {"--isl", 0, 4096, false},    {"--osl", 0, 16, false},
       {"--prefix", 0, 4096, false},    {"--max-batch", 0, 4, false}, {"--requests", 0, 8, false},
       {"--concurrency", 0, 8, false},  {"--top", 0, 64, false},      {"--token-budgets", 256, 8192, true},
-      {"--hp", 0, 16, true}};
+      {"--hp", 0, 16, true},           {"--batch", 0, 8, false},     {"--replicas", 0, 4, false},
+      {"--prefill-workers", 0, 4, false}, {"--decode-workers", 0, 4, false}, {"--prefill-batch", 0, 8, false},
+      {"--token-budget", 0, 8192, false}};
   bool has_max_batch = false, has_requests = false;
   const auto values_ok = [](std::string_view v, const Bound& b) {
     while (true) {
@@ -238,6 +246,7 @@ bool bound_plan(std::vector<std::string>& args) {
           if (!values_ok(args[j], b)) return false;
     }
   }
+  if (simulate) return true;
   if (!has_max_batch) args.insert(args.end(), {"--max-batch", "4"});
   if (!has_requests) args.insert(args.end(), {"--requests", "8"});
   return true;

@@ -470,6 +470,37 @@ TEST_CASE("with an SLA it cannot meet, a unit stops once the miss is certain, wi
   CHECK(full.iterations > stopped.iterations);
 }
 
+TEST_CASE("a trace load: its arrivals and lengths as recorded, the first tenth as warm-up") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  std::vector<serve::Request> trace;
+  for (std::uint32_t i = 0; i < 20; ++i) trace.push_back({0.02 * i, 500 + 100 * (i % 3), 10 + i % 4});
+  serve::Load load;
+  load.kind = serve::Load::Kind::trace;
+  load.trace = trace;
+  load.warmup = 2;
+  load.measured = 18;
+  load.rate = 50;
+  const auto reqs = load.requests();
+  REQUIRE(reqs.size() == 20);
+  CHECK(reqs[7].arrival_s == trace[7].arrival_s);
+  CHECK(reqs[7].input_tokens == 600);
+  CHECK(reqs[7].output_tokens == 13);
+  const serve::WorkerSetup s{{4096, 8, 16, 0.1}, 1 << 20};
+  const serve::UnitResult r = serve::simulate_aggregated(model, s, load);
+  CHECK(r.finished == 18);
+  CHECK(r.warmup == 2);
+  // The requests' own lengths ran: a 700-token prompt (every third) takes at least its
+  // iteration alone to its first token, and the trace's outputs at most 13 steps each.
+  CHECK(r.ttft_s.p99 >= model.iteration_s({std::vector<ops::PrefillChunk>{{0, 700}}, {}}));
+  CHECK(r.e2e_s.p99 > r.ttft_s.p99);
+  load.trace = std::span<const serve::Request>(trace).first(19);
+  CHECK_THROWS_WITH_AS(load.check(), "load: a trace of 19 requests must be warmup 2 + measured 18", InputError);
+  trace[3].output_tokens = 1;
+  load.trace = trace;
+  CHECK_THROWS_WITH_AS(load.check(), "load: trace request 3: output_tokens must be at least 2 (a TPOT needs a second token)",
+                       InputError);
+}
+
 TEST_CASE("load and SLA inputs: each rule named") {
   serve::Load load;
   load.output_tokens = 1;

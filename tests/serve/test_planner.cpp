@@ -1,7 +1,8 @@
 // The deployment search (serve::Planner) as laws: more GPUs never lower the best total
 // tokens/s at a fixed SLA, a looser SLA never lowers it, and at concurrency 1 the
 // lowest-latency deployment uses the most TP; plus its impossible inputs, sharding and
-// the iteration memo's exactness.
+// the iteration memo's exactness; and a candidate pinned alone (serve::UnitSimulator, what
+// `costdsl simulate` runs) gives the search's row for it.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "costdsl/serve/arch_family.hpp"
 #include "costdsl/serve/grain_family.hpp"
 #include "costdsl/serve/planner.hpp"
+#include "costdsl/serve/unit_simulator.hpp"
 
 using namespace costdsl;
 
@@ -256,4 +258,39 @@ TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, b
                        "--hp: this model family has no KV-parallel attention grain, so the deployment search takes hp 1 "
                        "only",
                        InputError);
+}
+
+TEST_CASE("a candidate pinned alone gives the search's row for it, aggregated and disaggregated") {
+  const HfConfig hf = model_config("llama3_8b");
+  auto family = llama_family(hf);
+  serve::PlanSpec spec = small_spec(4);
+  spec.sla = {};  // every batch cap runs
+  serve::Planner planner(family, h200(), spec);
+  const std::vector<serve::PlanRow> rows = planner.run();
+  auto pinned_family = llama_family(hf);  // its own trees: nothing shared with the search
+  serve::UnitSimulator units(pinned_family, h200(), spec);
+  std::size_t agg = 0, disagg = 0;
+  for (const serve::PlanRow& row : rows) {
+    if ((row.c.mode == serve::Mode::aggregated ? agg : disagg) >= 3) continue;
+    ++(row.c.mode == serve::Mode::aggregated ? agg : disagg);
+    // What a user pins: the layout, the batch cap, the budget, the replicas and the clients.
+    serve::Candidate c;
+    c.mode = row.c.mode;
+    c.prefill_workers = row.c.prefill_workers;
+    c.decode_workers = row.c.decode_workers;
+    c.batch = row.c.batch;
+    c.token_budget = row.c.token_budget;
+    c.replicas = row.c.replicas;
+    c.clients = row.c.clients;
+    const auto worker = units.option(row.c.worker);
+    const auto prefill = units.option(row.c.prefill);
+    REQUIRE(worker);
+    REQUIRE(prefill);
+    serve::PlanRow alone = units.run(c, *worker, row.c.mode == serve::Mode::aggregated ? nullptr : &*prefill);
+    alone.job = row.job;
+    CAPTURE(row.c.batch);
+    CHECK(same(alone, row));
+  }
+  CHECK(agg == 3);
+  CHECK(disagg == 3);
 }

@@ -1,0 +1,22 @@
+#pragma once
+// WorkerOption: one worker parallelism the arch accepts, with its memory facts and the
+// KV room its GPUs have left after the weights and the HBM reserve. The deployment search
+// enumerates them; `costdsl simulate` pins one (or a prefill and a decode one).
+#include <cstdint>
+
+#include "costdsl/serve/model_source.hpp"
+#include "costdsl/serve/parallel.hpp"
+
+namespace costdsl::serve {
+
+struct WorkerOption {
+  Parallel p;
+  WorkerFacts f;
+  std::uint64_t kv_tokens_per_group = 0;  // KV tokens one DP group (a dense worker: the worker) holds
+  bool prefill = false;                   // kept by the disaggregated screen
+  bool decode_only() const noexcept { return p.hp > 1; }
+  // The worker's KV capacity over all its pools: what its scheduler reserves from.
+  std::uint64_t kv_tokens() const noexcept { return kv_tokens_per_group * f.kv_groups; }
+};
+
+}  // namespace costdsl::serve

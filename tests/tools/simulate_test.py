@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `costdsl simulate` (one pinned deployment under one load) as
+behaviour: a pinned run gives plan's row for the same layout and load (aggregated, with
+replicas, MoE with DP attention, disaggregated); more clients than the batch cap queue
+(TTFT rises); more decode workers never slow decoding; the JSON agrees with the text;
+rate and trace loads run; the kernel times say whether tables or the roofline answered.
+No figure may be NaN or inf.
+
+usage: simulate_test.py COSTDSL
+"""
+import json
+import math
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+costdsl = sys.argv[1]
+failures = []
+LLAMA = ["--arch", "llama3_8b", "--gpu", "h100", "--isl", "1000", "--osl", "100"]
+RESULT_KEYS = ("ttft_ms", "tpot_ms", "latency_s", "tokens_per_s_gpu", "tokens_per_s_user", "tokens_per_s",
+               "measured", "finished", "iterations", "concurrency", "replicas", "unit_gpus", "gpus", "batch",
+               "token_budget", "parallel")
+
+
+def run(*args, expect=0):
+    r = subprocess.run([costdsl, *args], capture_output=True, text=True)
+    if r.returncode != expect:
+        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def finite_everywhere(value, path="$"):
+    if isinstance(value, float):
+        check(math.isfinite(value), f"{path} is {value}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            finite_everywhere(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            finite_everywhere(v, f"{path}[{i}]")
+
+
+def simulate_json(*args):
+    r = run("simulate", *args, "--json")
+    try:
+        j = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        failures.append(f"simulate {' '.join(args)} --json: not JSON:\n{r.stdout[:800]}{r.stderr[:800]}")
+        return {}
+    finite_everywhere(j)
+    return j
+
+
+def plan_candidates(*args):
+    r = run("plan", *args, "--json")
+    try:
+        return json.loads(r.stdout)["candidates"]
+    except (json.JSONDecodeError, KeyError):
+        failures.append(f"plan {' '.join(args)} --json: no candidates:\n{r.stdout[:800]}{r.stderr[:800]}")
+        return []
+
+
+def same_as_plan_row(name, sim, row, keys=RESULT_KEYS):
+    for k in keys:
+        check(sim.get(k) == row.get(k), f"{name}: simulate's {k} {sim.get(k)} != plan's {row.get(k)}")
+
+
+# Aggregated, pinned to a layout plan simulated: the same row, figure for figure. plan
+# without an SLA runs every batch cap at concurrency = the cap per replica, simulate's default.
+rows = plan_candidates(*LLAMA, "--gpus", "2", "--mode", "agg", "--token-budgets", "8192", "--max-batch", "8")
+for batch in (2, 8):
+    row = next((c for c in rows if c["tp"] == 1 and c["batch"] == batch), None)
+    check(row is not None and row["replicas"] == 2, f"plan has no tp1 ×2 row at batch {batch}: {rows}")
+    if row:
+        sim = simulate_json(*LLAMA, "--tp", "1", "--replicas", "2", "--batch", str(batch), "--token-budget", "8192")
+        same_as_plan_row(f"agg tp1 ×2 batch {batch}", sim, row)
+        check(sim.get("load", {}).get("concurrency") == 2 * batch, f"default concurrency is batch × replicas: {sim}")
+row = next((c for c in rows if c["tp"] == 2 and c["batch"] == 4), None)
+if row:
+    same_as_plan_row("agg tp2 batch 4", simulate_json(*LLAMA, "--tp", "2", "--batch", "4", "--token-budget", "8192"),
+                     row)
+
+# A DP-attention MoE worker (ep 2 = 2 DP groups of tp 1): the batch cap and budget are the
+# worker's, as plan's columns.
+MOE = ["--arch", "qwen3_30b_a3b", "--gpu", "h100", "--isl", "1000", "--osl", "50"]
+rows = plan_candidates(*MOE, "--gpus", "2", "--mode", "agg", "--token-budgets", "2048", "--max-batch", "4")
+row = next((c for c in rows if c["tp"] == 1 and c["ep"] == 2 and c["batch"] == 4), None)
+check(row is not None, f"plan has no tp1dp2ep2 batch-4 row: {[(c['parallel'], c['batch']) for c in rows]}")
+if row:
+    same_as_plan_row("MoE tp1dp2ep2 batch 4",
+                     simulate_json(*MOE, "--tp", "1", "--ep", "2", "--batch", "4", "--token-budget", "2048"), row)
+
+# Disaggregated: one of plan's rows pinned (its prefill budget and batch are plan's
+# --token-budgets and --max-batch per group).
+rows = plan_candidates(*LLAMA, "--gpus", "4", "--mode", "disagg", "--token-budgets", "2048", "--max-batch", "8",
+                       "--hp", "1")
+row = next((c for c in rows if c["prefill"]["workers"] == 1 and c["workers"] == 2 and c["batch"] == 4), None)
+check(row is not None, "plan has no 1 prefill + 2 decode worker row at batch 4")
+if row:
+    sim = simulate_json(*LLAMA, "--mode", "disagg", "--prefill-tp", str(row["prefill"]["tp"]), "--prefill-workers",
+                        "1", "--tp", str(row["tp"]), "--decode-workers", "2", "--batch", "4", "--token-budget",
+                        "2048", "--prefill-batch", "8", "--replicas", str(row["replicas"]))
+    same_as_plan_row("disagg 1P + 2D batch 4", sim, row, RESULT_KEYS + ("transfer_ms", "workers"))
+
+# More clients than the batch cap: the extra requests wait for a slot, so TTFT rises.
+SAT = [*LLAMA, "--tp", "1", "--batch", "4"]
+c4, c8 = simulate_json(*SAT, "--concurrency", "4"), simulate_json(*SAT, "--concurrency", "8")
+if c4 and c8:
+    check(c8["ttft_ms"]["mean"] > 1.5 * c4["ttft_ms"]["mean"] and c8["ttft_ms"]["p90"] > c4["ttft_ms"]["p90"],
+          f"doubling concurrency past the batch cap must raise TTFT: {c4['ttft_ms']} -> {c8['ttft_ms']}")
+    check(c8["tokens_per_s"] <= c4["tokens_per_s"] * 1.05,
+          f"a saturated batch cap cannot gain throughput from queued clients: {c4['tokens_per_s']} -> "
+          f"{c8['tokens_per_s']}")
+
+# Disaggregated: a second decode worker splits the same clients, so TPOT falls or stays.
+DIS = [*LLAMA, "--mode", "disagg", "--prefill-workers", "1", "--batch", "16", "--concurrency", "16"]
+d1, d2 = simulate_json(*DIS, "--decode-workers", "1"), simulate_json(*DIS, "--decode-workers", "2")
+if d1 and d2:
+    check(d2["tpot_ms"]["mean"] <= d1["tpot_ms"]["mean"] and d2["tpot_ms"]["p90"] <= d1["tpot_ms"]["p90"],
+          f"more decode workers must not raise TPOT: {d1['tpot_ms']} -> {d2['tpot_ms']}")
+    check(d2["gpus"] == d1["gpus"] + 1, f"a second tp1 decode worker adds one GPU: {d1['gpus']} -> {d2['gpus']}")
+
+# The text and the JSON of one run agree; the text is a table with the measured counts.
+ARGS = [*LLAMA, "--tp", "1", "--batch", "8", "--concurrency", "12"]
+text = run("simulate", *ARGS).stdout
+j = simulate_json(*ARGS)
+for needle in ("deployment  aggregated tp1", "closed loop, 12 clients", "warm-up of 12 dropped",
+               "mean       p50       p90       p99", "tokens/s"):
+    check(needle in text, f"the text lacks {needle!r}:\n{text}")
+cells = {l.split()[0] + " " + l.split()[1]: [float(x) for x in l.split()[2:]] for l in text.splitlines()
+         if l.startswith(("TTFT ms", "TPOT ms", "latency s"))}
+for label, key, scale, decimals in (("TTFT ms", "ttft_ms", 1, 1), ("TPOT ms", "tpot_ms", 1, 2),
+                                    ("latency s", "latency_s", 1, 3)):
+    want = [round(j.get(key, {}).get(q, math.nan) * scale, decimals) for q in ("mean", "p50", "p90", "p99")]
+    check(cells.get(label) == want, f"text {label} {cells.get(label)} != JSON {want}")
+check(f"{j.get('measured')} requests per replica" in text and f"{j.get('tokens_per_s_gpu', 0):.1f} per GPU" in text,
+      f"the text's counts and throughput must be the JSON's:\n{text}")
+check(j.get("warmup") == 12 and j.get("measured") == 36, f"closed loop: a round of warm-up, 3 rounds measured: {j}")
+
+# Poisson arrivals: seeded, the same figures every run; a different seed changes them.
+RATE = [*LLAMA, "--tp", "1", "--batch", "16", "--rate", "5", "--requests", "100"]
+r1, r2, r3 = simulate_json(*RATE), simulate_json(*RATE), simulate_json(*RATE, "--seed", "7")
+check(r1 == r2 and r1.get("load", {}).get("kind") == "rate", "a rate load must be reproducible")
+check(r1.get("ttft_ms") != r3.get("ttft_ms"), "another seed must give another arrival stream")
+check(r1.get("measured") == 100 and r1.get("warmup") == 10, f"--requests 100 after 10 of warm-up: {r1}")
+
+# A trace: its own arrivals and lengths, dealt over the replicas.
+with tempfile.TemporaryDirectory() as d:
+    trace = pathlib.Path(d) / "trace.csv"
+    lines = ["arrival_s,input_tokens,output_tokens"]
+    # Lengths repeat in pairs, so that both replicas of two get the same requests.
+    lines += [f"{0.01 * i:.3f},{400 + 97 * (i // 2 % 9)},{20 + 5 * (i // 2 % 4)}" for i in range(60)]
+    trace.write_text("\n".join(lines) + "\n")
+    t1 = simulate_json("--arch", "llama3_8b", "--gpu", "h100", "--tp", "1", "--batch", "8", "--trace", str(trace))
+    t2 = simulate_json("--arch", "llama3_8b", "--gpu", "h100", "--tp", "1", "--batch", "8", "--trace", str(trace),
+                       "--replicas", "2")
+    check(t1.get("load", {}).get("kind") == "trace" and t1.get("warmup") == 6 and t1.get("measured") == 54,
+          f"a trace of 60 requests: 6 of warm-up, 54 measured: {t1}")
+    check(t2.get("warmup", 0) + t2.get("measured", 0) == 30, f"two replicas take 30 requests each: {t2}")
+    if t1 and t2:
+        check(t2["ttft_ms"]["mean"] <= t1["ttft_ms"]["mean"], "half the arrivals per replica cannot queue more")
+
+# Kernel times: H200 ships no measured tables (roofline), H100 does.
+k200 = simulate_json("--arch", "llama3_8b", "--gpu", "h200", "--tp", "1", "--batch", "4", "--isl", "1000", "--osl",
+                     "50")
+check(k200.get("kernel_times", {}).get("source") == "roofline", f"h200: {k200.get('kernel_times')}")
+check(c4.get("kernel_times", {}).get("source") in ("measured", "mixed") and
+      c4["kernel_times"]["measured_leaves"] > 0, f"h100: {c4.get('kernel_times')}")
+text = run("simulate", "--arch", "llama3_8b", "--gpu", "h200", "--tp", "1", "--batch", "4", "--isl", "1000",
+           "--osl", "50").stdout
+check("kernel times: roofline" in text, f"the text must say the roofline timed the kernels:\n{text}")
+
+if failures:
+    print(f"{len(failures)} failure(s):")
+    for f in failures:
+        print(" -", f)
+    sys.exit(1)
+print("simulate: all checks passed")
