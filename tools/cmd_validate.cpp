@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -139,12 +140,13 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
   return out;
 }
 
-// validate --deployments: per (backend, GPU) the median |relative error| and bias of TTFT
-// and TPOT, the skipped rows by reason, the worst rows.
+// validate --deployments: per (backend, GPU, mode) the median |relative error| and bias of
+// TTFT and TPOT, the skipped rows by reason, the worst rows.
 void report_deployments(const deployments::Table& table, const std::vector<deployments::Simulated>& sims,
                         const aic::Skips& skips, std::size_t worst, bool json) {
-  std::map<std::pair<std::string, std::string>, std::vector<const deployments::Simulated*>> groups;
-  for (const auto& s : sims) groups[{s.row->backend, s.row->system}].push_back(&s);
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const deployments::Simulated*>> groups;
+  for (const auto& s : sims)
+    groups[{s.row->backend, s.row->system, s.row->disaggregated ? "disagg" : "agg"}].push_back(&s);
   const auto summary = [](const std::vector<const deployments::Simulated*>& v, auto err) {
     std::vector<double> e;
     for (const auto* s : v) e.push_back(err(*s));
@@ -162,8 +164,9 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
   const auto row_json = [](const deployments::Simulated& s) {
     const deployments::Deployment& d = *s.row;
     return nlohmann::json{{"id", d.id}, {"where", d.where}, {"backend", d.backend}, {"gpu", d.system},
-                          {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.clients()},
-                          {"tp", d.tp}, {"attention_dp", d.dp}, {"moe_ep", d.moe_ep},
+                          {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.clients},
+                          {"mode", d.disaggregated ? "disagg" : "agg"}, {"tp", d.worker.tp},
+                          {"attention_dp", d.worker.dp}, {"moe_ep", d.worker.moe_ep},
                           {"quantization", s.quantization}, {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
   };
@@ -173,7 +176,8 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
     for (const auto& [why, e] : skips.reasons) j["skipped"][why] = {{"count", e.count}, {"first", e.first}};
     for (const auto& [key, v] : groups) {
       const ErrorSummary t = summary(v, ttft), o = summary(v, tpot);
-      j["groups"].push_back({{"backend", key.first}, {"gpu", key.second}, {"rows", v.size()},
+      j["groups"].push_back({{"backend", std::get<0>(key)}, {"gpu", std::get<1>(key)}, {"mode", std::get<2>(key)},
+                             {"rows", v.size()},
                              {"ttft", {{"median_abs_rel_err", t.median_abs}, {"p90_abs_rel_err", t.p90_abs},
                                        {"bias", t.bias}}},
                              {"tpot", {{"median_abs_rel_err", o.median_abs}, {"p90_abs_rel_err", o.p90_abs},
@@ -186,13 +190,13 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
   std::cout << fmt::format("{} deployments read, {} simulated, {} skipped\n", table.read, sims.size(), skips.total());
   for (const auto& [why, e] : skips.reasons)
     std::cout << fmt::format("  skipped {:>6}  {} (first: {})\n", e.count, why, e.first);
-  std::cout << fmt::format("\n{:<8} {:<10} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "rows",
-                           "TTFT med|err|", "bias", "TPOT med|err|", "bias");
+  std::cout << fmt::format("\n{:<8} {:<10} {:<6} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "mode",
+                           "rows", "TTFT med|err|", "bias", "TPOT med|err|", "bias");
   for (const auto& [key, v] : groups) {
     const ErrorSummary t = summary(v, ttft), o = summary(v, tpot);
-    std::cout << fmt::format("{:<8} {:<10} {:>5} {:>12.1f}% {:>+7.1f}% {:>12.1f}% {:>+7.1f}%\n", key.first,
-                             key.second, v.size(), 100 * t.median_abs, 100 * t.bias, 100 * o.median_abs,
-                             100 * o.bias);
+    std::cout << fmt::format("{:<8} {:<10} {:<6} {:>5} {:>12.1f}% {:>+7.1f}% {:>12.1f}% {:>+7.1f}%\n",
+                             std::get<0>(key), std::get<1>(key), std::get<2>(key), v.size(), 100 * t.median_abs,
+                             100 * t.bias, 100 * o.median_abs, 100 * o.bias);
   }
   if (by_worst.empty()) return;
   std::cout << "\nworst rows (measured vs modelled, median over the simulated requests):\n";
@@ -227,9 +231,10 @@ void add_validate_command(CLI::App& app) {
   auto* deployments = cmd->add_option(
       "--deployments", st->deployments,
       "instead of kernel tables: measured deployments (silicon_sample.csv's columns: id, backend, model_path, "
-      "system, mode, isl, osl, batch_size = the benchmark's concurrency per attention-DP group, tp_size, "
-      "silicon_ttft_ms, silicon_tpot_ms; optional gemm_quant_mode, moe_quant_mode, attention_dp_size, moe_tp_size, "
-      "moe_ep_size), each simulated pinned to its GPU, parallel layout, quantization and concurrency")
+      "system, mode, isl, osl, silicon_ttft_ms, silicon_tpot_ms; agg: batch_size = the benchmark's concurrency per "
+      "attention-DP group, tp_size, optional attention_dp_size, moe_tp_size, moe_ep_size; disagg: the same under "
+      "prefill_ and decode_ with prefill_num_workers and decode_num_workers; optional gemm_quant_mode, "
+      "moe_quant_mode), each simulated pinned to its GPU, workers, quantization and concurrency")
       ->check(CLI::ExistingFile)
       ->excludes(dir);
   cmd->add_option("--model-configs", st->model_configs,

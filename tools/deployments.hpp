@@ -28,21 +28,35 @@
 #include "costdsl/load_timing.hpp"
 #include "costdsl/serve/model_source.hpp"
 #include "costdsl/serve/plan_spec.hpp"
-#include "costdsl/serve/planner.hpp"
+#include "costdsl/serve/unit_simulator.hpp"
 #include "model.hpp"
 #include "named_csv_rows.hpp"
 #include "registry.hpp"
 
 namespace costdsl::cli::deployments {
 
-// One measured deployment (an aggregated one: the fields a disaggregated row adds are
-// not read, the row is skipped). The worker's layout: tp GPUs of attention TP in each of
-// dp attention groups (attention_dp_size), its experts over moe_tp × moe_ep = tp × dp
-// GPUs; batch_size is each attention group's batch, so dp × batch_size clients.
+// One worker's layout as a row gives it: tp GPUs of attention TP in each of dp attention
+// groups (attention_dp_size), its experts over moe_tp × moe_ep = tp × dp GPUs, each
+// group running up to `batch` requests.
+struct WorkerLayout {
+  std::uint32_t tp = 1, dp = 1, moe_tp = 1, moe_ep = 1, batch = 0;
+};
+
+// One measured deployment. Aggregated: one worker (tp_size, attention_dp_size,
+// moe_*_size, batch_size). Disaggregated: prefill_num_workers prefill and
+// decode_num_workers decode workers, each with its prefill_* / decode_* layout. The
+// clients: batch_size per attention group over the (decode) workers; a disaggregated
+// row's silicon_concurrency (in silicon_data_source) where it records one. Aggregated rows
+// keep batch_size × attention_dp_size, which is silicon_concurrency in 99% of them; the
+// few that differ (ratios 2 to 64 on GB200 and B200) were measured at TTFTs no queue of
+// silicon_concurrency clients allows.
 struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
-  std::uint32_t isl = 0, osl = 0, batch = 0, tp = 1, dp = 1, moe_tp = 1, moe_ep = 1;
-  std::uint32_t clients() const noexcept { return batch * dp; }
+  bool disaggregated = false;
+  std::uint32_t isl = 0, osl = 0, clients = 0;
+  WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
+  WorkerLayout prefill;  // disaggregated: each prefill worker
+  std::uint32_t prefill_workers = 0, decode_workers = 1;
   Quantization::Choice quantization;  // the weights' formats the row names (empty cell: the checkpoint's)
   double ttft_ms = 0, tpot_ms = 0;
 };
@@ -86,28 +100,62 @@ inline Table read(const std::filesystem::path& path) {
   const std::string text = costdsl::detail::read_text_file(path, "deployments table");
   Table t;
   const std::vector<std::string_view> required{"id", "backend", "model_path", "system", "mode", "isl", "osl",
-                                               "batch_size", "tp_size", "silicon_ttft_ms", "silicon_tpot_ms"};
+                                               "silicon_ttft_ms", "silicon_tpot_ms"};
   for_each_named_row(text, file, required, "a deployments table", [&](std::size_t, const aic::detail::Cells& r) {
     ++t.read;
     const std::string where = r.where();
-    const std::string mode(r.text("mode"));
-    if (mode != "agg") {
-      t.skips.add(fmt::format("mode {}: only aggregated deployments are simulated pinned so far", mode), where);
-      return;
-    }
+    // A row cut short says why; a malformed cell is a FILE:LINE:COL error (detail::small_count).
+    const auto skip = [&](std::string why) { t.skips.add(std::move(why), where); };
+    const auto given = [&](std::string_view col) { return r.has(col) && !r.text(col).empty(); };
+    // Dense rows leave the MoE and attention-DP columns empty or write 0: degree 1.
+    const auto degree = [&](std::string_view col) -> std::uint32_t {
+      return given(col) && r.count(col) > 0 ? detail::small_count(r, col) : 1;
+    };
     Deployment d;
+    const std::string mode(r.text("mode"));
+    if (mode != "agg" && mode != "disagg") return skip(fmt::format("mode {}: not agg or disagg", mode));
+    d.disaggregated = mode == "disagg";
     {
       std::string why;
       d.quantization.gemm = detail::weight_format(r, "gemm_quant_mode", why);
       if (why.empty()) d.quantization.moe = detail::weight_format(r, "moe_quant_mode", why);
-      if (!why.empty()) {
-        t.skips.add(why, where);
-        return;
-      }
+      if (!why.empty()) return skip(why);
     }
-    if (r.has("pp_size") && !r.text("pp_size").empty() && r.count("pp_size") > 1) {
-      t.skips.add("pp_size above 1: pipeline parallelism is not modelled", where);
-      return;
+    // One worker's columns under `prefix` (tp_size or prefill_tp_size, ...).
+    const auto layout = [&](const std::string& prefix, WorkerLayout& w) -> std::string {
+      for (const char* col : {"tp_size", "batch_size"})
+        if (!given(prefix + col)) return fmt::format("{}{} empty: the worker's layout is not recorded", prefix, col);
+      if (given(prefix + "pp_size") && r.count(prefix + "pp_size") > 1)
+        return fmt::format("{}pp_size above 1: pipeline parallelism is not modelled", prefix);
+      w.tp = detail::small_count(r, prefix + "tp_size");
+      w.batch = detail::small_count(r, prefix + "batch_size");
+      w.dp = degree(prefix + "attention_dp_size");
+      w.moe_tp = degree(prefix + "moe_tp_size");
+      w.moe_ep = degree(prefix + "moe_ep_size");
+      return {};
+    };
+    if (!d.disaggregated) {
+      if (const std::string why = layout("", d.worker); !why.empty()) return skip(why);
+      d.clients = d.worker.batch * d.worker.dp;
+    } else {
+      for (const char* col : {"prefill_num_workers", "decode_num_workers"})
+        if (!given(col)) return skip(fmt::format("{} empty: the disaggregated unit is not recorded", col));
+      if (const std::string why = layout("prefill_", d.prefill); !why.empty()) return skip(why);
+      if (const std::string why = layout("decode_", d.worker); !why.empty()) return skip(why);
+      d.prefill_workers = detail::small_count(r, "prefill_num_workers");
+      d.decode_workers = detail::small_count(r, "decode_num_workers");
+      d.clients = d.worker.batch * d.worker.dp * d.decode_workers;
+    }
+    // The benchmark's own concurrency, where the provenance records it.
+    if (d.disaggregated && r.has("silicon_data_source")) {
+      const std::string_view src = r.text("silicon_data_source");
+      constexpr std::string_view key = "silicon_concurrency=";
+      if (const std::size_t at = src.find(key); at != std::string_view::npos) {
+        std::uint64_t c = 0;
+        std::size_t i = at + key.size();
+        for (; i < src.size() && src[i] >= '0' && src[i] <= '9' && c < 10'000'000; ++i) c = c * 10 + (src[i] - '0');
+        if (c > 0 && c < 10'000'000) d.clients = static_cast<std::uint32_t>(c);
+      }
     }
     d.id = r.text("id");
     d.backend = r.text("backend");
@@ -117,25 +165,10 @@ inline Table read(const std::filesystem::path& path) {
     d.where = where;
     d.isl = detail::small_count(r, "isl");
     d.osl = detail::small_count(r, "osl");
-    d.batch = detail::small_count(r, "batch_size");
-    d.tp = detail::small_count(r, "tp_size");
-    // Dense rows leave the MoE and attention-DP columns empty or write 0.
-    const auto degree = [&](std::string_view col) -> std::uint32_t {
-      return r.has(col) && !r.text(col).empty() && r.count(col) > 0 ? detail::small_count(r, col) : 1;
-    };
-    d.dp = degree("attention_dp_size");
-    d.moe_tp = degree("moe_tp_size");
-    d.moe_ep = degree("moe_ep_size");
-    if (d.osl < 2) {
-      t.skips.add("osl below 2: no TPOT", where);
-      return;
-    }
+    if (d.osl < 2) return skip("osl below 2: no TPOT");
     std::string why;
     const auto ttft = r.time("silicon_ttft_ms", why), tpot = r.time("silicon_tpot_ms", why);
-    if (!ttft || !tpot) {
-      t.skips.add(why, where);
-      return;
-    }
+    if (!ttft || !tpot) return skip(why);
     d.ttft_ms = *ttft;
     d.tpot_ms = *tpot;
     t.rows.push_back(std::move(d));
@@ -241,45 +274,49 @@ class Simulator {
     return why.empty() ? &it->second : nullptr;
   }
 
+  // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
+  // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs.
+  static std::optional<serve::Parallel> parallel(const WorkerLayout& w, const ModelEntry& m, std::string_view role,
+                                                 std::string& why) {
+    serve::Parallel p{w.tp, 1, 1};
+    if (m.expert_parallel) {
+      if (w.moe_tp > 1) {
+        why = fmt::format("{}moe_tp_size {}: {} shards its experts expert-parallel only (tensor-parallel experts are "
+                          "not modelled)",
+                          role, w.moe_tp, m.family);
+        return std::nullopt;
+      }
+      p.ep = w.tp * w.dp;
+      if (w.moe_tp * w.moe_ep != p.ep) {
+        why = fmt::format("{0}moe_tp_size {1} x {0}moe_ep_size {2} is not {0}tp_size {3} x {0}attention_dp_size {4}: "
+                          "not one worker",
+                          role, w.moe_tp, w.moe_ep, w.tp, w.dp);
+        return std::nullopt;
+      }
+    } else if (w.dp > 1) {
+      why = fmt::format("{}attention_dp_size {}: {} is dense (whole replicas are costdsl's data parallelism)", role,
+                        w.dp, m.family);
+      return std::nullopt;
+    }
+    return p;
+  }
+
+  // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
   std::optional<Simulated> simulate(const Deployment& d, std::string& why) {
     const Timing* t = timing(d.system, why);
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
-    // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
-    // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs.
-    serve::Parallel worker{d.tp, 1, 1};
-    if (m->expert_parallel) {
-      if (d.moe_tp > 1) {
-        why = fmt::format("moe_tp_size {}: {} shards its experts expert-parallel only (tensor-parallel experts are "
-                          "not modelled)",
-                          d.moe_tp, m->family);
-        return std::nullopt;
-      }
-      worker.ep = d.tp * d.dp;
-      if (d.moe_tp * d.moe_ep != worker.ep) {
-        why = fmt::format("moe_tp_size {} x moe_ep_size {} is not tp_size {} x attention_dp_size {}: not one worker",
-                          d.moe_tp, d.moe_ep, d.tp, d.dp);
-        return std::nullopt;
-      }
-    } else if (d.dp > 1) {
-      why = fmt::format("attention_dp_size {}: {} is dense (whole replicas are costdsl's data parallelism)", d.dp,
-                        m->family);
-      return std::nullopt;
-    }
+    const std::optional<serve::Parallel> worker = parallel(d.worker, *m, d.disaggregated ? "decode_" : "", why);
+    if (!worker) return std::nullopt;
+    std::optional<serve::Parallel> prefill;
+    if (d.disaggregated && !(prefill = parallel(d.prefill, *m, "prefill_", why))) return std::nullopt;
     serve::PlanSpec spec;
-    spec.gpus = m->expert_parallel ? worker.ep : worker.tp;
     spec.gpus_per_node = static_cast<std::uint32_t>(std::max(t->gpu().gpus_per_node, 1));
     spec.input_tokens = d.isl;
     spec.output_tokens = d.osl;
-    spec.aggregated = true;
-    spec.disaggregated = false;
     spec.load = serve::PlanSpec::LoadMode::concurrency;
-    spec.concurrency = d.clients();
+    spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
-    spec.max_batch = d.batch;
-    spec.token_budgets = {o_.token_budget};
-    spec.hps = {1};
-    spec.workers = {worker};
     try {
       HfConfig config = *m->config;
       Quantization::Choice q = d.quantization;
@@ -293,17 +330,48 @@ class Simulator {
       }
       config.override_quantization(q);
       const std::unique_ptr<serve::ModelSource> source = open_model_source(config, m->family, *t);
-      serve::Planner planner(*source, *t, spec);
-      for (const serve::PlanRow& r : planner.run(0, 1, {})) {
-        if (r.c.worker == worker && r.c.replicas == 1 && r.r.measured > 0)
-          return Simulated{&d, r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text()};
+      serve::UnitSimulator units(*source, *t, spec);
+      // A worker the arch rejects, or whose KV cannot hold one request, is no deployment.
+      const auto option = [&](serve::Parallel p, std::uint64_t need, std::string_view role) {
+        std::string rejected;
+        std::optional<serve::WorkerOption> o = units.option(p, &rejected);
+        if (!o) why = fmt::format("{}{} at tp {} ep {}: {}", role, m->family, p.tp, p.ep, rejected);
+        else if (o->kv_tokens_per_group < units.kv_round(need))
+          why = fmt::format("{}{} at tp {} ep {} on {}: no KV room for one request ({} tokens per attention group, "
+                            "{} needed)",
+                            role, m->family, p.tp, p.ep, t->gpu().name, o->kv_tokens_per_group, units.kv_round(need));
+        else return o;
+        return std::optional<serve::WorkerOption>{};
+      };
+      const std::optional<serve::WorkerOption> w =
+          option(*worker, std::uint64_t{d.isl} + d.osl, d.disaggregated ? "decode " : "");
+      if (!w) return std::nullopt;
+      serve::Candidate c;
+      c.replicas = 1;
+      c.clients = d.clients;
+      c.batch = d.worker.batch * d.worker.dp;
+      std::optional<serve::WorkerOption> p;
+      if (d.disaggregated) {
+        if (!(p = option(*prefill, d.isl, "prefill "))) return std::nullopt;
+        c.mode = serve::Mode::disaggregated;
+        c.prefill_workers = d.prefill_workers;
+        c.decode_workers = d.decode_workers;
+        c.token_budget = o_.token_budget * p->f.kv_groups;
+        c.prefill_batch = d.prefill.batch * d.prefill.dp;
+      } else {
+        c.token_budget = o_.token_budget * w->f.kv_groups;
       }
+      spec.gpus = d.disaggregated ? c.prefill_workers * p->f.gpus + c.decode_workers * w->f.gpus : w->f.gpus;
+      const serve::PlanRow r = units.run(c, *w, p ? &*p : nullptr);
+      if (r.r.measured == 0) {
+        why = fmt::format("{}: no request finished in the simulated run", m->family);
+        return std::nullopt;
+      }
+      return Simulated{&d, r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text()};
     } catch (const Error& e) {
-      why = fmt::format("{} on {} at tp {}: {}", d.model_path, d.system, d.tp, e.what());
+      why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());
       return std::nullopt;
     }
-    why = fmt::format("{} at tp {} (ep {}): not a layout the model accepts", m->family, worker.tp, worker.ep);
-    return std::nullopt;
   }
 
   Options o_;

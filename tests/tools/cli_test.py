@@ -348,11 +348,19 @@ with tempfile.TemporaryDirectory() as d:
              "d,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,tpu_v9,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5",
              "e,vllm,0.19,acme/Nonexistent-7B,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5",
              "f,vllm,0.19,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,int4,agg,1024,128,int4_wo,,8,1,1,1,1,1,150,6"]
+    # A disaggregated row names its workers: 1 prefill worker at tp 1 (batch 2), 2 decode workers at tp 1 (batch 4).
+    dis_header = header.replace(",silicon_ttft_ms", ",prefill_batch_size,prefill_num_workers,prefill_tp_size,"
+                                "decode_batch_size,decode_num_workers,decode_tp_size,silicon_ttft_ms")
+    table = [dis_header] + [row.replace(",191,7.5", ",,,,,,,191,7.5").replace(",150,6", ",,,,,,,150,6")
+                            .replace(",200,8", ",,,,,,,200,8") for row in table[1:]]
+    table.append("g,trtllm,1.2,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,bf16,disagg,1024,128,bf16,,,,,,,,"
+                 "2,1,1,4,2,1,120,6")
     (d / "silicon.csv").write_text("\n".join(table) + "\n")
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
-    check(v.get("rows") == 6 and v.get("simulated") == 2, f"validate --deployments: 6 rows, 2 simulated: {v}")
+    check(v.get("rows") == 7 and v.get("simulated") == 3, f"validate --deployments: 7 rows, 3 simulated: {v}")
     skipped = v.get("skipped", {})
-    for needle in ("gemm_quant_mode int4_wo", "mode disagg", "system tpu_v9", "model acme/Nonexistent-7B"):
+    for needle in ("gemm_quant_mode int4_wo", "prefill_num_workers empty", "system tpu_v9",
+                   "model acme/Nonexistent-7B"):
         check(any(k.startswith(needle) and e["count"] == 1 for k, e in skipped.items()),
               f"validate --deployments: one row skipped for {needle!r}: {skipped}")
     # The simulated row is what `plan` pinned to the same deployment says.
@@ -380,7 +388,16 @@ with tempfile.TemporaryDirectory() as d:
     b_ckpt = {w["id"]: w for w in v_ckpt.get("worst", [])}.get("b", {})
     check(b_ckpt.get("quantization") == "gemm=fp8 moe=bf16 kv=bf16",
           f"validate --deployments --kv-dtype checkpoint: the config's bf16 KV: {b_ckpt}")
-    g = v.get("groups", [{}])[0]
+    # The disaggregated row is `simulate --mode disagg` with the same workers and 8 clients.
+    gr = rows.get("g", {})
+    sd = json.loads(run("simulate", "--arch", "llama3_8b", "--gpu", "h100", "--mode", "disagg", "--prefill-tp", "1",
+                        "--prefill-workers", "1", "--prefill-batch", "2", "--tp", "1", "--decode-workers", "2",
+                        "--batch", "4", "--token-budget", "8192", "--isl", "1024", "--osl", "128", "--concurrency",
+                        "8", "--json").stdout or "{}")
+    check(gr.get("mode") == "disagg" and sd and abs(gr["ttft_ms"]["modelled"] - sd["ttft_ms"]["p50"]) < 1e-9 and
+          abs(gr["tpot_ms"]["modelled"] - sd["tpot_ms"]["p50"]) < 1e-9,
+          f"validate --deployments: the disaggregated row is simulate --mode disagg's: {gr} / {sd}")
+    g = [x for x in v.get("groups", []) if x.get("mode") == "agg"][0]
     errs = sorted(w["ttft_ms"]["modelled"] / w["ttft_ms"]["measured"] - 1 for w in (a, b))
     check(g.get("backend") == "trtllm" and g.get("gpu") == "h100_sxm" and g.get("rows") == 2 and
           abs(g["ttft"]["bias"] - sum(errs) / 2) < 1e-12,
@@ -391,11 +408,11 @@ with tempfile.TemporaryDirectory() as d:
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
                        f"acme/Nonexistent-7B={cfg}").stdout or "{}")
-    check(v.get("simulated") == 3, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
+    check(v.get("simulated") == 4, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
-    (d / "bad.csv").write_text(header + "\n" + good.replace(",1024,128,", ",1k,128,") + "\n")
+    (d / "bad.csv").write_text(table[0] + "\n" + table[1].replace(",1024,128,", ",1k,128,") + "\n")
     r = run("validate", "--deployments", str(d / "bad.csv"), "--model-configs", str(d / "model_configs"), expect=2)
     check("bad.csv:2:" in r.stderr and "column 'isl': '1k' is not a whole number" in r.stderr,
           f"validate --deployments on a bad cell: {r.stderr}")
