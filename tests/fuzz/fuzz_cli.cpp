@@ -86,6 +86,15 @@ constexpr std::string_view vidur_p2p_table =
     "0,0.017,0,2,2048,send_recv,1,8\n"
     "1,0.35,0,2,16777216,send_recv,1,8\n";
 constexpr std::string_view params_json = R"({"gemm": {}})";
+// validate --deployments: an aggregated bf16 and fp8 row, a disaggregated one, a model
+// whose config is model_configs/org--name_config.json.
+constexpr std::string_view deployments_table =
+    "id,backend,model_path,system,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,"
+    "prefill_batch_size,prefill_num_workers,prefill_tp_size,decode_batch_size,decode_num_workers,decode_tp_size,"
+    "silicon_ttft_ms,silicon_tpot_ms\n"
+    "a,trtllm,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,512,8,,,4,1,,,,,,,90,5\n"
+    "b,vllm,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,agg,512,8,fp8,,4,2,,,,,,,60,4\n"
+    "c,sglang,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,disagg,512,8,,,,,1,1,1,4,1,1,70,5\n";
 
 void write_file(const fs::path& path, std::string_view text) {
   fs::create_directories(path.parent_path());
@@ -120,6 +129,10 @@ class Sandbox {
     write_file(pristine_ / "calib" / "vidur_h100" / "dgx_send_recv.csv", vidur_p2p_table);
     fs::copy_file(data / "models" / "llama3_8b.json", pristine_ / "cfg.json");
     write_file(pristine_ / "params.json", params_json);
+    write_file(pristine_ / "silicon.csv", deployments_table);
+    fs::create_directories(pristine_ / "model_configs");
+    fs::copy_file(data / "models" / "llama3_8b.json",
+                  pristine_ / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json");
     fs::copy(pristine_, work_, fs::copy_options::recursive);
     for (const auto& e : fs::recursive_directory_iterator(work_)) manifest_[e.path()] = stamp(e.path());
     setenv("COSTDSL_DATA_DIR", (work_ / "data").c_str(), 1);
