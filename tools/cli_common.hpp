@@ -59,6 +59,21 @@ inline const CLI::Validator non_negative_number(
     },
     "NUMBER>=0", "non_negative_number");
 
+// A positive, finite real (an SLA in ms, a rate in requests/s).
+inline const CLI::Validator positive_number(
+    [](std::string& s) -> std::string {
+      double v = 0;
+      std::size_t pos = 0;
+      try {
+        v = std::stod(s, &pos);
+      } catch (const std::exception&) {
+        pos = 0;
+      }
+      if (pos != s.size() || !(v > 0) || !std::isfinite(v)) return "must be a positive finite number, got " + s;
+      return {};
+    },
+    "NUMBER>0", "positive_number");
+
 // --client-start, for the commands that run closed loops of clients (plan, validate
 // --deployments): the names are PlanSpec::name's.
 inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::ClientStart& v) {

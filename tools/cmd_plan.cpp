@@ -98,19 +98,6 @@ void add_plan_command(CLI::App& app) {
     std::string csv, svg;
   };
   auto st = std::make_shared<State>();
-  const CLI::Validator positive_ms(
-      [](std::string& s) -> std::string {
-        double v = 0;
-        std::size_t pos = 0;
-        try {
-          v = std::stod(s, &pos);
-        } catch (const std::exception&) {
-          pos = 0;
-        }
-        if (pos != s.size() || !(v > 0) || !std::isfinite(v)) return "must be a positive finite number, got " + s;
-        return {};
-      },
-      "NUMBER>0", "positive_number");
   auto* cmd = app.add_subcommand(
       "plan", "Search the deployments of a model on N GPUs (aggregated and disaggregated) meeting an SLA, simulated");
   add_model_source_options(*cmd, st->model);
@@ -127,10 +114,10 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--prefix", st->prefix, "leading input tokens already in a prefix cache")
       ->check(non_negative)
       ->capture_default_str();
-  cmd->add_option("--ttft", st->ttft_ms, "SLA: time to first token, ms")->check(positive_ms);
-  cmd->add_option("--tpot", st->tpot_ms, "SLA: time per output token after the first, ms")->check(positive_ms);
+  cmd->add_option("--ttft", st->ttft_ms, "SLA: time to first token, ms")->check(positive_number);
+  cmd->add_option("--tpot", st->tpot_ms, "SLA: time per output token after the first, ms")->check(positive_number);
   cmd->add_option("--request-latency", st->latency_ms, "SLA: request latency (arrival to last token), ms")
-      ->check(positive_ms);
+      ->check(positive_number);
   cmd->add_option("--percentile", st->percentile, "the percentile the SLA holds at: 50, 90 or 99")
       ->check(CLI::IsMember({50, 90, 99}))
       ->capture_default_str();
@@ -138,7 +125,7 @@ void add_plan_command(CLI::App& app) {
       ->check(CLI::IsMember({"agg", "disagg", "both"}))
       ->capture_default_str();
   auto* rate = cmd->add_option("--rate", st->rate, "Poisson arrivals, requests/s over the whole deployment")
-                   ->check(positive_ms);
+                   ->check(positive_number);
   cmd->add_option("--concurrency", st->concurrency, "requests in flight over the whole deployment (a closed loop)")
       ->check(positive)
       ->excludes(rate);

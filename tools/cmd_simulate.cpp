@@ -168,21 +168,8 @@ void add_simulate_command(CLI::App& app) {
                                 "requests from a CSV trace (arrival_s,input_tokens,output_tokens) instead of "
                                 "--isl/--osl and a load; dealt round-robin over the replicas")
                     ->check(CLI::ExistingFile);
-  const CLI::Validator positive_rate(
-      [](std::string& s) -> std::string {
-        double v = 0;
-        std::size_t pos = 0;
-        try {
-          v = std::stod(s, &pos);
-        } catch (const std::exception&) {
-          pos = 0;
-        }
-        if (pos != s.size() || !(v > 0) || !std::isfinite(v)) return "must be a positive finite number, got " + s;
-        return {};
-      },
-      "NUMBER>0", "positive_number");
   auto* rate = cmd->add_option("--rate", st->rate, "Poisson arrivals, requests/s over the whole deployment")
-                   ->check(positive_rate)
+                   ->check(positive_number)
                    ->excludes(trace);
   cmd->add_option("--concurrency", st->concurrency,
                       "requests in flight over the whole deployment, a closed loop (default: the batch cap × decode "

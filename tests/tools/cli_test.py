@@ -10,21 +10,12 @@ import subprocess
 import sys
 import tempfile
 
+from cli_checks import Checks
+
 costdsl, check_svg = sys.argv[1], sys.argv[2]
 root = pathlib.Path(__file__).resolve().parents[2]
-failures = []
-
-
-def run(*args, expect=0):
-    r = subprocess.run([costdsl, *args], capture_output=True, text=True)
-    if r.returncode != expect:
-        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    return r
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
+checks = Checks(costdsl)
+failures, run, check = checks.failures, checks.run, checks.check
 
 
 # The four kernel commands of the L1 issue, exactly as written there.
@@ -435,7 +426,4 @@ with tempfile.TemporaryDirectory() as d:
     rows = (d / "sweep.csv").read_text().strip().splitlines() if (d / "sweep.csv").exists() else []
     check(len(rows) == 1 + 2 * 4, f"sweep.csv should have a header and 8 rows, has {len(rows)}")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"cli: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+checks.finish("cli")

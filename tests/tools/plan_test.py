@@ -14,35 +14,14 @@ import subprocess
 import sys
 import tempfile
 
+from cli_checks import Checks
+
 costdsl, check_svg = sys.argv[1], sys.argv[2]
 root = pathlib.Path(__file__).resolve().parents[2]
-failures = []
+checks = Checks(costdsl)
+failures, run, check, finite_everywhere = checks.failures, checks.run, checks.check, checks.finite_everywhere
 PLAN = ["plan", "--arch", "llama3_70b", "--gpu", "h200", "--gpus", "8", "--isl", "4000", "--osl", "500"]
 SMALL = ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "2", "--isl", "1000", "--osl", "50"]
-
-
-def run(*args, expect=0, env=None):
-    r = subprocess.run([costdsl, *args], capture_output=True, text=True, env=env)
-    if r.returncode != expect:
-        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    return r
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def finite_everywhere(value, path="$"):
-    """Every number in a JSON value is finite (json.loads accepts NaN and Infinity)."""
-    if isinstance(value, float):
-        check(math.isfinite(value), f"{path} is {value}")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            finite_everywhere(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            finite_everywhere(v, f"{path}[{i}]")
 
 
 # The issue's command: both modes, a table each, under the SLA.
@@ -209,7 +188,4 @@ for k, c in after.items():
         check(c["tpot_ms"]["mean"] <= before[k]["tpot_ms"]["mean"] * (1 + 1e-9),
               f"deepseek_v3 {k}: --hop-b made decode slower")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"plan cli: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+checks.finish("plan cli")

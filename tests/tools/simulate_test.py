@@ -11,39 +11,18 @@ usage: simulate_test.py COSTDSL
 import json
 import math
 import pathlib
-import subprocess
 import sys
 import tempfile
 
+from cli_checks import Checks
+
 costdsl = sys.argv[1]
-failures = []
+checks = Checks(costdsl)
+failures, run, check, finite_everywhere = checks.failures, checks.run, checks.check, checks.finite_everywhere
 LLAMA = ["--arch", "llama3_8b", "--gpu", "h100", "--isl", "1000", "--osl", "100"]
 RESULT_KEYS = ("ttft_ms", "tpot_ms", "latency_s", "tokens_per_s_gpu", "tokens_per_s_user", "tokens_per_s",
                "measured", "finished", "iterations", "concurrency", "replicas", "unit_gpus", "gpus", "batch",
                "token_budget", "parallel")
-
-
-def run(*args, expect=0):
-    r = subprocess.run([costdsl, *args], capture_output=True, text=True)
-    if r.returncode != expect:
-        failures.append(f"{' '.join(args)}: exit {r.returncode}, expected {expect}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    return r
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def finite_everywhere(value, path="$"):
-    if isinstance(value, float):
-        check(math.isfinite(value), f"{path} is {value}")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            finite_everywhere(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            finite_everywhere(v, f"{path}[{i}]")
 
 
 def simulate_json(*args):
@@ -176,9 +155,4 @@ text = run("simulate", "--arch", "llama3_8b", "--gpu", "h200", "--tp", "1", "--b
            "--osl", "50").stdout
 check("kernel times: roofline" in text, f"the text must say the roofline timed the kernels:\n{text}")
 
-if failures:
-    print(f"{len(failures)} failure(s):")
-    for f in failures:
-        print(" -", f)
-    sys.exit(1)
-print("simulate: all checks passed")
+checks.finish("simulate")
