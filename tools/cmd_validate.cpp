@@ -283,6 +283,8 @@ void add_validate_command(CLI::App& app) {
       o.token_budget = st->token_budget;
       o.client_start = st->client_start;
       o.kv = st->kv;
+      o.timing = parse_timing_mode(st->timing.timing);
+      if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips);

@@ -201,6 +201,10 @@ struct Options {
   std::uint32_t token_budget = 8192;    // new tokens per iteration of the simulated worker
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
   KvPolicy kv = KvPolicy::modelopt;
+  // Where kernel times come from (--timing, --profile-dir): roofline alone is what a GPU
+  // without measured tables gets, the check of how the model transfers.
+  TimingMode timing = TimingMode::automatic;
+  std::optional<std::filesystem::path> profile_dir;
 };
 
 struct Simulated {
@@ -240,7 +244,7 @@ class Simulator {
     if (it == timings_.end()) {
       std::unique_ptr<Timing> t;
       try {
-        t = std::make_unique<Timing>(load_timing(system));
+        t = std::make_unique<Timing>(load_timing(system, o_.timing, o_.profile_dir));
       } catch (const Error& e) {
         why = fmt::format("system {}: {}", system, e.what());
       }

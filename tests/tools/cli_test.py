@@ -374,6 +374,18 @@ with tempfile.TemporaryDirectory() as d:
           abs(b["ttft_ms"]["modelled"] - pinned8[0]["ttft_ms"]["p50"]) < 1e-9 and
           b["ttft_ms"]["modelled"] < a["ttft_ms"]["modelled"] and b["tpot_ms"]["modelled"] < a["tpot_ms"]["modelled"],
           f"validate --deployments: the fp8 row is plan --quant fp8 --kv-dtype fp8, faster than bf16: {b} / {pinned8[:1]}")
+    # --timing roofline: every kernel from the roofline, as on a GPU without tables (the transfer check).
+    v_roof = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--timing",
+                            "roofline").stdout or "{}")
+    a_roof = {w["id"]: w for w in v_roof.get("worst", [])}.get("a", {})
+    p_roof = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
+                            "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192",
+                            "--hp", "1", "--timing", "roofline", "--json").stdout or "{}")
+    pinned_roof = [c for c in p_roof.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
+    check(v_roof.get("simulated") == 3 and pinned_roof and
+          abs(a_roof["ttft_ms"]["modelled"] - pinned_roof[0]["ttft_ms"]["p50"]) < 1e-9 and
+          a_roof["ttft_ms"]["modelled"] != a["ttft_ms"]["modelled"],
+          f"validate --deployments --timing roofline: plan's roofline row, not the tables': {a_roof} / {pinned_roof[:1]}")
     v_ckpt = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--kv-dtype",
                             "checkpoint").stdout or "{}")
     b_ckpt = {w["id"]: w for w in v_ckpt.get("worst", [])}.get("b", {})
