@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 
@@ -29,7 +27,9 @@ struct Quantization {
     return {c.gemm.value_or(gemm), c.moe.value_or(moe), c.kv.value_or(kv)};
   }
 
-  std::string text() const { return fmt::format("gemm={} moe={} kv={}", name(gemm), name(moe), name(kv)); }
+  std::string text() const {
+    return "gemm=" + std::string(name(gemm)) + " moe=" + std::string(name(moe)) + " kv=" + std::string(name(kv));
+  }
 
   friend bool operator==(const Quantization&, const Quantization&) = default;
 };
@@ -43,9 +43,9 @@ inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
   if (s == "fp8_block") return Dtype::fp8_block;
   if (s == "nvfp4" || s == "fp4") return Dtype::fp4;
   if (s == "mxfp4") return Dtype::mxfp4;
-  throw InputError(fmt::format("{} '{}' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, "
-                               "mxfp4; int4 weight-only is not modelled)",
-                               flag, s));
+  throw InputError(std::string(flag) + " '" + std::string(s) +
+                   "' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, mxfp4; int4 "
+                   "weight-only is not modelled)");
 }
 
 // `--quant MODE` (dense GEMMs and experts alike) or `--quant gemm=MODE,moe=MODE`.
@@ -62,8 +62,8 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     const std::size_t eq = part.find('=');
     const std::string_view key = part.substr(0, eq);
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
-      throw InputError(fmt::format("{} '{}': expected MODE or gemm=MODE,moe=MODE", flag, part));
-    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), fmt::format("{} {}", flag, key));
+      throw InputError(std::string(flag) + " '" + std::string(part) + "': expected MODE or gemm=MODE,moe=MODE");
+    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), std::string(flag) + " " + std::string(key));
   }
   return c;
 }
@@ -73,7 +73,7 @@ inline Dtype parse_kv_dtype(std::string_view s, std::string_view flag = "--kv-dt
   if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
   if (s == "fp16" || s == "float16") return Dtype::fp16;
   if (s == "fp8" || s == "fp8_e4m3") return Dtype::fp8;
-  throw InputError(fmt::format("{} '{}' is not a KV-cache dtype (bf16, fp16, fp8)", flag, s));
+  throw InputError(std::string(flag) + " '" + std::string(s) + "' is not a KV-cache dtype (bf16, fp16, fp8)");
 }
 
 }  // namespace costdsl
