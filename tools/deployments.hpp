@@ -246,15 +246,30 @@ class Simulator {
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
     // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
-    // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs.
+    // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs, or
+    // (moe_tp_size > 1, moe_ep_size 1) one attention group of tp GPUs whose every expert
+    // is split tp ways: Parallel{tp, ep 1}, which the family builds with TP experts.
     serve::Parallel worker{d.tp, 1, 1};
-    if (m->expert_parallel) {
-      if (d.moe_tp > 1) {
-        why = fmt::format("moe_tp_size {}: {} shards its experts expert-parallel only (tensor-parallel experts are "
-                          "not modelled)",
-                          d.moe_tp, m->family);
+    const bool tp_experts = m->expert_parallel && d.moe_tp > 1;
+    if (tp_experts) {
+      if (d.moe_ep > 1) {
+        why = fmt::format("moe_tp_size {} x moe_ep_size {}: experts both tensor- and expert-parallel are not "
+                          "modelled (one or the other: moe_tp_size 1, or moe_ep_size 1)",
+                          d.moe_tp, d.moe_ep);
         return std::nullopt;
       }
+      if (d.dp > 1) {
+        why = fmt::format("attention_dp_size {} with moe_tp_size {}: TP experts run in one attention group "
+                          "(attention_dp_size 1)",
+                          d.dp, d.moe_tp);
+        return std::nullopt;
+      }
+      if (d.moe_tp != d.tp) {
+        why = fmt::format("moe_tp_size {} is not tp_size {}: TP experts are split over the attention group's GPUs",
+                          d.moe_tp, d.tp);
+        return std::nullopt;
+      }
+    } else if (m->expert_parallel) {
       worker.ep = d.tp * d.dp;
       if (d.moe_tp * d.moe_ep != worker.ep) {
         why = fmt::format("moe_tp_size {} x moe_ep_size {} is not tp_size {} x attention_dp_size {}: not one worker",
@@ -267,7 +282,7 @@ class Simulator {
       return std::nullopt;
     }
     serve::PlanSpec spec;
-    spec.gpus = m->expert_parallel ? worker.ep : worker.tp;
+    spec.gpus = m->expert_parallel && !tp_experts ? worker.ep : worker.tp;  // EP experts span all ep GPUs
     spec.gpus_per_node = static_cast<std::uint32_t>(std::max(t->gpu().gpus_per_node, 1));
     spec.input_tokens = d.isl;
     spec.output_tokens = d.osl;
