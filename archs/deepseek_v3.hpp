@@ -208,7 +208,13 @@ class DeepseekV3 {
         return tp;
       }
     }();
-    const std::uint64_t dp = tp_experts ? 1 : (ep / group).value();
+    const std::uint64_t dp = [&]() -> std::uint64_t {  // TP experts: one group (ep / tp would not divide)
+      if constexpr (tp_experts) {
+        return 1;
+      } else {
+        return (ep / group).value();
+      }
+    }();
     const auto dense = dim<"num_dense_layers">(form);
     const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
     require_nonzero(dense);
