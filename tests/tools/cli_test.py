@@ -392,6 +392,24 @@ with tempfile.TemporaryDirectory() as d:
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
                        f"acme/Nonexistent-7B={cfg}").stdout or "{}")
     check(v.get("simulated") == 3, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
+    # TP experts: moe_tp_size = tp_size with moe_ep_size 1 pins Parallel{tp, ep 1}, the family's
+    # TP-expert arch, exactly what `simulate --tp 2 --ep 1` runs; experts both tensor- and
+    # expert-parallel stay a counted skip with their reason.
+    moe_row = "trtllm,1.2,mistralai/Mixtral-8x7B-v0.1,h100_sxm,bf16,agg,1024,128,bf16,bf16,8,{},1,1,{},{},300,10"
+    (d / "moe.csv").write_text("\n".join([header, "g," + moe_row.format(2, 2, 1), "h," + moe_row.format(4, 2, 2)]) + "\n")
+    mixtral = root / "data/models/mixtral_8x7b.json"
+    v = json.loads(run("validate", "--deployments", str(d / "moe.csv"), "--json", "--config-for",
+                       f"mistralai/Mixtral-8x7B-v0.1={mixtral}").stdout or "{}")
+    hybrid = "moe_tp_size 2 x moe_ep_size 2: experts both tensor- and expert-parallel are not modelled"
+    check(v.get("simulated") == 1 and any(k.startswith(hybrid) and e["count"] == 1
+                                          for k, e in v.get("skipped", {}).items()),
+          f"validate --deployments: the TP-expert row simulated, the hybrid one skipped: {v.get('skipped')}")
+    g = {w["id"]: w for w in v.get("worst", [])}.get("g", {})
+    sim = json.loads(run("simulate", "--model-config", str(mixtral), "--gpu", "h100", "--tp", "2", "--ep", "1",
+                         "--batch", "8", "--isl", "1024", "--osl", "128", "--json").stdout or "{}")
+    check(g and sim and abs(g["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
+          abs(g["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
+          f"validate --deployments: the TP-expert row is simulate --tp 2 --ep 1's p50s: {g} / {sim.get('ttft_ms')}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
