@@ -200,6 +200,10 @@ check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].
 check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
 check(archs.get("gpt_oss_20b", {}).get("ep") == [1, 2, 4, 8, 16, 32], "gpt_oss_20b: ep must divide its 32 experts")
 check(archs.get("gpt_oss_120b", {}).get("tp") == [1, 2, 4, 8], "gpt_oss_120b: tp is bounded by its 8 KV heads")
+check(archs.get("gpt_oss_120b", {}).get("tp_experts") == [2, 4, 8] and
+      archs.get("qwen3_235b_a22b", {}).get("tp_experts") == [2, 4] and
+      8 in archs.get("deepseek_v3", {}).get("tp_experts", []) and "tp_experts" not in archs.get("llama3_70b", {}),
+      f"archs: the MoE archs' TP-expert degrees (ep 1): {archs.get('gpt_oss_120b')}")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 
