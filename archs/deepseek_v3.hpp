@@ -10,6 +10,15 @@
 // of the type, as in Llama3, so hp = 1 stays today's tree: a static form picks it from its hp,
 // a run-time form is tp unless built as DeepseekV3<DeepseekV3Config, AttnGrain::hptp>.
 //
+// TP experts (ExpertGrain::tp, as TensorRT-LLM runs DeepSeek-R1 at moe_tp_size = tp_size 8):
+// one attention group of tp GPUs (ep 1, dp 1), every routed expert split tp ways by its
+// intermediate width (moe_expert_tp, an all-reduce after), and the shared expert split tp
+// ways as the dense MLPs are: its partial output joins the routed experts' in that one
+// all-reduce (TensorRT-LLM adds them before it), so it has no collective of its own.
+// moe_intermediate % tp == 0 is checked first. The grain is part of the type as the
+// attention grain is: a static form with ep 1 over tp > 1 picks it, a run-time form is EP
+// unless built as DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>.
+//
 //   model       = Sum(Max_dp(embed), dense_layer × 3, moe_layer × 58, Max_dp(lm_head))
 //   dense_layer = Max_dp(Sum(mla_block_tp, mlp_block_tp))
 //   moe_layer   = Sum(Max_dp(Sum(mla_block_tp, moe_router_local)),
@@ -47,11 +56,13 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/mla_block_hp.hpp"
 #include "costdsl/worklets/mla_block_tp.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
@@ -139,12 +150,40 @@ inline constexpr DeepseekV3Config deepseek_v3{
 using worklets::AttnGrain;
 using worklets::default_grain;
 
-template <class Form, AttnGrain Grain = default_grain<Form>>
+using worklets::ExpertGrain;
+
+template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
 class DeepseekV3 {
   static constexpr bool hp_grain = Grain == AttnGrain::hptp;
+  static constexpr bool tp_experts = Experts == ExpertGrain::tp;
+  // hp runs MLA at tp 1, so there is no tp to split the experts over.
+  static_assert(!(hp_grain && tp_experts), "DeepseekV3: TP experts run with the tp attention grain (AttnGrain::tp)");
   // Under hp the dense MLPs run TP over the hp GPUs of a group (ffn_form: tp × hp, hp 1).
   using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
   using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<Form>>;
+  using RoutedExperts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+
+  // The form the shared expert sees: whole on every rank beside EP experts; split tp ways
+  // beside TP experts (shared_intermediate / tp, checked here so the message names both).
+  static constexpr auto shared_form(const Form& form) {
+    if constexpr (!tp_experts) {
+      return form;
+    } else {
+      (void)(dim<"shared_intermediate">(form) / dim<"tp">(form));
+      if constexpr (is_fixed_v<Form>) {
+        return Fixed<[] {
+          auto c = Form::value;
+          c.shared_intermediate /= c.tp;
+          return c;
+        }()>{};
+      } else {
+        Form c = form;
+        c.shared_intermediate /= c.tp;
+        return c;
+      }
+    }
+  }
+  using SharedForm = decltype(shared_form(std::declval<const Form&>()));
 
  public:
   // The arch's own partition: dp = ep / tp attention groups (ep / hp under the hp grain),
@@ -154,6 +193,10 @@ class DeepseekV3 {
     const auto ep = dim<"ep">(form);
     require_nonzero(tp);
     require_nonzero(ep);
+    if constexpr (tp_experts) {  // one group; every expert split tp ways, before any worklet is built
+      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      (void)(dim<"moe_intermediate">(form) / tp);
+    }
     const auto group = [&] {  // the GPUs of one DP group
       if constexpr (hp_grain) {
         const auto hp = dim<"hp">(form);
@@ -165,7 +208,13 @@ class DeepseekV3 {
         return tp;
       }
     }();
-    const auto dp = ep / group;
+    const std::uint64_t dp = [&]() -> std::uint64_t {  // TP experts: one group (ep / tp would not divide)
+      if constexpr (tp_experts) {
+        return 1;
+      } else {
+        return (ep / group).value();
+      }
+    }();
     const auto dense = dim<"num_dense_layers">(form);
     const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
     require_nonzero(dense);
@@ -178,7 +227,7 @@ class DeepseekV3 {
       dense_type num_dense_layers;
       moe_type num_moe_layers;
     };
-    return Resolved{tp.value(), ep.value(), dp.value(), group.value(), scale_count(dense), scale_count(moe)};
+    return Resolved{tp.value(), ep.value(), dp, group.value(), scale_count(dense), scale_count(moe)};
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -190,7 +239,7 @@ class DeepseekV3 {
         mlp_(worklets::ffn_form<Grain>(form)),
         router_(form),
         experts_(form),
-        shared_(form),
+        shared_(shared_form(form)),
         head_(form) {}
 
   auto build(const Timing& t) const {
@@ -204,7 +253,8 @@ class DeepseekV3 {
         sum(dp_groups(r_.dp, embed_.build(t)),
             labeled<"dense_layer">("dense_layer (MLA + dense MLP)",
                                    scale(r_.num_dense_layers, dp_groups(r_.dp, sum(attn_.build(t), mlp_.build(t))))),
-            labeled<"moe_layer">("moe_layer (MLA, EP routed experts + shared expert on a side stream)",
+            labeled<"moe_layer">(tp_experts ? "moe_layer (MLA, TP experts: routed + shared split tp ways, shared on a side stream)"
+                                            : "moe_layer (MLA, EP routed experts + shared expert on a side stream)",
                                  scale(r_.num_moe_layers,
                                        sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))),
                                            parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t))))),
@@ -229,7 +279,8 @@ class DeepseekV3 {
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).hp; }
 
   // Weights on one GPU: attention heads and dense MLPs sharded by tp, routed experts by
-  // ep; the latent projections, shared expert, router and embeddings replicated. Under hp
+  // ep; the latent projections, shared expert, router and embeddings replicated. TP
+  // experts: the routed and the shared experts split tp ways. Under hp
   // every rank absorbs q for all heads (q_b, W_UK whole) but projects out heads / hp
   // (W_UV, o_proj), and the dense MLPs are split hp ways.
   double weight_bytes_per_gpu() const {
@@ -240,8 +291,9 @@ class DeepseekV3 {
                         c.kv_lora_rank * heads_out * c.v_head_dim + heads_out * c.v_head_dim * h;
     const double norms = 2 * h + c.q_lora_rank + c.kv_lora_rank;  // input, post, q_a and kv_a norms
     const double dense = 3.0 * h * c.intermediate / (tp * c.hp);
-    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
-    const double shared = 3.0 * h * c.shared_intermediate, router = h * c.num_experts;
+    const double expert_split = tp_experts ? tp : c.ep, shared_split = tp_experts ? tp : 1;
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / expert_split);
+    const double shared = 3.0 * h * c.shared_intermediate / shared_split, router = h * c.num_experts;
     const double moe_layers = c.num_layers - c.num_dense_layers;
     const double gemm = c.num_layers * attn + c.num_dense_layers * dense + moe_layers * shared;
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * gemm +
@@ -270,8 +322,12 @@ class DeepseekV3 {
         nest<"dense_layer">(costdsl::inputs(
             groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({tokens_of(g)})); }))),
         nest<"moe_layer">(costdsl::inputs(
-            groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), router_.inputs({w[g].slice})); }),
-            groups.stored(experts_, {work.tokens, work.max_slice, it.routing}), shared_.inputs({work.max_slice}))),
+            // TP experts: every rank gates and runs its expert shards over all of its group's rows
+            groups.fan(r_.dp, [&](std::size_t g) {
+              return costdsl::inputs(mla(g), router_.inputs({tp_experts ? tokens_of(g) : w[g].slice}));
+            }),
+            groups.stored(experts_, {work.tokens, work.max_slice, it.routing}),
+            shared_.inputs({tp_experts ? work.tokens : work.max_slice}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
   }
 
@@ -281,8 +337,8 @@ class DeepseekV3 {
   Attn attn_;
   worklets::MlpBlockTp<FfnForm> mlp_;
   worklets::MoeRouterLocal<Form> router_;
-  worklets::MoeExpertEp<Form> experts_;
-  worklets::MoeSharedExpert<Form> shared_;
+  RoutedExperts experts_;
+  worklets::MoeSharedExpert<SharedForm> shared_;
   worklets::LmHeadLocal<Form> head_;
 };
 
@@ -292,6 +348,7 @@ class DeepseekV3 {
 // generate its code again.
 extern template class DeepseekV3<DeepseekV3Config>;
 extern template class DeepseekV3<DeepseekV3Config, AttnGrain::hptp>;
+extern template class DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>;
 #endif
 
 }  // namespace costdsl::archs

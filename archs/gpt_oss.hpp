@@ -7,8 +7,12 @@
 // prefill attends to at most that many keys per query (the prefill kernel's window). Attention
 // sinks (one learned logit per head in the softmax denominator) add one exp per query row and head,
 // nothing next to the head_dim-wide dot products, so no kernel carries them.
+// TP experts (ExpertGrain::tp, as TensorRT-LLM and vLLM run moe_tp_size = tp): one attention
+// group of tp GPUs (ep 1, dp 1), every expert split tp ways by its intermediate width
+// (moe_expert_tp, an all-reduce after); moe_intermediate % tp == 0 is checked first.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "costdsl/archs/support/dp_moe_model.hpp"
@@ -23,12 +27,15 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 
 namespace costdsl::archs {
@@ -75,10 +82,15 @@ inline constexpr GptOssConfig gpt_oss_20b{
     .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128, .tp = 1, .ep = 1,
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4, .gemm_dtype = Dtype::bf16};
 
-template <class Form>
+template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class GptOss {
+  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
+  using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+
  public:
-  // dp = ep / tp attention groups; the layer pair is the repeated unit, so num_layers is even.
+  // dp = ep / tp attention groups (TP experts: one group, ep 1, every expert's intermediate
+  // split tp ways, checked before any worklet is built); the layer pair is the repeated
+  // unit, so num_layers is even.
   static constexpr auto resolve_config(const Form& form) {
     // One declaration per variable: each dim has its own type (its name is part of it).
     const auto tp = dim<"tp">(form);
@@ -89,10 +101,15 @@ class GptOss {
       throw ConfigError("num_layers " + std::to_string(layers.value()) +
                         " is odd: GptOss repeats a (sliding-window, full attention) layer pair, so it must be even");
     const auto pairs = layers / sym<"layer_pair">(Static<2>{});
-    const auto dp = ep / tp;
     using pairs_type = decltype(scale_count(pairs));
     struct Resolved { std::uint64_t tp, ep, dp; pairs_type layer_pairs; };
-    return Resolved{tp.value(), ep.value(), dp.value(), scale_count(pairs)};
+    if constexpr (tp_experts) {
+      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      (void)(dim<"moe_intermediate">(form) / tp);
+      return Resolved{tp.value(), ep.value(), 1, scale_count(pairs)};
+    } else {
+      return Resolved{tp.value(), ep.value(), (ep / tp).value(), scale_count(pairs)};
+    }
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -110,7 +127,8 @@ class GptOss {
             std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) + ", experts=" +
             std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
         dp_model(r_.dp, embed_.build(t),
-                 labeled<"layer">("layer (a pair: sliding-window + full attention layer, DP attention, EP experts)",
+                 labeled<"layer">(tp_experts ? "layer (a pair: sliding-window + full attention layer, TP attention, TP experts)"
+                                             : "layer (a pair: sliding-window + full attention layer, DP attention, EP experts)",
                                   scale(r_.layer_pairs,
                                         sum(labeled<"sliding">("sliding (window " + std::to_string(c.sliding_window) +
                                                                " keys)", layer(sliding_)),
@@ -128,12 +146,13 @@ class GptOss {
     return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
   }
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
-  // Weights on one GPU: attention by tp, experts (at expert_dtype) by ep, the rest replicated; no biases.
+  // Weights on one GPU: attention by tp, experts (at expert_dtype) by ep (TP experts: every
+  // expert split tp ways), the rest replicated; no biases.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = c.num_layers * (h * c.num_experts + 2 * h + c.num_qo_heads) + 2.0 * c.vocab * h + h;
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * attn + bytes_per_element(c.dtype) * rest +
            bytes_per_element(c.expert_dtype) * c.num_layers * experts;
@@ -151,7 +170,9 @@ class GptOss {
     const auto layer = [&](const auto& attn, bool sliding) {
       const auto group = [&](std::size_t g) {
         const auto a = sliding ? ops::collapse_window(it.groups[g], window) : w[g].attention;
-        return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({w[g].slice}));
+        // TP experts: every rank gates all of its group's rows
+        const std::uint64_t rows = w[g].attention.append_tokens;
+        return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({tp_experts ? rows : w[g].slice}));
       };
       return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
     };
@@ -165,13 +186,14 @@ class GptOss {
   worklets::EmbedLocal<Form> embed_;
   worklets::AttnBlockTp<Form> sliding_, full_;  // the same block; sliding_'s prefill has the window
   worklets::MoeRouterLocal<Form> router_;
-  worklets::MoeExpertEp<Form> experts_;
+  Experts experts_;
   worklets::LmHeadLocal<Form> head_;
 };
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time form is instantiated once, in libcostdsl-compiled (src/archs/gpt_oss.cpp).
 extern template class GptOss<GptOssConfig>;
+extern template class GptOss<GptOssConfig, worklets::ExpertGrain::tp>;
 #endif
 
 }  // namespace costdsl::archs

@@ -96,6 +96,7 @@ class Mixtral {
     };
     if constexpr (tp_experts) {
       require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      (void)(dim<"moe_intermediate">(form) / tp);  // every expert split tp ways: checked before any worklet
       return Resolved{tp.value(), ep.value(), 1};
     } else {
       return Resolved{tp.value(), ep.value(), (ep / tp).value()};

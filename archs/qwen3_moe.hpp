@@ -5,6 +5,10 @@
 //   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
 //   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //
+// TP experts (ExpertGrain::tp, as TensorRT-LLM runs moe_tp_size = tp): one attention group of
+// tp GPUs (ep 1, dp 1), every routed expert split tp ways by its intermediate width
+// (moe_expert_tp, an all-reduce after); moe_intermediate % tp == 0 is checked first.
+//
 // Each DP group runs its own group's batch (a gap between groups is load imbalance);
 // the groups run independently until the dispatch all-to-all, so attention and the
 // router share one group section. Max_dp is a run-time Fanout (archs/support/dp_groups.hpp):
@@ -14,6 +18,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,12 +35,15 @@
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 
 namespace costdsl::archs {
@@ -90,21 +98,30 @@ inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
     .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 
-template <class Form>
+template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class Qwen3Moe {
+  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
+  using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+
  public:
-  // The arch's own partition: dp = ep / tp attention groups.
+  // The arch's own partition: dp = ep / tp attention groups (TP experts: one group, ep 1,
+  // and every expert's intermediate split tp ways, checked before any worklet is built).
   static constexpr auto resolve_config(const Form& form) {
     const auto tp = dim<"tp">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(tp);
     require_nonzero(ep);
     require_nonzero(dim<"num_layers">(form));
-    const auto dp = ep / tp;
     struct Resolved {
       std::uint64_t tp, ep, dp;
     };
-    return Resolved{tp.value(), ep.value(), dp.value()};
+    if constexpr (tp_experts) {
+      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      (void)(dim<"moe_intermediate">(form) / tp);
+      return Resolved{tp.value(), ep.value(), 1};
+    } else {
+      return Resolved{tp.value(), ep.value(), (ep / tp).value()};
+    }
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -118,7 +135,8 @@ class Qwen3Moe {
             ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
             ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
         dp_model(r_.dp, embed_.build(t),
-                 labeled<"layer">("layer (decoder layer: DP attention, EP experts)",
+                 labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
+                                             : "layer (decoder layer: DP attention, EP experts)",
                                   scale(dim<"num_layers">(form_), dp_moe_layer(r_.dp, sum(attn_.build(t), router_.build(t)),
                                                                                experts_.build(t)))),
                  head_.build(t)));
@@ -138,12 +156,13 @@ class Qwen3Moe {
   }
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
 
-  // Weights on one GPU: attention sharded by tp, experts by ep, router and embeddings replicated.
+  // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
+  // split tp ways), router and embeddings replicated.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / c.ep);
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = h * c.num_experts + 2 * h + 2 * hd;  // router, norms (incl. q/k norm)
     return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
                            bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
@@ -158,8 +177,9 @@ class Qwen3Moe {
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work("Qwen3Moe", it, r_.dp, r_.tp, groups, ops::collapse);
     const auto& w = work.groups;
-    const auto group = [&](std::size_t g) {
-      return costdsl::inputs(attn_.inputs({w[g].attention.append_tokens, w[g].attention}), router_.inputs({w[g].slice}));
+    const auto group = [&](std::size_t g) {  // TP experts: every rank gates all rows
+      const std::uint64_t rows = w[g].attention.append_tokens;
+      return costdsl::inputs(attn_.inputs({rows, w[g].attention}), router_.inputs({tp_experts ? rows : w[g].slice}));
     };
     return nest<"model">(
         dp_model_inputs(groups, work, embed_, dp_moe_layer_inputs(groups, work, it.routing, experts_, group), head_));
@@ -170,7 +190,7 @@ class Qwen3Moe {
   worklets::EmbedLocal<Form> embed_;
   worklets::AttnBlockTp<Form, "attn", worklets::QkNorm::per_head> attn_;
   worklets::MoeRouterLocal<Form> router_;
-  worklets::MoeExpertEp<Form> experts_;
+  Experts experts_;
   worklets::LmHeadLocal<Form> head_;
 };
 
@@ -179,6 +199,7 @@ class Qwen3Moe {
 // libcostdsl-compiled (src/archs/qwen3_moe.cpp): a translation unit that evaluates it does not
 // generate its code again.
 extern template class Qwen3Moe<Qwen3MoeConfig>;
+extern template class Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp>;
 #endif
 
 }  // namespace costdsl::archs

@@ -264,6 +264,11 @@ class Planner {
       for (std::uint32_t ep = 1; ep <= spec_.gpus; ++ep)
         for (std::uint32_t tp = 1; tp <= std::min(ep, max_tp); ++tp)
           if (ep % tp == 0) tries.push_back({tp, ep});
+      // TP experts: ep 1 over tp > 1 GPUs, one attention group whose every expert is split
+      // tp ways (the family's arch picks that grain for it; a family or model that cannot
+      // split its experts so rejects the layout in facts()). After the EP layouts, so that
+      // theirs keep their order.
+      for (std::uint32_t tp = 2; tp <= max_tp; ++tp) tries.push_back({tp, 1});
     } else {
       for (std::uint32_t tp = 1; tp <= max_tp; ++tp) tries.push_back({tp, 1});
     }

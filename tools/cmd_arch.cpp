@@ -178,7 +178,8 @@ void add_arch_commands(CLI::App& app) {
   list->callback([list_json] {
     // The degrees each arch accepts, found by building it (the checks live in resolve_config).
     // hp: at the arch's widest tp, for the families with a KV-parallel grain (an MoE family's
-    // at tp 1 and its widest ep: its hp groups fill the ep GPUs).
+    // at tp 1 and its widest ep: its hp groups fill the ep GPUs). An MoE family's TP experts:
+    // the tp > 1 it accepts at ep 1 (one attention group, every expert split tp ways).
     enum class Vary { tp, ep, hp };
     auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1, std::uint32_t ep = 0) {
       std::vector<std::uint32_t> ok;
@@ -206,13 +207,18 @@ void add_arch_commands(CLI::App& app) {
       const std::uint32_t hp_tp = moe ? 1 : widest, hp_ep = moe && !eps.empty() ? eps.back() : 0;
       const std::vector<std::uint32_t> hps =
           kv_parallel ? accepted(a, Vary::hp, hp_tp, hp_ep) : std::vector<std::uint32_t>{1};
+      std::vector<std::uint32_t> tp_experts = moe ? accepted(a, Vary::tp, 1, 1) : std::vector<std::uint32_t>{};
+      std::erase(tp_experts, 1u);  // tp 1 at ep 1 is the EP grain on one GPU
       if (*list_json) {
         out.push_back({{"name", a.name}, {"family", a.family}, {"config", a.config}, {"summary", a.summary},
                        {"tp", tps}, {"ep", eps}, {"hp", hps}, {"hp_at_tp", hp_tp}});
+        if (moe) out.back()["tp_experts"] = tp_experts;
         if (moe && kv_parallel) out.back()["hp_at_ep"] = hp_ep;
       } else {
         const std::string moe_degrees =
             fmt::format(", ep ∈ {{{}}} (tp 1; dp = ep/tp)", fmt::join(eps, ",")) +
+            (tp_experts.empty() ? std::string()
+                                : fmt::format(", TP experts at tp ∈ {{{}}} (ep 1)", fmt::join(tp_experts, ","))) +
             (kv_parallel ? fmt::format(", hp ∈ {{{}}} (at tp 1, ep {}; dp = ep/hp)", fmt::join(hps, ","), hp_ep)
                          : std::string());
         std::cout << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),

@@ -279,17 +279,30 @@ class Simulator {
   }
 
   // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
-  // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs.
+  // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs, or
+  // (moe_tp_size > 1, moe_ep_size 1) one attention group of tp GPUs whose every expert
+  // is split tp ways: Parallel{tp, ep 1}, which the family builds with TP experts.
   static std::optional<serve::Parallel> parallel(const WorkerLayout& w, const ModelEntry& m, std::string_view role,
                                                  std::string& why) {
     serve::Parallel p{w.tp, 1, 1};
+    if (m.expert_parallel && w.moe_tp > 1) {
+      if (w.moe_ep > 1)
+        why = fmt::format("{0}moe_tp_size {1} x {0}moe_ep_size {2}: experts both tensor- and expert-parallel are not "
+                          "modelled (one or the other: moe_tp_size 1, or moe_ep_size 1)",
+                          role, w.moe_tp, w.moe_ep);
+      else if (w.dp > 1)
+        why = fmt::format("{0}attention_dp_size {1} with {0}moe_tp_size {2}: TP experts run in one attention group "
+                          "(attention_dp_size 1)",
+                          role, w.dp, w.moe_tp);
+      else if (w.moe_tp != w.tp)
+        why = fmt::format("{0}moe_tp_size {1} is not {0}tp_size {2}: TP experts are split over the attention group's "
+                          "GPUs",
+                          role, w.moe_tp, w.tp);
+      else
+        return p;
+      return std::nullopt;
+    }
     if (m.expert_parallel) {
-      if (w.moe_tp > 1) {
-        why = fmt::format("{}moe_tp_size {}: {} shards its experts expert-parallel only (tensor-parallel experts are "
-                          "not modelled)",
-                          role, w.moe_tp, m.family);
-        return std::nullopt;
-      }
       p.ep = w.tp * w.dp;
       if (w.moe_tp * w.moe_ep != p.ep) {
         why = fmt::format("{0}moe_tp_size {1} x {0}moe_ep_size {2} is not {0}tp_size {3} x {0}attention_dp_size {4}: "
@@ -324,6 +337,10 @@ class Simulator {
     try {
       HfConfig config = *m->config;
       Quantization::Choice q = d.quantization;
+      // A checkpoint published only with MXFP4 experts (gpt-oss) is what a 4-bit row ran:
+      // the sample calls it nvfp4, but its attention stays bf16 and its experts MXFP4 (on
+      // H100 weight-only), so the checkpoint's own quantization stands.
+      if (config.quantization().moe == Dtype::mxfp4 && (q.gemm == Dtype::fp4 || q.moe == Dtype::fp4)) q = {};
       switch (o_.kv) {
         case KvPolicy::modelopt:
           if (q.gemm == Dtype::fp8 || q.gemm == Dtype::fp4) q.kv = Dtype::fp8;

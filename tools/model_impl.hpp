@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/core.hpp"
@@ -79,6 +80,21 @@ std::unique_ptr<Model> with_kv_hint(const ArchConfig& c, Open open_arch) {
                       std::to_string(gpus / c.num_kv_heads) + " (or copy each KV head to " +
                       std::to_string(c.tp / c.num_kv_heads) + " GPUs: --kv-replicate)");
   }
+}
+
+// A MoE config's expert grain, as frameworks decide it: ep 1 over tp > 1 GPUs cannot hold
+// whole experts on a rank, so every expert is TP-sharded over them (moe_tp_size = tp).
+template <class MoeConfig>
+bool tp_experts(const MoeConfig& c) noexcept {
+  return c.ep == 1 && c.tp > 1;
+}
+
+// A MoE family's worker arch for config c: EpArch, or TpArch where tp_experts(c). A
+// source's make returns it, and serve::ArchFamily builds the alternative it holds.
+template <class EpArch, class TpArch, class MoeConfig>
+std::variant<EpArch, TpArch> by_expert_grain(const MoeConfig& c) {
+  if (tp_experts(c)) return std::variant<EpArch, TpArch>(std::in_place_index<1>, c);
+  return std::variant<EpArch, TpArch>(std::in_place_index<0>, c);
 }
 
 // The family as a deployment search's model source: make(Parallel) -> the arch.

@@ -26,11 +26,24 @@ struct PlanContext {
   std::size_t parallelisms = 0, parallelisms_tried = 0, jobs = 0;
 };
 
+// A MoE worker at ep 1 over tp > 1 GPUs TP-shards its experts (serve::Planner's TP-expert layouts).
+inline bool tp_experts(const serve::Parallel& p, bool expert_parallel) {
+  return expert_parallel && p.ep == 1 && p.tp > 1;
+}
+
 inline std::string parallel_label(const serve::Parallel& p, bool expert_parallel) {
   const std::string hp = p.hp > 1 ? fmt::format("hp{}", p.hp) : std::string();
   if (!expert_parallel) return fmt::format("tp{}{}", p.tp, hp);
+  // One attention group whose experts are split tp ways (TensorRT-LLM's moe_tp_size).
+  if (tp_experts(p, expert_parallel)) return fmt::format("tp{}{}moetp{}", p.tp, hp, p.tp);
   // DP groups of hp × tp GPUs fill the ep GPUs.
   return fmt::format("tp{}{}dp{}ep{}", p.tp, hp, p.ep / (p.tp * p.hp), p.ep);
+}
+
+// A worker's GPUs: a MoE worker's ep (its experts span them), the tp GPUs of one group
+// under TP experts, hp × tp for a dense one.
+inline std::uint32_t worker_gpus(const serve::Parallel& p, bool expert_parallel) {
+  return expert_parallel && !tp_experts(p, expert_parallel) ? p.ep : p.tp * p.hp;
 }
 
 inline const char* mode_name(serve::Mode m) { return m == serve::Mode::aggregated ? "aggregated" : "disaggregated"; }
@@ -129,8 +142,7 @@ inline std::string plan_table(const PlanContext& ctx, const serve::PlanResult& r
                        "tokens/s/gpu", "tokens/s/user", lat_head);
     for (std::size_t i = 0; i < top.size(); ++i) {
       const serve::PlanRow& r = res.rows[top[i]];
-      const std::uint32_t gp = ep ? r.c.prefill.ep : r.c.prefill.tp * r.c.prefill.hp,
-                          gd = ep ? r.c.worker.ep : r.c.worker.tp * r.c.worker.hp;
+      const std::uint32_t gp = worker_gpus(r.c.prefill, ep), gd = worker_gpus(r.c.worker, ep);
       out += fmt::format("{:>3}  {:<12} {:>2} {:<14} {:>2} {:>8} {:>11} {:>5} {:>6} {:>11.0f} {:>12.1f} {:>13.1f}  {}\n",
                          i + 1, parallel_label(r.c.prefill, ep), r.c.prefill_workers, parallel_label(r.c.worker, ep),
                          r.c.decode_workers, r.c.replicas, fmt::format("{}/{}", gp, gd), r.c.gpus(), r.c.batch,

@@ -7,12 +7,16 @@
 
 namespace costdsl::serve::detail {
 
-// GPUs of one worker: ep for a DP-attention MoE arch (its experts span all ranks), hp × tp
-// for a KV-parallel one (attention and FFN on all of them), tp otherwise.
+// GPUs of one worker: a DP-attention MoE arch's dp groups of group GPUs each (tp, or hp
+// under DeepSeek's hp grain): ep with EP experts (they span every rank), the one group's tp
+// with TP-sharded experts (ep 1); hp × tp for a KV-parallel dense arch (attention and FFN
+// on all of them), tp otherwise.
 template <class Arch>
 std::uint32_t worker_gpus(const Arch& arch) {
-  if constexpr (requires { arch.resolved().ep; }) {
-    return static_cast<std::uint32_t>(arch.resolved().ep);
+  if constexpr (requires { arch.resolved().group; }) {
+    return static_cast<std::uint32_t>(arch.resolved().dp * arch.resolved().group);
+  } else if constexpr (requires { arch.resolved().dp; }) {
+    return static_cast<std::uint32_t>(arch.resolved().dp * arch.resolved().tp);
   } else if constexpr (requires { values(arch.form()).hp; }) {
     return static_cast<std::uint32_t>(values(arch.form()).tp * values(arch.form()).hp);
   } else {

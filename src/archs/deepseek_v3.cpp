@@ -4,3 +4,4 @@
 
 template class costdsl::archs::DeepseekV3<costdsl::archs::DeepseekV3Config>;
 template class costdsl::archs::DeepseekV3<costdsl::archs::DeepseekV3Config, costdsl::archs::AttnGrain::hptp>;
+template class costdsl::archs::DeepseekV3<costdsl::archs::DeepseekV3Config, costdsl::archs::AttnGrain::tp, costdsl::worklets::ExpertGrain::tp>;

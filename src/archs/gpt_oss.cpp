@@ -3,3 +3,4 @@
 #include "costdsl/archs/gpt_oss.hpp"
 
 template class costdsl::archs::GptOss<costdsl::archs::GptOssConfig>;
+template class costdsl::archs::GptOss<costdsl::archs::GptOssConfig, costdsl::worklets::ExpertGrain::tp>;

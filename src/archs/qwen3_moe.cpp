@@ -3,3 +3,4 @@
 #include "costdsl/archs/qwen3_moe.hpp"
 
 template class costdsl::archs::Qwen3Moe<costdsl::archs::Qwen3MoeConfig>;
+template class costdsl::archs::Qwen3Moe<costdsl::archs::Qwen3MoeConfig, costdsl::worklets::ExpertGrain::tp>;

@@ -86,6 +86,12 @@ static_assert(DpArch<Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>>> && DpArch
 static_assert(DpArch<Mixtral<MixtralConfig, ExpertGrain::tp>>);
 static_assert(DpArch<DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>>> && DpArch<DeepseekV3<DeepseekV3Config>>);
 static_assert(DpArch<GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>> && DpArch<GptOss<GptOssConfig>>);
+// TP experts, both forms: the static ones picked by ep 1 over tp > 1.
+static_assert(DpArch<Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 1)>>> &&
+              DpArch<Qwen3Moe<Qwen3MoeConfig, ExpertGrain::tp>>);
+static_assert(DpArch<GptOss<Fixed<gpt_oss_120b.with_parallel(4, 1)>>> && DpArch<GptOss<GptOssConfig, ExpertGrain::tp>>);
+static_assert(DpArch<DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 1)>>> &&
+              DpArch<DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>>);
 // And what is not a worklet or an arch is not one.
 static_assert(!ArchDef<AttnTp<Llama3Config>> && !WorkletDef<Llama3<Llama3Config>, Llama3Config>);
 }  // namespace
@@ -107,4 +113,10 @@ TEST_CASE("every slot of every shipped arch carries its kernel's family in the m
       make_manifest(Mixtral<MixtralConfig, ExpertGrain::tp>(mixtral_8x7b.with_parallel(8, 1)).build(t)));
   arch_test::check_slot_families(make_manifest(DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 8)).build(t)));
   arch_test::check_slot_families(make_manifest(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(1, 8)).build(t)));
+  arch_test::check_slot_families(
+      make_manifest(Qwen3Moe<Qwen3MoeConfig, ExpertGrain::tp>(qwen3_235b_a22b.with_parallel(4, 1)).build(t)));
+  arch_test::check_slot_families(
+      make_manifest(GptOss<GptOssConfig, ExpertGrain::tp>(gpt_oss_120b.with_parallel(4, 1)).build(t)));
+  arch_test::check_slot_families(make_manifest(
+      DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>(deepseek_v3.with_parallel(8, 1)).build(t)));
 }

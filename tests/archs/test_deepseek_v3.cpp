@@ -6,6 +6,7 @@
 #include "costdsl/archs/deepseek_v3.hpp"
 
 #include "feed_law.hpp"
+#include "tp_experts_law.hpp"
 
 #include "common.hpp"
 
@@ -242,4 +243,22 @@ TEST_CASE("DeepSeek-V3 at tp 8 / ep 8 on H200: 64 decodes at 2048 KV take tens o
   CHECK(m.time_ms() < 100);
   CHECK(has(m.coverage, Coverage::analytic));
   MESSAGE("DeepSeek-V3 tp8/ep8 decode 64x2048 on H200 (roofline): ", m.time_ms(), " ms");
+}
+
+TEST_CASE("DeepSeek-V3 with TP experts (ep 1 over tp 8): routed and shared experts split tp ways; tp 1 is EP at ep 1") {
+  constexpr DeepseekV3Config sharded = deepseek_v3.with_parallel(8, 1);
+  using TpExperts = DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>;
+  static_assert(std::is_same_v<DeepseekV3<Fixed<sharded>>, DeepseekV3<Fixed<sharded>, AttnGrain::tp, ExpertGrain::tp>>);
+  arch_test::check_tp_experts<DeepseekV3<Fixed<sharded>>, TpExperts, DeepseekV3<DeepseekV3Config>>(
+      sharded, deepseek_v3, {"model.moe_layer.moe"});
+  // ep 8 (dp 1) holds an eighth of the experts too, but the shared expert whole: TP experts
+  // hold 7/8 of it less in every MoE layer (bf16).
+  const DeepseekV3<DeepseekV3Config> ep8(deepseek_v3.with_parallel(8, 8));
+  const TpExperts tp8(sharded);
+  CHECK(ep8.weight_bytes_per_gpu() - tp8.weight_bytes_per_gpu() ==
+        doctest::Approx(3.0 * 7168 * 2048 * 7 / 8 * 58 * 2));
+  CHECK(tp8.kv_bytes_per_token_per_gpu() == ep8.kv_bytes_per_token_per_gpu());  // MLA's latent: whole on every rank
+  // The width split is checked first, before MLA's heads % tp.
+  CHECK_THROWS_WITH_AS(TpExperts(deepseek_v3.with_parallel(3, 1)), "tp 3 does not divide moe_intermediate 2048",
+                       ConfigError);
 }

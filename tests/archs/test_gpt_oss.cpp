@@ -10,6 +10,7 @@
 
 #include "../moe/batches.hpp"
 #include "feed_law.hpp"
+#include "tp_experts_law.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -258,4 +259,19 @@ TEST_CASE("GptOss: weights per GPU match the published checkpoints; KV bytes per
   CHECK(GptOss<GptOssConfig>(gpt_oss_120b).weight_bytes_per_gpu() - ep8.weight_bytes_per_gpu() ==
         doctest::Approx(36 * 112 * expert));
   CHECK(ep8.kv_bytes_per_token() == 2.0 * 8 * 64 * 2 * 36);
+}
+
+TEST_CASE("GptOss with TP experts (ep 1 over tp 4): one attention group, experts split by width; tp 1 is EP at ep 1") {
+  constexpr GptOssConfig sharded = gpt_oss_120b.with_parallel(4, 1);
+  using TpExperts = GptOss<GptOssConfig, worklets::ExpertGrain::tp>;
+  static_assert(std::is_same_v<GptOss<Fixed<sharded>>, GptOss<Fixed<sharded>, worklets::ExpertGrain::tp>>);
+  arch_test::check_tp_experts<GptOss<Fixed<sharded>>, TpExperts, GptOss<GptOssConfig>>(
+      sharded, gpt_oss_120b, {"model.layer.sliding.moe", "model.layer.full.moe"});
+  // A quarter of every (mxfp4) expert per GPU holds what ep 4 holds.
+  const GptOss<GptOssConfig> ep4(gpt_oss_120b.with_parallel(4, 4));
+  CHECK(TpExperts(sharded).weight_bytes_per_gpu() == ep4.weight_bytes_per_gpu());
+  CHECK(TpExperts(sharded).kv_bytes_per_token_per_gpu() == ep4.kv_bytes_per_token_per_gpu());
+  GptOssConfig odd = sharded;
+  odd.moe_intermediate = 2882;
+  CHECK_THROWS_WITH_AS(TpExperts{odd}, "tp 4 does not divide moe_intermediate 2882", ConfigError);
 }

@@ -12,6 +12,7 @@
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
 #include "feed_law.hpp"
+#include "tp_experts_law.hpp"
 #include "../moe/batches.hpp"
 
 using namespace costdsl;
@@ -186,4 +187,22 @@ TEST_CASE("DpDeal deals round-robin: prefill chunks first, the decodes continuin
     }
   }
   CHECK_THROWS_AS(deal.deal({}, 0), InputError);
+}
+
+TEST_CASE("Qwen3-MoE with TP experts (ep 1 over tp 4): one attention group, experts split by width; tp 1 is EP at ep 1") {
+  constexpr Qwen3MoeConfig sharded = qwen3_235b_a22b.with_parallel(4, 1);
+  using TpExperts = Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp>;
+  static_assert(std::is_same_v<Qwen3Moe<Fixed<sharded>>, Qwen3Moe<Fixed<sharded>, worklets::ExpertGrain::tp>>);
+  arch_test::check_tp_experts<Qwen3Moe<Fixed<sharded>>, TpExperts, Qwen3Moe<Qwen3MoeConfig>>(sharded, qwen3_235b_a22b,
+                                                                                              {"model.layer.moe"});
+  // A quarter of every expert per GPU holds what ep 4 (one whole quarter of the experts) holds.
+  const Qwen3Moe<Qwen3MoeConfig> ep4(qwen3_235b_a22b.with_parallel(4, 4));
+  CHECK(TpExperts(sharded).weight_bytes_per_gpu() == ep4.weight_bytes_per_gpu());
+  CHECK(TpExperts(sharded).kv_bytes_per_token_per_gpu() == ep4.kv_bytes_per_token_per_gpu());
+  // The width split is checked by the arch, before its worklets: field, value, rule.
+  Qwen3MoeConfig odd = sharded;
+  odd.moe_intermediate = 1538;
+  CHECK_THROWS_WITH_AS(TpExperts{odd}, "tp 4 does not divide moe_intermediate 1538", ConfigError);
+  CHECK_THROWS_WITH_AS(TpExperts(qwen3_235b_a22b.with_parallel(4, 8)),
+                       "TP-sharded experts run ep 1 (one attention group): ep 8 exceeds max_ep 1", ConfigError);
 }

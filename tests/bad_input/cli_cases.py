@@ -167,6 +167,16 @@ rejects("experts not divisible by ep (mixtral)", ["eval", "--arch", "mixtral_8x7
         "ep 3 does not divide num_experts 8")
 rejects("experts not divisible by ep (gpt_oss)", ["eval", "--arch", "gpt_oss_20b", "--gpu", "h200", "--ep", "64"],
         "ep 64 does not divide num_experts 32")
+# TP experts (ep 1 over tp > 1 GPUs): tp must divide every expert's width, checked first.
+rejects("TP experts not dividing moe_intermediate (deepseek_v3)",
+        ["eval", "--arch", "deepseek_v3", "--gpu", "h200", "--tp", "3", "--ep", "1"],
+        "tp 3 does not divide moe_intermediate 2048")
+rejects("TP experts not dividing moe_intermediate (gpt_oss)",
+        ["eval", "--arch", "gpt_oss_120b", "--gpu", "h200", "--tp", "7", "--ep", "1"],
+        "tp 7 does not divide moe_intermediate 2880")
+rejects("simulate pinned to TP experts not dividing moe_intermediate",
+        ["simulate", "--arch", "deepseek_v3", "--gpu", "h200", "--tp", "3", "--ep", "1", "--batch", "4", "--isl",
+         "100", "--osl", "10"], "--tp 3 --ep 1: tp 3 does not divide moe_intermediate 2048")
 rejects("--ep on a dense arch (qwen3)", ["eval", "--arch", "qwen3_8b", "--gpu", "h200", "--ep", "2"],
         "qwen3 archs are dense: --ep and --dp must be 1")
 rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")

@@ -130,6 +130,16 @@ void build_qwen(const nlohmann::json& j, std::uint32_t tp = 1, std::uint32_t ep 
   const Qwen3Moe<Qwen3MoeConfig> arch(Qwen3MoeConfig::from_hf(hf(j), tp, ep));
   (void)arch.build(roofline_h200());
 }
+// The TP-expert forms (ep 1 over tp > 1 GPUs: every expert split tp ways).
+void build_qwen_tp_experts(const nlohmann::json& j, std::uint32_t tp, std::uint32_t ep = 1) {
+  const Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp> arch(Qwen3MoeConfig::from_hf(hf(j), tp, ep));
+  (void)arch.build(roofline_h200());
+}
+void build_deepseek_tp_experts(const nlohmann::json& j, std::uint32_t tp) {
+  const DeepseekV3<DeepseekV3Config, AttnGrain::tp, worklets::ExpertGrain::tp> arch(
+      DeepseekV3Config::from_hf(hf(j), tp, 1));
+  (void)arch.build(roofline_h200());
+}
 void build_deepseek(const nlohmann::json& j, std::uint32_t tp = 1, std::uint32_t ep = 1) {
   const DeepseekV3<DeepseekV3Config> arch(DeepseekV3Config::from_hf(hf(j), tp, ep));
   (void)arch.build(roofline_h200());
@@ -536,6 +546,17 @@ TEST_CASE("bad_input: config experts not divisible by ep") {
   check_error<ConfigError>([] { build_deepseek(deepseek_json(), 1, 24); }, {"ep 24 does not divide num_experts 256"});
   // ep must also be a multiple of tp (dp = ep / tp groups).
   check_error<ConfigError>([] { build_qwen(qwen_json(), 4, 2); }, {"tp 4 does not divide ep 2"});
+}
+
+TEST_CASE("bad_input: config TP experts whose width tp does not divide") {
+  // Checked by the arch before its worklets (static: a compile error, compile_fail/tp_experts_tp3.cpp).
+  check_error<ConfigError>([] { build_qwen_tp_experts(with(qwen_json(), "moe_intermediate_size", 770), 4); },
+                           {"tp 4 does not divide moe_intermediate 770"});
+  check_error<ConfigError>([] { build_deepseek_tp_experts(with(deepseek_json(), "moe_intermediate_size", 2050), 4); },
+                           {"tp 4 does not divide moe_intermediate 2050"});
+  // TP experts are one attention group: ep stays 1.
+  check_error<ConfigError>([] { build_qwen_tp_experts(qwen_json(), 4, 8); },
+                           {"TP-sharded experts run ep 1 (one attention group): ep 8 exceeds max_ep 1"});
 }
 
 TEST_CASE("bad_input: config dims whose products overflow 32 bits") {

@@ -2,11 +2,13 @@
 // tokens/s at a fixed SLA, a looser SLA never lowers it, and at concurrency 1 the
 // lowest-latency deployment uses the most TP; plus its impossible inputs, sharding and
 // the iteration memo's exactness; and a candidate pinned alone (serve::UnitSimulator, what
-// `costdsl simulate` runs) gives the search's row for it.
+// `costdsl simulate` runs) gives the search's row for it; a MoE family whose make picks
+// the TP-expert arch at ep 1 is also searched at {tp, ep 1}, the EP layouts' rows unchanged.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "costdsl/archs/llama3.hpp"
@@ -293,4 +295,47 @@ TEST_CASE("a candidate pinned alone gives the search's row for it, aggregated an
   }
   CHECK(agg == 3);
   CHECK(disagg == 3);
+}
+
+TEST_CASE("TP experts: a family whose make picks the arch per layout is searched at {tp, ep 1}, EP rows unchanged") {
+  const HfConfig hf = model_config("qwen3_30b_a3b");
+  using Ep = archs::Qwen3Moe<archs::Qwen3MoeConfig>;
+  using Tp = archs::Qwen3Moe<archs::Qwen3MoeConfig, worklets::ExpertGrain::tp>;
+  const auto ep_only = [&hf](serve::Parallel p) { return Ep(archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep)); };
+  const auto by_grain = [&hf](serve::Parallel p) -> std::variant<Ep, Tp> {
+    const archs::Qwen3MoeConfig c = archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep);
+    if (c.ep == 1 && c.tp > 1) return Tp(c);
+    return Ep(c);
+  };
+  serve::ArchFamily plain(ep_only, true, h200());
+  serve::ArchFamily grains(by_grain, true, h200());
+  // The TP-expert worker: its tp GPUs, one KV pool, a quarter of every expert per GPU as
+  // ep 4 holds a quarter of the experts.
+  const auto f = grains.facts({4, 1});
+  REQUIRE(f);
+  CHECK(f->gpus == 4);
+  CHECK(f->kv_groups == 1);
+  CHECK(f->weight_bytes_per_gpu == plain.facts({4, 4})->weight_bytes_per_gpu);
+  std::string why;
+  CHECK_FALSE(plain.facts({4, 1}, &why));  // an EP-only family rejects the layout
+  CHECK(why == "tp 4 does not divide ep 1");
+
+  serve::PlanSpec spec = small_spec(4);
+  spec.disaggregated = false;
+  const serve::Planner with_tp(grains, h200(), spec);
+  std::vector<serve::Parallel> tp_layouts;
+  for (const auto& o : with_tp.options())
+    if (o.p.ep == 1 && o.p.tp > 1) tp_layouts.push_back(o.p);
+  CHECK(tp_layouts == std::vector<serve::Parallel>{{2, 1}, {4, 1}});
+  const serve::PlanResult a = search(plain, spec), b = search(grains, spec);
+  std::vector<serve::PlanRow> ep_rows;
+  for (const serve::PlanRow& r : b.rows)
+    if (!(r.c.worker.ep == 1 && r.c.worker.tp > 1)) ep_rows.push_back(r);
+  CHECK(ep_rows.size() < b.rows.size());
+  CHECK(same(a.rows, ep_rows));
+  // Pinned to the TP-expert layout alone, the search runs it and nothing else.
+  spec.workers = {{4, 1}};
+  const serve::PlanResult pinned = search(grains, spec);
+  REQUIRE_FALSE(pinned.rows.empty());
+  for (const serve::PlanRow& r : pinned.rows) CHECK(r.c.worker == serve::Parallel{4, 1});
 }

@@ -191,6 +191,10 @@ check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].
 check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
 check(archs.get("gpt_oss_20b", {}).get("ep") == [1, 2, 4, 8, 16, 32], "gpt_oss_20b: ep must divide its 32 experts")
 check(archs.get("gpt_oss_120b", {}).get("tp") == [1, 2, 4, 8], "gpt_oss_120b: tp is bounded by its 8 KV heads")
+check(archs.get("gpt_oss_120b", {}).get("tp_experts") == [2, 4, 8] and
+      archs.get("qwen3_235b_a22b", {}).get("tp_experts") == [2, 4] and
+      8 in archs.get("deepseek_v3", {}).get("tp_experts", []) and "tp_experts" not in archs.get("llama3_70b", {}),
+      f"archs: the MoE archs' TP-expert degrees (ep 1): {archs.get('gpt_oss_120b')}")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
 
@@ -412,6 +416,24 @@ with tempfile.TemporaryDirectory() as d:
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
                        f"acme/Nonexistent-7B={cfg}").stdout or "{}")
     check(v.get("simulated") == 4, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
+    # TP experts: moe_tp_size = tp_size with moe_ep_size 1 pins Parallel{tp, ep 1}, the family's
+    # TP-expert arch, exactly what `simulate --tp 2 --ep 1` runs; experts both tensor- and
+    # expert-parallel stay a counted skip with their reason.
+    moe_row = "trtllm,1.2,mistralai/Mixtral-8x7B-v0.1,h100_sxm,bf16,agg,1024,128,bf16,bf16,8,{},1,1,{},{},300,10"
+    (d / "moe.csv").write_text("\n".join([header, "g," + moe_row.format(2, 2, 1), "h," + moe_row.format(4, 2, 2)]) + "\n")
+    mixtral = root / "data/models/mixtral_8x7b.json"
+    v = json.loads(run("validate", "--deployments", str(d / "moe.csv"), "--json", "--config-for",
+                       f"mistralai/Mixtral-8x7B-v0.1={mixtral}").stdout or "{}")
+    hybrid = "moe_tp_size 2 x moe_ep_size 2: experts both tensor- and expert-parallel are not modelled"
+    check(v.get("simulated") == 1 and any(k.startswith(hybrid) and e["count"] == 1
+                                          for k, e in v.get("skipped", {}).items()),
+          f"validate --deployments: the TP-expert row simulated, the hybrid one skipped: {v.get('skipped')}")
+    g = {w["id"]: w for w in v.get("worst", [])}.get("g", {})
+    sim = json.loads(run("simulate", "--model-config", str(mixtral), "--gpu", "h100", "--tp", "2", "--ep", "1",
+                         "--batch", "8", "--isl", "1024", "--osl", "128", "--json").stdout or "{}")
+    check(g and sim and abs(g["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
+          abs(g["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
+          f"validate --deployments: the TP-expert row is simulate --tp 2 --ep 1's p50s: {g} / {sim.get('ttft_ms')}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.

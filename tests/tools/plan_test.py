@@ -131,6 +131,11 @@ j = json.loads(run("plan", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--gpus",
 finite_everywhere(j)
 check(j and any(c["ep"] == 4 for c in j["candidates"]) and any("dp" in c["parallel"] for c in j["candidates"]),
       "qwen3_30b_a3b on 4 GPUs: expected ep 4 deployments labelled tpXdpYepZ")
+# ... and TP experts: ep 1 over tp > 1 GPUs, one attention group, every expert split tp ways.
+tp_experts = [c for c in j.get("candidates", []) if c["ep"] == 1 and c["tp"] > 1]
+check({c["parallel"] for c in tp_experts} == {"tp2moetp2", "tp4moetp4"} and
+      all(c["unit_gpus"] == c["tp"] for c in tp_experts),
+      f"qwen3_30b_a3b on 4 GPUs: expected TP-expert deployments tp2moetp2, tp4moetp4 on tp GPUs: {tp_experts[:2]}")
 
 # The issue-15 families through plan, their family inferred from the config.json: Mixtral
 # searches ep like Qwen3-MoE, Qwen3 dense searches tp.

@@ -1,5 +1,6 @@
 // The DeepSeek-V3 family (MLA, dense then MoE layers, shared expert on a side stream)
-// for the CLI: its run-time form, instantiated here once.
+// for the CLI: its run-time forms (EP or TP experts under tp attention; the hp grain),
+// instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
@@ -7,6 +8,7 @@ namespace costdsl::cli::models {
 
 using DeepseekV3 = archs::DeepseekV3<archs::DeepseekV3Config>;
 using DeepseekV3Hp = archs::DeepseekV3<archs::DeepseekV3Config, archs::AttnGrain::hptp>;
+using DeepseekV3TpExperts = archs::DeepseekV3<archs::DeepseekV3Config, archs::AttnGrain::tp, worklets::ExpertGrain::tp>;
 
 std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   // MLA has one latent KV head: nothing to replicate.
@@ -17,16 +19,20 @@ std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptio
       archs::DeepseekV3Config::from_hf(config, options.tp, options.expert_parallel(), options.hp);
   c.hop_b = options.hop_b;
   const ops::moe::Routing routing{options.routing_skew};
-  // hp 1 is today's tree (its own type); hp > 1 the KV-parallel grain.
-  return c.hp == 1 ? open<DeepseekV3>(c, timing, routing) : open<DeepseekV3Hp>(c, timing, routing);
+  // hp 1 is today's tree (its own type), with TP experts where ep 1 spans tp > 1 GPUs;
+  // hp > 1 the KV-parallel grain.
+  if (c.hp != 1) return open<DeepseekV3Hp>(c, timing, routing);
+  return tp_experts(c) ? open<DeepseekV3TpExperts>(c, timing, routing) : open<DeepseekV3>(c, timing, routing);
 }
 
-// Both grains: hp 1 workers run today's tree, hp > 1 decode workers the MLA hp grain
-// (tp 1, dp = ep / hp groups of hp GPUs).
+// Both attention grains: hp 1 workers run today's tree (TP experts at ep 1 over tp > 1
+// GPUs), hp > 1 decode workers the MLA hp grain (tp 1, dp = ep / hp groups of hp GPUs).
 std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
                                                        ops::moe::Routing routing, bool hop_b) {
   return grain_source(
-      [config](serve::Parallel p) { return DeepseekV3(archs::DeepseekV3Config::from_hf(config, p.tp, p.ep)); },
+      [config](serve::Parallel p) {
+        return by_expert_grain<DeepseekV3, DeepseekV3TpExperts>(archs::DeepseekV3Config::from_hf(config, p.tp, p.ep));
+      },
       [config, hop_b](serve::Parallel p) {
         archs::DeepseekV3Config c = archs::DeepseekV3Config::from_hf(config, p.tp, p.ep, p.hp);
         c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange

@@ -1,21 +1,26 @@
-// The gpt-oss family (DP attention, EP experts, top-4, sliding/full layer pairs, MXFP4
-// experts) for the CLI: its run-time form, instantiated here once.
+// The gpt-oss family (DP attention + EP experts, or TP attention + TP experts; top-4, sliding/full layer pairs, MXFP4
+// experts) for the CLI: its run-time forms, instantiated here once.
 #include "../model_impl.hpp"
 #include "costdsl/archs/gpt_oss.hpp"
 
 namespace costdsl::cli::models {
 
 using GptOss = archs::GptOss<archs::GptOssConfig>;
+using GptOssTpExperts = archs::GptOss<archs::GptOssConfig, worklets::ExpertGrain::tp>;
 
 std::unique_ptr<Model> open_gpt_oss(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
-  return open<GptOss>(archs::GptOssConfig::from_hf(config, options.tp, options.expert_parallel()),
-                      timing, ops::moe::Routing{options.routing_skew});
+  const archs::GptOssConfig c = archs::GptOssConfig::from_hf(config, options.tp, options.expert_parallel());
+  const ops::moe::Routing routing{options.routing_skew};
+  return tp_experts(c) ? open<GptOssTpExperts>(c, timing, routing) : open<GptOss>(c, timing, routing);
 }
 
 std::unique_ptr<serve::ModelSource> gpt_oss_source(const HfConfig& config, const Timing& timing,
                                                    ops::moe::Routing routing) {
-  return source([config](serve::Parallel p) { return GptOss(archs::GptOssConfig::from_hf(config, p.tp, p.ep)); },
-                true, timing, routing);
+  return source(
+      [config](serve::Parallel p) {
+        return by_expert_grain<GptOss, GptOssTpExperts>(archs::GptOssConfig::from_hf(config, p.tp, p.ep));
+      },
+      true, timing, routing);
 }
 
 }  // namespace costdsl::cli::models

@@ -12,14 +12,16 @@ std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& 
   const archs::MixtralConfig c =
       archs::MixtralConfig::from_hf(config, options.tp, options.expert_parallel());
   const ops::moe::Routing routing{options.routing_skew};
-  // ep 1 over tp > 1 GPUs: the experts cannot be whole on a rank, so they are TP-sharded.
-  return c.ep == 1 && c.tp > 1 ? open<MixtralTpExperts>(c, timing, routing) : open<Mixtral>(c, timing, routing);
+  return tp_experts(c) ? open<MixtralTpExperts>(c, timing, routing) : open<Mixtral>(c, timing, routing);
 }
 
 std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const Timing& timing,
                                                    ops::moe::Routing routing) {
-  return source([config](serve::Parallel p) { return Mixtral(archs::MixtralConfig::from_hf(config, p.tp, p.ep)); },
-                true, timing, routing);
+  return source(
+      [config](serve::Parallel p) {
+        return by_expert_grain<Mixtral, MixtralTpExperts>(archs::MixtralConfig::from_hf(config, p.tp, p.ep));
+      },
+      true, timing, routing);
 }
 
 }  // namespace costdsl::cli::models
