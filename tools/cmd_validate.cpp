@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -221,6 +222,7 @@ void add_validate_command(CLI::App& app) {
     std::vector<std::string> config_for;
     std::uint32_t token_budget = 8192;
     deployments::KvPolicy kv = deployments::KvPolicy::modelopt;
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand(
@@ -264,6 +266,12 @@ void add_validate_command(CLI::App& app) {
           {"fp8", deployments::KvPolicy::fp8}}))
       ->default_str("modelopt")
       ->needs(deployments);
+  cmd->add_option("--threads", st->threads,
+                  "--deployments: rows simulated at once (default: the machine's hardware threads; the report is "
+                  "the same for any count)")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str()
+      ->needs(deployments);
   cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
   cmd->add_flag("--json", st->json, "print one JSON object");
   cmd->callback([st] {
@@ -287,7 +295,7 @@ void add_validate_command(CLI::App& app) {
       if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
-      const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips);
+      const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
       report_deployments(table, sims, skips, st->worst, st->json);
       return;
     }

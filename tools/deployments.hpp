@@ -8,15 +8,19 @@
 // cache as Options::kv says (KvPolicy). A row costdsl cannot express yet (int4
 // weight-only, a disaggregated or pipelined deployment, a GPU or family it does not
 // know) is a counted skip with its reason, never a silent guess.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -221,12 +225,37 @@ class Simulator {
  public:
   explicit Simulator(Options o) : o_(std::move(o)) {}
 
-  std::vector<Simulated> run(const Table& t, aic::Skips& skips) {
+  // Rows are independent: `threads` simulators (each with its own timings and configs,
+  // nothing shared but the table) take every threads-th row; results and skips are
+  // gathered in row order, so the report does not depend on the thread count.
+  std::vector<Simulated> run(const Table& t, aic::Skips& skips, unsigned threads = 1) {
+    const std::size_t n = t.rows.size();
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
+    std::vector<std::optional<Simulated>> done(n);
+    std::vector<std::string> whys(n);
+    std::vector<std::exception_ptr> failed(threads);
+    const auto work = [&](Simulator& sim, unsigned k) {
+      try {
+        for (std::size_t i = k; i < n; i += threads) done[i] = sim.simulate(t.rows[i], whys[i]);
+      } catch (...) {
+        failed[k] = std::current_exception();
+      }
+    };
+    {
+      std::vector<std::unique_ptr<Simulator>> others;
+      std::vector<std::jthread> pool;
+      for (unsigned k = 1; k < threads; ++k) {
+        others.push_back(std::make_unique<Simulator>(o_));
+        pool.emplace_back(work, std::ref(*others.back()), k);
+      }
+      work(*this, 0);
+    }  // the jthreads join here
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
     std::vector<Simulated> out;
-    for (const Deployment& d : t.rows) {
-      std::string why;
-      if (auto s = simulate(d, why)) out.push_back(*s);
-      else skips.add(why, d.where);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (done[i]) out.push_back(*done[i]);
+      else skips.add(whys[i], t.rows[i].where);
     }
     return out;
   }

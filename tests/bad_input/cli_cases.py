@@ -280,6 +280,8 @@ with tempfile.TemporaryDirectory() as d:
     rejects("--quant unknown component", quant + ["--quant", "gemm=fp8,attn=bf16"],
             "--quant 'attn=bf16': expected MODE or gemm=MODE,moe=MODE")
     rejects("--kv-dtype fp4", quant + ["--kv-dtype", "fp4"], "--kv-dtype 'fp4' is not a KV-cache dtype (bf16, fp16, fp8)")
+    rejects("validate --threads 0", ["validate", "--deployments", str(d / "mo_config.json"), "--threads", "0"],
+            "--threads: Value 0 not in range 1 to 256")
     rejects("--quant nvfp4 on a GPU without fp4", quant + ["--quant", "nvfp4"], "has no fp4 tensor-core path")
     rejects("config missing key (deepseek_v3)", config("nokv.json", "deepseek_v3", kv_lora_rank=None),
             "missing key 'kv_lora_rank'")

@@ -411,6 +411,10 @@ with tempfile.TemporaryDirectory() as d:
           f"validate --deployments: the group's bias is the median of its rows' relative errors: {g}")
     r = run("validate", "--deployments", str(d / "silicon.csv"))
     check("TTFT med|err|" in r.stdout and "skipped" in r.stdout, f"validate --deployments text: {r.stdout}")
+    # Rows run on several threads; the report is the same for any count.
+    one, three = (run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--threads", n).stdout
+                  for n in ("1", "3"))
+    check(one and one == three, "validate --deployments: --threads 1 and --threads 3 must report the same")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
