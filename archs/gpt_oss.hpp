@@ -154,7 +154,8 @@ class GptOss {
     const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = c.num_layers * (h * c.num_experts + 2 * h + c.num_qo_heads) + 2.0 * c.vocab * h + h;
-    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * attn + bytes_per_element(c.dtype) * rest +
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * attn +
+           bytes_per_element(c.dtype) * rest +
            bytes_per_element(c.expert_dtype) * c.num_layers * experts;
   }
 

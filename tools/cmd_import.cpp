@@ -33,7 +33,6 @@ namespace costdsl::cli {
 // attention at TP 1..8 inside groups and EP 1..64 experts (every combination an arch
 // accepts). Each as shipped (bf16) and in the quantized deployments the serving
 // frameworks run (shipped_quantizations).
-
 constexpr std::uint32_t shipped_tp[] = {1, 2, 4, 8};
 constexpr std::uint32_t shipped_ep[] = {1, 2, 4, 8, 16, 32, 64};
 
@@ -151,8 +150,8 @@ void add_import_command(CLI::App& app) {
   aic_cmd->add_option("--held-out-dir", st->held_out_dir,
                       "write the held-back rows there, in the source schema (for `costdsl validate`)");
   aic_cmd->add_flag("--for-archs", st->for_archs,
-                    "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), with the "
-                    "measured neighbours that interpolating configs need");
+                    "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), "
+                    "with the measured neighbours that interpolating configs need");
   aic_cmd->callback([st] {
     const GpuCatalog catalog = GpuCatalog::load_default();
     const std::string gpu = catalog.find(st->gpu).name;

@@ -63,7 +63,8 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     const std::string_view key = part.substr(0, eq);
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
       throw InputError(std::string(flag) + " '" + std::string(part) + "': expected MODE or gemm=MODE,moe=MODE");
-    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), std::string(flag) + " " + std::string(key));
+    const std::string where = std::string(flag) + " " + std::string(key);
+    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), where);
   }
   return c;
 }
