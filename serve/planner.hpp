@@ -220,6 +220,12 @@ class Planner {
     limit(s.sla.e2e_s, "--request-latency");
     if (!s.aggregated && !s.disaggregated) throw InputError("the search needs a mode: aggregated, disaggregated or both");
     if (s.token_budgets.empty()) throw InputError("--token-budgets needs at least one budget");
+    if (!s.chunked_prefill)
+      for (const std::uint32_t b : s.token_budgets)
+        if (b < s.input_tokens - s.cached_tokens)
+          throw InputError("--token-budgets " + std::to_string(b) + ": below the prompt's " +
+                           std::to_string(s.input_tokens - s.cached_tokens) +
+                           " new tokens, and chunked prefill is off (--chunked-prefill on, or a larger budget)");
     for (const std::uint32_t b : s.token_budgets)
       if (b == 0) throw InputError("--token-budgets: a budget must be at least 1 token");
     if (s.max_batch == 0) throw InputError("--max-batch must be at least 1");
@@ -233,6 +239,8 @@ class Planner {
     if (!(s.reserve_fraction >= 0 && s.reserve_fraction < 1))
       throw InputError("reserve fraction " + detail::shortest(s.reserve_fraction) + " must be in [0, 1)");
     if (s.kv_block == 0) throw InputError("kv block must be at least 1 token");
+    if (!(s.frontend_s >= 0) || !std::isfinite(s.frontend_s))
+      throw InputError("--frontend-ms " + detail::shortest(s.frontend_s * 1e3) + " must be finite and >= 0");
     for (const std::uint32_t hp : s.hps)
       if (hp == 0) throw InputError("--hp 0: a KV-parallel degree is at least 1");
     if (!s.hps.empty() && !models_.kv_parallel() &&

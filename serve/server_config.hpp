@@ -4,11 +4,36 @@
 
 namespace costdsl::serve {
 
+// How an iteration is filled when requests are both decoding and waiting for prefill.
+// mixed: the decodes first, then prefill rows in what is left of the token budget, one
+// forward pass (continuous batching with chunked prefill, as vLLM's v1 scheduler and
+// TensorRT-LLM's in-flight batching do). prefill_first: an iteration with prefill work
+// runs only prefill, and the decodes wait until no prompt is pending (SGLang's scheduler
+// without --enable-mixed-chunk). Under a closed loop the second keeps equal requests in
+// lockstep: they all start decoding in the same iteration, so they finish together.
+enum class Batching : std::uint8_t { mixed, prefill_first };
+
+constexpr const char* name(Batching b) noexcept { return b == Batching::mixed ? "mixed" : "prefill-first"; }
+
 struct ServerConfig {
   std::uint32_t max_batch_tokens = 8192;  // new tokens (decodes + prefill chunk rows) per iteration
   std::uint32_t max_seqs = 256;           // running requests at most (a CUDA-graph / scheduler limit)
   std::uint32_t kv_block = 16;            // KV page size in tokens; reservations round up to it
   double reserve_fraction = 0.10;         // of HBM: activations, workspace, fragmentation
+  Batching batching = Batching::mixed;
+  // false: a prompt joins an iteration only whole (what is left of it fits the budget
+  // beside the decodes), so a prompt longer than the budget cannot be served.
+  bool chunked_prefill = true;
+  // The server's front end (HTTP, tokenization) takes requests one at a time, frontend_s
+  // each, before the engine sees them; requests sent together reach it frontend_s apart.
+  // Its size barely matters (the silicon sample's medians are the same at 1 and 3 ms);
+  // that an engine sees simultaneous requests one by one does: an idle engine starts on
+  // the first at once instead of waiting to batch them all.
+  double frontend_s = 0;
+  // An aggregated worker returns a request's first token with the iteration after its
+  // prefill's, not with the prefill's own (TensorRT-LLM's overlap scheduler: iteration
+  // n + 1 is launched before n's outputs are handled).
+  bool lagged_first_token = false;
 };
 
 }  // namespace costdsl::serve

@@ -163,13 +163,12 @@ class UnitSimulator {
   UnitResult simulate(const Candidate& c, const WorkerOption& w, const WorkerOption* prefill, const Load& load) {
     AnyModel& wm = models_.model(w.p);
     if (c.mode == Mode::aggregated) {
-      WorkerSetup s{ServerConfig{c.token_budget, c.batch, spec_.kv_block, spec_.reserve_fraction}, w.kv_tokens()};
+      WorkerSetup s{spec_.server(c.token_budget, c.batch), w.kv_tokens()};
       return simulate_aggregated(wm, s, load, spec_.sla);
     }
     AnyModel& pm = models_.model(prefill->p);
-    WorkerSetup ps{ServerConfig{c.token_budget, prefill_batch(c, *prefill), spec_.kv_block, spec_.reserve_fraction},
-                   prefill->kv_tokens()};
-    WorkerSetup ds{ServerConfig{c.batch, c.batch, spec_.kv_block, spec_.reserve_fraction}, w.kv_tokens()};
+    WorkerSetup ps{spec_.server(c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
+    WorkerSetup ds{spec_.server(c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
     return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
   }
 

@@ -4,13 +4,16 @@
 // deployment's prefill and decode workers, a closed loop of clients).
 //
 // The model of a server is deliberately small and stated here so the numbers can be
-// judged: one FCFS queue; continuous batching with a per-iteration token budget; every
-// running request that is decoding gets one token first, then prefill chunks fill what
-// is left of the budget (chunked prefill); a request's whole KV footprint (rounded up to
-// KV blocks) is reserved when it is admitted, so the cache can never overflow and no
-// preemption is needed; the last prefill chunk also yields the first output token. The
-// clock moves by the model's time of each iteration: GPU work only, no scheduler or
-// sampling overhead.
+// judged: one FCFS queue behind a front end that hands the engine one request at a time
+// (ServerConfig::frontend_s apart); continuous batching with a per-iteration token
+// budget; under Batching::mixed every running request that is decoding gets one token
+// first, then prefill chunks fill what is left of the budget (chunked prefill, or whole
+// prompts only); under Batching::prefill_first an iteration with a prompt pending is
+// prefill only; a request's whole KV footprint (rounded up to KV blocks) is reserved
+// when it is admitted, so the cache can never overflow and no preemption is needed; the
+// last prefill chunk also yields the first output token, returned at once or, with
+// lagged_first_token, with the next iteration. The clock moves by the model's
+// time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
 // + output); `prefill` runs a request's prefill only and hands it on with its first
@@ -77,6 +80,7 @@ class Worker {
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
     first_.reserve(seqs);
+    lagged_.reserve(seqs);
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
     queue_.reserve(expected_arrivals);
@@ -97,6 +101,14 @@ class Worker {
     if (role_ == Role::decode && r.output_tokens < 2)
       throw InputError("request " + std::to_string(id) + ": a decode worker needs output_tokens >= 2, got " +
                        std::to_string(r.output_tokens));
+    if (role_ != Role::decode && !cfg_.chunked_prefill && r.input_tokens - r.cached_tokens > cfg_.max_batch_tokens)
+      throw InputError("request " + std::to_string(id) + ": a prompt of " +
+                       std::to_string(r.input_tokens - r.cached_tokens) + " new tokens exceeds max_batch_tokens " +
+                       std::to_string(cfg_.max_batch_tokens) + " and chunked prefill is off (it would never run)");
+    if (role_ != Role::decode && cfg_.frontend_s > 0) {  // the front end passes requests on one at a time
+      at_s = std::max(at_s, frontend_free_s_) + cfg_.frontend_s;
+      frontend_free_s_ = at_s;
+    }
     if (head_ > 0 && head_ == queue_.size()) {  // drained: reuse the buffer from the start
       queue_.clear();
       head_ = 0;
@@ -118,6 +130,7 @@ class Worker {
     admitted_.clear();
     rejected_.clear();
     first_.clear();
+    first_.swap(lagged_);  // first tokens held back by the last iteration come out with this one
     finished_.clear();
     admit();
     StepEvents ev;
@@ -133,16 +146,21 @@ class Worker {
     }
 
     // Decodes first (latency of requests already streaming): the first `decodes` decoders in
-    // admission order, whose KV lengths are the batch's decode list as they stand. Then
-    // prefill chunks in admission order: a prefix of the prefilling requests, each given
-    // what is left of its prompt or of the budget.
-    const std::size_t decodes = std::min<std::size_t>(dec_kv_.size(), cfg_.max_batch_tokens);
+    // admission order, whose KV lengths are the batch's decode list as they stand; none
+    // while a prompt is pending under prefill_first. Then prefill chunks in admission
+    // order: a prefix of the prefilling requests, each given what is left of its prompt or
+    // of the budget (without chunked prefill, only a whole rest that fits: arrive() made
+    // sure every prompt fits an iteration of its own).
+    const bool prefill_only = cfg_.batching == Batching::prefill_first && !prefilling_.empty();
+    const std::size_t decodes = prefill_only ? 0 : std::min<std::size_t>(dec_kv_.size(), cfg_.max_batch_tokens);
     std::uint32_t budget = cfg_.max_batch_tokens - static_cast<std::uint32_t>(decodes);
     chunks_.clear();
     std::size_t chunked = 0;
     for (; chunked < prefilling_.size() && budget > 0; ++chunked) {
       Prefilling& p = prefilling_[chunked];
-      p.chunk = std::min(reqs_[p.id].input_tokens - p.prefilled, budget);
+      const std::uint32_t rest = reqs_[p.id].input_tokens - p.prefilled;
+      if (!cfg_.chunked_prefill && rest > budget) break;
+      p.chunk = std::min(rest, budget);
       chunks_.push_back({p.prefilled, p.chunk});
       budget -= p.chunk;
     }
@@ -181,7 +199,9 @@ class Worker {
       stats_.prefill_tokens += p.chunk;
       if (p.prefilled == reqs_[p.id].input_tokens) {  // the last chunk's logits give the first token
         ++out;
-        first_.push_back(p.id);
+        // Held back a step only where the request lives on here to the next iteration.
+        const bool lag = cfg_.lagged_first_token && role_ == Role::aggregated && reqs_[p.id].output_tokens > 1;
+        (lag ? lagged_ : first_).push_back(p.id);
         ++prompts_done;
       }
     }
@@ -328,13 +348,14 @@ class Worker {
   std::uint64_t capacity_;
   Role role_;
   double clock_ = 0;
+  double frontend_free_s_ = 0;  // when the front end has passed on the last request
   std::uint64_t reserved_ = 0, used_ = 0;
   std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
   std::vector<ops::PrefillChunk> chunks_;
-  std::vector<std::uint32_t> first_, finished_, admitted_, rejected_;
+  std::vector<std::uint32_t> first_, lagged_, finished_, admitted_, rejected_;
   WorkerStats stats_;
 };
 

@@ -16,6 +16,7 @@
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/reflect.hpp"
+#include "costdsl/serve/framework.hpp"
 #include "costdsl/serve/plan_spec.hpp"
 #include "model.hpp"
 
@@ -86,6 +87,76 @@ inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::Clie
       ->check(CLI::IsMember({serve::PlanSpec::name(CS::together), serve::PlanSpec::name(CS::staggered)}))
       ->default_str(serve::PlanSpec::name(v));
 }
+
+// --framework and the scheduler knobs it sets, each a flag of its own that overrides the
+// framework's default (serve/framework.hpp names where every default comes from).
+struct EngineOptions {
+  std::string framework = "ideal";
+  std::string batching, chunked_prefill, lagged_first_token;  // empty: the framework's
+  std::optional<double> frontend_ms, reserve_fraction;
+  std::optional<std::uint32_t> kv_block;
+  static constexpr const char* flags[] = {"--framework", "--batching",         "--chunked-prefill",
+                                          "--frontend-ms", "--lagged-first-token", "--kv-block",
+                                          "--reserve-fraction"};
+
+  void add(CLI::App& cmd) {
+    cmd.add_option("--framework", framework,
+                   "serving framework whose scheduler defaults to simulate: trtllm, vllm, sglang, or ideal "
+                   "(costdsl's engine: mixed batches, chunked prefill, no front end)")
+        ->check(CLI::IsMember({"ideal", "trtllm", "vllm", "sglang"}))
+        ->capture_default_str();
+    cmd.add_option("--batching", batching,
+                   "mixed (decodes and prompt chunks share iterations) or prefill-first (an iteration with a prompt "
+                   "pending runs prefill only); default: the framework's")
+        ->check(CLI::IsMember({"mixed", "prefill-first"}));
+    cmd.add_option("--chunked-prefill", chunked_prefill,
+                   "on: prompts split to fill each iteration's token budget; off: whole prompts only; default: the "
+                   "framework's")
+        ->check(CLI::IsMember({"on", "off"}));
+    cmd.add_option("--frontend-ms", frontend_ms,
+                   "front-end time per request (requests reach the engine one at a time); default: the framework's")
+        ->check(non_negative_number);
+    cmd.add_option("--lagged-first-token", lagged_first_token,
+                   "on: a request's first token comes out with the iteration after its prefill (an overlap "
+                   "scheduler); default: the framework's")
+        ->check(CLI::IsMember({"on", "off"}));
+    cmd.add_option("--kv-block", kv_block, "KV cache page size in tokens; default: the framework's")->check(positive);
+    cmd.add_option("--reserve-fraction", reserve_fraction,
+                   "share of each GPU's memory kept from weights and KV (activations, workspace); default: the "
+                   "framework's")
+        ->check(CLI::Range(0.0, 0.99));
+  }
+
+  serve::Framework which() const { return *serve::parse_framework(framework); }
+
+  // Framework f's defaults on `gpu`, with the flags given laid over them.
+  serve::FrameworkDefaults resolve(serve::Framework f, const GpuSpec& gpu) const {
+    serve::FrameworkDefaults d = serve::framework_defaults(f, gpu);
+    if (!batching.empty()) d.server.batching = batching == "mixed" ? serve::Batching::mixed : serve::Batching::prefill_first;
+    if (!chunked_prefill.empty()) d.server.chunked_prefill = chunked_prefill == "on";
+    if (frontend_ms) d.server.frontend_s = *frontend_ms * 1e-3;
+    if (!lagged_first_token.empty()) d.server.lagged_first_token = lagged_first_token == "on";
+    if (kv_block) d.server.kv_block = *kv_block;
+    if (reserve_fraction) d.server.reserve_fraction = *reserve_fraction;
+    return d;
+  }
+  serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }
+
+  // Sets spec's engine knobs from d (the token budget is the caller's to use).
+  static void apply(serve::PlanSpec& spec, const serve::FrameworkDefaults& d) {
+    spec.kv_block = d.server.kv_block;
+    spec.reserve_fraction = d.server.reserve_fraction;
+    spec.batching = d.server.batching;
+    spec.chunked_prefill = d.server.chunked_prefill;
+    spec.frontend_s = d.server.frontend_s;
+    spec.lagged_first_token = d.server.lagged_first_token;
+  }
+  serve::FrameworkDefaults apply(serve::PlanSpec& spec, const GpuSpec& gpu) const {
+    const serve::FrameworkDefaults d = resolve(gpu);
+    apply(spec, d);
+    return d;
+  }
+};
 
 // --gpu, --timing, --profile-dir: how a command times its leaves.
 struct TimingOptions {

@@ -86,6 +86,7 @@ void add_plan_command(CLI::App& app) {
   struct State {
     ModelOptions model;
     TimingOptions timing;
+    EngineOptions engine;
     std::uint32_t gpus = 0, isl = 0, osl = 0, prefix = 0, top = 5, concurrency = 0, percentile = 90;
     double ttft_ms = 0, tpot_ms = 0, latency_ms = 0, rate = 0;
     std::string mode = "both";
@@ -130,12 +131,13 @@ void add_plan_command(CLI::App& app) {
       ->check(positive)
       ->excludes(rate);
   add_client_start_option(*cmd, st->client_start);
+  st->engine.add(*cmd);
   cmd->add_option("--top", st->top, "deployments listed per mode")->check(positive)->capture_default_str();
   cmd->add_option("--token-budgets", st->budgets,
-                  "token budgets (new tokens per iteration, per DP group) to try, e.g. 2048,8192")
+                  "token budgets (new tokens per iteration, per DP group) to try, e.g. 2048,8192 (default: the "
+                  "framework's; ideal: 2048,8192)")
       ->delimiter(',')
-      ->check(positive)
-      ->capture_default_str();
+      ->check(positive);
   cmd->add_option("--hp", st->hps,
                   "KV-parallel degrees to try for decode workers (llama, qwen3, deepseek_v3), e.g. 1,2,4 (default: 1 "
                   "and every power of two that fits a node; 1: none)")
@@ -155,10 +157,13 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--csv", st->csv, "write every simulated deployment as CSV to FILE");
   cmd->add_option("--svg", st->svg, "write the Pareto frontier (tokens/s/GPU against tokens/s/user) as SVG to FILE");
 
-  cmd->callback([st] {
+  cmd->callback([st, cmd] {
     auto [hf, family] = st->model.resolve();
     const Timing timing = st->timing.make();
     serve::PlanSpec spec;
+    const serve::FrameworkDefaults engine = st->engine.apply(spec, timing.gpu());
+    if (cmd->count("--token-budgets") == 0 && engine.framework != serve::Framework::ideal)
+      st->budgets = {engine.server.max_batch_tokens};
     spec.gpus = st->gpus;
     spec.gpus_per_node = static_cast<std::uint32_t>(std::max(timing.gpu().gpus_per_node, 1));
     spec.input_tokens = st->isl;
@@ -191,6 +196,7 @@ void add_plan_command(CLI::App& app) {
     ctx.model = st->model.arch.empty() ? st->model.model_config : st->model.arch;
     ctx.gpu = timing.gpu().name;
     ctx.timing = st->timing.timing;
+    ctx.engine = engine;
     // The family made per parallelism in its own translation unit (tools/models/*.cpp).
     const std::unique_ptr<serve::ModelSource> source =
         open_model_source(hf, family, timing, ops::moe::Routing{st->model.routing_skew}, st->model.hop_b);

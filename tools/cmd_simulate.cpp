@@ -111,6 +111,7 @@ void add_simulate_command(CLI::App& app) {
   struct State {
     ModelOptions model;  // the aggregated worker, or each decode worker
     TimingOptions timing;
+    EngineOptions engine;
     std::string mode = "agg";
     std::uint32_t replicas = 1, batch = 0, token_budget = 8192;
     std::uint32_t prefill_tp = 1, prefill_ep = 0, prefill_dp = 0, prefill_workers = 0, decode_workers = 0,
@@ -141,9 +142,10 @@ void add_simulate_command(CLI::App& app) {
       ->required()
       ->check(positive);
   cmd->add_option("--token-budget", st->token_budget,
-                  "new tokens per iteration per DP group, of the aggregated worker or of each prefill worker")
-      ->check(positive)
-      ->capture_default_str();
+                  "new tokens per iteration per DP group, of the aggregated worker or of each prefill worker "
+                  "(default: the framework's; ideal: 8192)")
+      ->check(positive);
+  st->engine.add(*cmd);
   cmd->add_option("--replicas", st->replicas, "copies of the deployment unit (each simulated alike)")
       ->check(positive)
       ->capture_default_str();
@@ -215,6 +217,8 @@ void add_simulate_command(CLI::App& app) {
     spec.seed = st->seed;
     spec.requests = st->requests;
     spec.client_start = st->client_start;
+    const serve::FrameworkDefaults engine = st->engine.apply(spec, timing.gpu());
+    if (cmd->count("--token-budget") == 0) st->token_budget = engine.server.max_batch_tokens;
     const std::uint64_t context = hf.has("max_position_embeddings") ? hf.dim("max_position_embeddings") : 0;
 
     std::vector<serve::Request> trace;
@@ -262,6 +266,13 @@ void add_simulate_command(CLI::App& app) {
       kv_need_prompt = st->isl;
     }
 
+    if (!spec.chunked_prefill && trace.empty() && st->token_budget < st->isl - st->prefix)
+      throw InputError(fmt::format("--token-budget {}: below the prompt's {} new tokens while chunked prefill is off "
+                                   "({}); give --chunked-prefill on or a budget of at least {}",
+                                   st->token_budget, st->isl - st->prefix,
+                                   st->engine.chunked_prefill.empty() ? "--framework " + st->engine.framework
+                                                                      : std::string("--chunked-prefill off"),
+                                   st->isl - st->prefix));
     const std::unique_ptr<serve::ModelSource> source =
         open_model_source(hf, family, timing, ops::moe::Routing{st->model.routing_skew}, st->model.hop_b);
     serve::UnitSimulator units(*source, timing, spec);
@@ -280,6 +291,7 @@ void add_simulate_command(CLI::App& app) {
     ctx.gpu = timing.gpu().name;
     ctx.quantization = hf.quantization();
     ctx.timing = st->timing.timing;
+    ctx.engine = engine;
     ctx.expert_parallel = source->expert_parallel();
     ctx.trace = st->trace;
     ctx.trace_requests = trace.size();

@@ -220,7 +220,8 @@ void add_validate_command(CLI::App& app) {
     std::string deployments, model_configs;
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     std::vector<std::string> config_for;
-    std::uint32_t token_budget = 8192;
+    std::string token_budget = "benchmark";
+    EngineOptions engine;
     deployments::KvPolicy kv = deployments::KvPolicy::modelopt;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   };
@@ -249,11 +250,14 @@ void add_validate_command(CLI::App& app) {
                   "its own name (repeatable)")
       ->needs(deployments);
   cmd->add_option("--token-budget", st->token_budget,
-                  "--deployments: new tokens per iteration of the simulated worker (the engine's max_num_tokens / "
-                  "max_num_batched_tokens / chunked-prefill size, which the table does not record)")
-      ->check(CLI::Range(1u, 1u << 20))
+                  "--deployments: new tokens per iteration of each simulated worker, which the table does not "
+                  "record: benchmark (what aiconfigurator's benchmark generator launched: batch cap + ISL + 1500, "
+                  "ISL + 1500 on prefill workers), framework (its default), or a number")
+      ->check(CLI::IsMember({"benchmark", "framework"}) | CLI::Range(1u, 1u << 20))
       ->capture_default_str()
       ->needs(deployments);
+  st->engine.add(*cmd);
+  for (const char* flag : EngineOptions::flags) cmd->get_option(flag)->needs(deployments);
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
   cmd->add_option("--kv-dtype", st->kv,
                   "--deployments: the KV cache's dtype, which the table does not record: modelopt (fp8 where the "
@@ -274,7 +278,7 @@ void add_validate_command(CLI::App& app) {
       ->needs(deployments);
   cmd->add_option("--worst", st->worst, "worst rows to show per family")->capture_default_str()->check(non_negative);
   cmd->add_flag("--json", st->json, "print one JSON object");
-  cmd->callback([st] {
+  cmd->callback([st, cmd] {
     if (!st->deployments.empty()) {
       if (!st->timing.gpu.empty())
         throw InputError("validate --deployments: --gpu is not taken, each deployment names its GPU (column system)");
@@ -288,7 +292,16 @@ void add_validate_command(CLI::App& app) {
           throw InputError(fmt::format("--config-for '{}': expected MODEL=FILE (e.g. org/name=org--name_config.json)", kv));
         o.config_for[kv.substr(0, eq)] = kv.substr(eq + 1);
       }
-      o.token_budget = st->token_budget;
+      if (st->token_budget == "benchmark") {
+        o.budget = deployments::Options::Budget::benchmark;
+      } else if (st->token_budget == "framework") {
+        o.budget = deployments::Options::Budget::framework;
+      } else {
+        o.budget = deployments::Options::Budget::fixed;
+        o.token_budget = static_cast<std::uint32_t>(std::stoul(st->token_budget));
+      }
+      o.engine = st->engine;
+      o.framework_given = cmd->count("--framework") > 0;
       o.client_start = st->client_start;
       o.kv = st->kv;
       o.timing = parse_timing_mode(st->timing.timing);

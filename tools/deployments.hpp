@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "aiconfigurator.hpp"  // aic::Skips, aic::detail::Cells
+#include "cli_common.hpp"      // EngineOptions
 #include "costdsl/detail/read_text_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/load_timing.hpp"
@@ -202,7 +203,21 @@ struct Options {
   // model_path → its config.json, for models whose file is not DIR/org--name_config.json
   // (e.g. an instruction-tuned checkpoint measured with its base model's config).
   std::map<std::string, std::filesystem::path, std::less<>> config_for;
-  std::uint32_t token_budget = 8192;    // new tokens per iteration of the simulated worker
+  // The engine: each row's backend's defaults (serve/framework.hpp; a backend costdsl does
+  // not know runs `ideal`), or --framework's for every row, with the scheduler flags laid
+  // over them.
+  EngineOptions engine;
+  bool framework_given = false;
+  // Tokens per iteration, which the table does not record: a fixed number, the
+  // framework's default, or what aiconfigurator's benchmark generator sets (the sample's
+  // deployments were launched by it): max_num_tokens / max_num_batched_tokens = batch cap
+  // + ISL + 1500 on an aggregated worker and ISL + 1500 on a prefill worker, TensorRT-LLM's
+  // rounded up to its KV block; SGLang's max_prefill_tokens = ISL + 1500 (its chunk size
+  // stays the framework's). src/aiconfigurator/generator/rule_plugin/benchmark/
+  // {trtllm,vllm,sglang}.rule at aiconfigurator commit 095f58a.
+  enum class Budget : std::uint8_t { benchmark, framework, fixed };
+  Budget budget = Budget::benchmark;
+  std::uint32_t token_budget = 8192;  // Budget::fixed
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
   KvPolicy kv = KvPolicy::modelopt;
   // Where kernel times come from (--timing, --profile-dir): roofline alone is what a GPU
@@ -363,6 +378,24 @@ class Simulator {
     spec.load = serve::PlanSpec::LoadMode::concurrency;
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
+    const serve::Framework framework =
+        o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
+    const serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
+    EngineOptions::apply(spec, engine);
+    // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
+    const auto budget = [&](std::uint32_t batch) -> std::uint32_t {
+      switch (o_.budget) {
+        case Options::Budget::fixed: return o_.token_budget;
+        case Options::Budget::framework: return engine.server.max_batch_tokens;
+        case Options::Budget::benchmark: break;
+      }
+      const std::uint32_t rule = batch + d.isl + 1500;
+      switch (framework) {
+        case serve::Framework::sglang: return std::min(engine.server.max_batch_tokens, d.isl + 1500);
+        case serve::Framework::trtllm: return (rule + 31) / 32 * 32;
+        default: return rule;
+      }
+    };
     try {
       HfConfig config = *m->config;
       Quantization::Choice q = d.quantization;
@@ -406,10 +439,10 @@ class Simulator {
         c.mode = serve::Mode::disaggregated;
         c.prefill_workers = d.prefill_workers;
         c.decode_workers = d.decode_workers;
-        c.token_budget = o_.token_budget * p->f.kv_groups;
+        c.token_budget = budget(0) * p->f.kv_groups;
         c.prefill_batch = d.prefill.batch * d.prefill.dp;
       } else {
-        c.token_budget = o_.token_budget * w->f.kv_groups;
+        c.token_budget = budget(d.worker.batch) * w->f.kv_groups;
       }
       spec.gpus = d.disaggregated ? c.prefill_workers * p->f.gpus + c.decode_workers * w->f.gpus : w->f.gpus;
       const serve::PlanRow r = units.run(c, *w, p ? &*p : nullptr);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "costdsl/serve/framework.hpp"
 #include "costdsl/serve/plan_result.hpp"
 #include "costdsl/serve/plan_spec.hpp"
 #include "plan_svg.hpp"
@@ -21,6 +22,7 @@ struct PlanContext {
   std::string model;  // the arch name or config file
   std::string gpu;    // canonical GPU name
   std::string timing;
+  serve::FrameworkDefaults engine;  // the scheduler simulated (--framework and its flags)
   bool expert_parallel = false;
   serve::PlanSpec spec;
   std::size_t parallelisms = 0, parallelisms_tried = 0, jobs = 0;
@@ -75,6 +77,26 @@ inline std::string sla_text(const serve::Sla& sla) {
   return fmt::format("p{}: {}", serve::percent(sla.quantile), fmt::join(parts, ", "));
 }
 
+// The engine a simulation ran, e.g. "vllm 0.19 (6241521) defaults: mixed batches, chunked
+// prefill, KV block 16, 10% reserve, 1 ms front end" (the token budget is the deployment's).
+inline std::string engine_text(const serve::FrameworkDefaults& d) {
+  const serve::ServerConfig& s = d.server;
+  const std::string who = d.framework == serve::Framework::ideal
+                              ? std::string("ideal (costdsl's own engine)")
+                              : fmt::format("{} {} defaults", serve::name(d.framework), d.version);
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}", who,
+                     serve::name(s.batching),
+                     s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block, s.reserve_fraction * 100,
+                     s.frontend_s * 1e3, s.lagged_first_token ? ", first token one iteration late" : "");
+}
+
+inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
+  const serve::ServerConfig& s = d.server;
+  return {{"framework", serve::name(d.framework)}, {"version", d.version},         {"batching", serve::name(s.batching)},
+          {"chunked_prefill", s.chunked_prefill},   {"kv_block", s.kv_block},       {"reserve_fraction", s.reserve_fraction},
+          {"frontend_ms", s.frontend_s * 1e3},      {"lagged_first_token", s.lagged_first_token}};
+}
+
 inline std::string load_text(const serve::PlanSpec& s) {
   const char* start = s.client_start == serve::PlanSpec::ClientStart::together
                           ? "clients start together, as benchmarks send them"
@@ -104,6 +126,7 @@ inline std::string plan_header(const PlanContext& ctx, const serve::PlanResult& 
                                 s.cached_tokens ? fmt::format(" ({} cached)", s.cached_tokens) : "", s.output_tokens);
   out += fmt::format("SLA   {}\n", sla_text(s.sla));
   out += fmt::format("load  {}\n", load_text(s));
+  out += fmt::format("engine {}\n", engine_text(ctx.engine));
   out += fmt::format("search {} worker parallelisms fit (of {} tried); {} deployments simulated ({} aggregated, {} "
                      "disaggregated) in {} jobs\n",
                      ctx.parallelisms, ctx.parallelisms_tried, res.rows.size(), res.count(serve::Mode::aggregated),
@@ -292,6 +315,7 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
           {"gpu", ctx.gpu},
           {"gpus", s.gpus},
           {"timing", ctx.timing},
+          {"engine", engine_json(ctx.engine)},
           {"isl", s.input_tokens},
           {"osl", s.output_tokens},
           {"prefix", s.cached_tokens},

@@ -64,6 +64,7 @@ struct SimulateContext {
   std::string timing;  // auto | profile | roofline
   bool expert_parallel = false;
   serve::PlanSpec spec;       // the requests and the load as given
+  serve::FrameworkDefaults engine;  // the scheduler simulated (--framework and its flags)
   std::string trace;          // the trace file, when the load is one
   std::uint64_t trace_requests = 0;
   std::uint64_t kv_tokens = 0, prefill_kv_tokens = 0;  // per (decode / prefill) worker
@@ -116,6 +117,7 @@ inline std::string simulate_text(const SimulateContext& ctx, const serve::PlanRo
   std::string out = fmt::format("simulate: {} ({}) on {} (timing {}; kernel times: {})\n", ctx.model,
                                 ctx.quantization.text(), ctx.gpu, ctx.timing, ctx.kernels.text());
   out += fmt::format("deployment  {}\n", simulate_deployment_text(ctx, r));
+  out += fmt::format("engine      {}\n", engine_text(ctx.engine));
   out += fmt::format("load        {}\n", simulate_load_text(ctx, r));
   const char* warmup_what = !ctx.trace.empty()                                  ? "the trace's first tenth"
                             : ctx.spec.load == serve::PlanSpec::LoadMode::rate ? "a tenth of the measured"
@@ -154,6 +156,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
                        {"uncovered_leaves", ctx.kernels.uncovered},
                        {"coverage", coverage_json(ctx.kernels.flags)}};
   j["kv_tokens"] = ctx.kv_tokens;
+  j["engine"] = engine_json(ctx.engine);
   j["warmup"] = r.r.warmup;
   j["simulated_s"] = r.r.sim_time_s;
   const serve::PlanSpec& s = ctx.spec;

@@ -597,6 +597,16 @@ rejects("simulate --batch 4e9 (the default concurrency)", SIM[:-1] + ["400000000
         "at most 1000000")
 rejects("simulate --requests past 10^7", SIM + ["--rate", "5", "--requests", "20000000"],
         "--requests 20000000: at most 10000000 measured requests per replica")
+rejects("simulate --framework unknown", SIM + ["--framework", "llamacpp"], "--framework", "llamacpp not in")
+rejects("simulate --batching unknown", SIM + ["--batching", "eager"], "--batching", "eager not in")
+rejects("simulate --frontend-ms -1", SIM + ["--frontend-ms", "-1"], "--frontend-ms", "must be a finite number >= 0")
+rejects("simulate --reserve-fraction 1", SIM + ["--reserve-fraction", "1"], "--reserve-fraction", "not in range")
+rejects("simulate whole prompts over the token budget", SIM + ["--framework", "trtllm", "--token-budget", "512"],
+        "--token-budget 512: below the prompt's 1000 new tokens while chunked prefill is off (--framework trtllm)")
+rejects("plan whole prompts over the token budget",
+        ["plan", "--arch", "llama3_8b", "--gpu", "h200", "--gpus", "1", "--isl", "1000", "--osl", "50",
+         "--chunked-prefill", "off", "--token-budgets", "512"],
+        "--token-budgets 512: below the prompt's 1000 new tokens, and chunked prefill is off")
 with tempfile.TemporaryDirectory() as d:
     trace = pathlib.Path(d) / "trace.csv"
     trace.write_text("arrival_s,input_tokens,output_tokens\n0,100,20\n0.5,100,1\n")

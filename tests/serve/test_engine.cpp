@@ -116,6 +116,7 @@ class ReferenceWorker {
       : reqs_(reqs), cfg_(cfg), capacity_(capacity), role_(role) {}
 
   void arrive(std::uint32_t id, double at_s) {
+    if (role_ != serve::Role::decode && cfg_.frontend_s > 0) at_s = frontend_s_ = std::max(at_s, frontend_s_) + cfg_.frontend_s;
     queue_.push_back({id, at_s});
     for (std::size_t i = queue_.size() - 1; i > head_ && queue_[i - 1].at_s > at_s; --i) std::swap(queue_[i - 1], queue_[i]);
   }
@@ -132,12 +133,14 @@ class ReferenceWorker {
     std::vector<std::uint32_t> admitted, rejected, first_tokens, finished;
     std::vector<ops::PrefillChunk> prefill;
     std::vector<std::uint32_t> decode_kv;
+    std::uint32_t held_back = 0;  // decoders that did not decode
   };
 
   // `time` gives an iteration's length from its batch, as a model would.
   template <class Time>
   Step step(Time&& time) {
     Step ev;
+    ev.first_tokens.swap(lagged_);
     while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running_.size() < cfg_.max_seqs) {
       const serve::Request& q = reqs_[queue_[head_].id];
       const std::uint64_t need = footprint(q);
@@ -159,14 +162,19 @@ class ReferenceWorker {
       return ev;
     }
     std::uint32_t budget = cfg_.max_batch_tokens;
+    const bool prompt_pending = std::any_of(running_.begin(), running_.end(),
+                                            [&](const Running& r) { return r.prefilled < reqs_[r.id].input_tokens; });
+    const bool prefill_only = cfg_.batching == serve::Batching::prefill_first && prompt_pending;
     for (Running& r : running_) {
       r.chunk = 0;
-      r.decoding = budget > 0 && r.generated > 0;
+      r.decoding = !prefill_only && budget > 0 && r.generated > 0;
       if (r.decoding) ev.decode_kv.push_back(reqs_[r.id].input_tokens + r.generated), --budget;
+      ev.held_back += r.generated > 0 && !r.decoding;
     }
     for (Running& r : running_) {
       const std::uint32_t left = reqs_[r.id].input_tokens - r.prefilled;
       if (budget == 0 || left == 0) continue;
+      if (!cfg_.chunked_prefill && left > budget) break;
       r.chunk = std::min(left, budget);
       ev.prefill.push_back({r.prefilled, r.chunk});
       budget -= r.chunk;
@@ -182,7 +190,8 @@ class ReferenceWorker {
       if (r.chunk > 0 && r.prefilled == reqs_[r.id].input_tokens) {
         r.generated = 1;
         ++ev.output_tokens;
-        ev.first_tokens.push_back(r.id);
+        const bool lag = cfg_.lagged_first_token && role_ == serve::Role::aggregated && reqs_[r.id].output_tokens > 1;
+        (lag ? lagged_ : ev.first_tokens).push_back(r.id);
       }
     }
     used_peak_ = std::max(used_peak_, used_);
@@ -215,8 +224,9 @@ class ReferenceWorker {
   serve::ServerConfig cfg_;
   std::uint64_t capacity_, reserved_ = 0, used_ = 0, used_peak_ = 0;
   serve::Role role_;
-  double clock_ = 0;
+  double clock_ = 0, frontend_s_ = 0;
   std::vector<Running> running_;
+  std::vector<std::uint32_t> lagged_;
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
 };
@@ -255,19 +265,24 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
 TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, on random workloads and roles") {
   std::mt19937_64 rng(20261203);
   auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
-  std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0;
+  std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0, prefill_only = 0, paused = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto role = static_cast<serve::Role>(trial % 3);
     serve::ServerConfig cfg;
     cfg.max_batch_tokens = pick(1, 400);
     cfg.max_seqs = pick(1, 48);
     cfg.kv_block = pick(1, 32);
+    cfg.batching = pick(0, 1) == 0 ? serve::Batching::mixed : serve::Batching::prefill_first;
+    cfg.chunked_prefill = pick(0, 2) != 0;
+    cfg.frontend_s = pick(0, 2) * 1e-3;
+    cfg.lagged_first_token = pick(0, 1) == 1;
+    prefill_only += cfg.batching == serve::Batching::prefill_first;
     std::vector<serve::Request> reqs(pick(1, 120));
     double t = 0;
     for (serve::Request& q : reqs) {
       t += std::uniform_real_distribution<double>(0, 0.004)(rng);
       q.arrival_s = t;
-      q.input_tokens = pick(1, 600);
+      q.input_tokens = pick(1, cfg.chunked_prefill ? 600 : std::min<std::uint32_t>(600, cfg.max_batch_tokens));
       q.output_tokens = pick(role == serve::Role::decode ? 2 : 1, 40);
       q.cached_tokens = pick(0, 3) == 0 ? pick(0, q.input_tokens - 1) : 0;
       one_token += q.output_tokens == 1;
@@ -308,6 +323,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
         REQUIRE(same_chunks(want.prefill, model.prefill.back()));
         REQUIRE(same_ids(want.decode_kv, model.decode_kv.back()));
         budget_bound += want.decode_kv.size() == cfg.max_batch_tokens;
+        paused += want.decode_kv.empty() && want.held_back > 0;
       }
     }
     CHECK(worker.stats().kv_used_peak == ref.used_peak());
@@ -318,6 +334,8 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   CHECK(budget_bound > 100);  // more decoders than the budget: only the first ones decode
   CHECK(one_token > 100);     // a prompt whose first token is its last
   CHECK(out_of_order > 100);  // a transfer landing before one queued earlier
+  CHECK(prefill_only > 100);  // both batching policies, chunked and whole prompts, with and without a front end
+  CHECK(paused > 100);        // prefill-first iterations that held decoders back
 }
 
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {

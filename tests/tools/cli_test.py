@@ -358,10 +358,12 @@ with tempfile.TemporaryDirectory() as d:
                    "model acme/Nonexistent-7B"):
         check(any(k.startswith(needle) and e["count"] == 1 for k, e in skipped.items()),
               f"validate --deployments: one row skipped for {needle!r}: {skipped}")
-    # The simulated row is what `plan` pinned to the same deployment says.
+    # The simulated row is what `plan` pinned to the same deployment says, under the row's
+    # framework (trtllm) with the token budget aiconfigurator's benchmark generator sets:
+    # batch 8 + ISL 1024 + 1500, rounded up to TensorRT-LLM's 32-token KV block.
     p = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
-                       "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp",
-                       "1", "--json").stdout or "{}")
+                       "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
+                       "--token-budgets", "2560", "--hp", "1", "--json").stdout or "{}")
     pinned = [c for c in p.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     rows = {w["id"]: w for w in v.get("worst", [])}
     a = rows.get("a", {})
@@ -371,8 +373,9 @@ with tempfile.TemporaryDirectory() as d:
     # The fp8 row runs fp8 GEMMs over an fp8 KV cache (the ModelOpt checkpoint's), as plan does when told so.
     b = rows.get("b", {})
     p8 = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
-                        "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192", "--hp",
-                        "1", "--quant", "fp8", "--kv-dtype", "fp8", "--json").stdout or "{}")
+                        "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
+                        "--token-budgets", "2560", "--hp", "1", "--quant", "fp8", "--kv-dtype", "fp8",
+                        "--json").stdout or "{}")
     pinned8 = [c for c in p8.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     check(b.get("quantization") == "gemm=fp8 moe=bf16 kv=fp8" and pinned8 and
           abs(b["ttft_ms"]["modelled"] - pinned8[0]["ttft_ms"]["p50"]) < 1e-9 and
@@ -383,8 +386,8 @@ with tempfile.TemporaryDirectory() as d:
                             "roofline").stdout or "{}")
     a_roof = {w["id"]: w for w in v_roof.get("worst", [])}.get("a", {})
     p_roof = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
-                            "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets", "8192",
-                            "--hp", "1", "--timing", "roofline", "--json").stdout or "{}")
+                            "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
+                            "--token-budgets", "2560", "--hp", "1", "--timing", "roofline", "--json").stdout or "{}")
     pinned_roof = [c for c in p_roof.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     check(v_roof.get("simulated") == 3 and pinned_roof and
           abs(a_roof["ttft_ms"]["modelled"] - pinned_roof[0]["ttft_ms"]["p50"]) < 1e-9 and
@@ -399,8 +402,8 @@ with tempfile.TemporaryDirectory() as d:
     gr = rows.get("g", {})
     sd = json.loads(run("simulate", "--arch", "llama3_8b", "--gpu", "h100", "--mode", "disagg", "--prefill-tp", "1",
                         "--prefill-workers", "1", "--prefill-batch", "2", "--tp", "1", "--decode-workers", "2",
-                        "--batch", "4", "--token-budget", "8192", "--isl", "1024", "--osl", "128", "--concurrency",
-                        "8", "--json").stdout or "{}")
+                        "--batch", "4", "--framework", "trtllm", "--token-budget", "2528", "--isl", "1024", "--osl",
+                        "128", "--concurrency", "8", "--json").stdout or "{}")
     check(gr.get("mode") == "disagg" and sd and abs(gr["ttft_ms"]["modelled"] - sd["ttft_ms"]["p50"]) < 1e-9 and
           abs(gr["tpot_ms"]["modelled"] - sd["tpot_ms"]["p50"]) < 1e-9,
           f"validate --deployments: the disaggregated row is simulate --mode disagg's: {gr} / {sd}")
@@ -411,6 +414,21 @@ with tempfile.TemporaryDirectory() as d:
           f"validate --deployments: the group's bias is the median of its rows' relative errors: {g}")
     r = run("validate", "--deployments", str(d / "silicon.csv"))
     check("TTFT med|err|" in r.stdout and "skipped" in r.stdout, f"validate --deployments text: {r.stdout}")
+    # --framework and --token-budget override the row's backend and the benchmark rule: the
+    # ideal engine at 8192 tokens is plan's default engine.
+    v_ideal = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--framework", "ideal",
+                             "--token-budget", "8192").stdout or "{}")
+    p_ideal = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
+                             "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets",
+                             "8192", "--hp", "1", "--json").stdout or "{}")
+    a_ideal = {w["id"]: w for w in v_ideal.get("worst", [])}.get("a", {})
+    pinned_ideal = [c for c in p_ideal.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
+    check(pinned_ideal and p_ideal.get("engine", {}).get("framework") == "ideal" and
+          abs(a_ideal["ttft_ms"]["modelled"] - pinned_ideal[0]["ttft_ms"]["p50"]) < 1e-9 and
+          a_ideal["ttft_ms"]["modelled"] != a["ttft_ms"]["modelled"],
+          f"validate --framework ideal --token-budget 8192: plan's default engine: {a_ideal} / {pinned_ideal[:1]}")
+    r = run("validate", "--deployments", str(d / "silicon.csv"), "--token-budget", "lots", expect=2)
+    check("--token-budget" in r.stderr, f"validate --token-budget lots: {r.stderr}")
     # Rows run on several threads; the report is the same for any count.
     one, three = (run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--threads", n).stdout
                   for n in ("1", "3"))
@@ -434,7 +452,8 @@ with tempfile.TemporaryDirectory() as d:
           f"validate --deployments: the TP-expert row simulated, the hybrid one skipped: {v.get('skipped')}")
     g = {w["id"]: w for w in v.get("worst", [])}.get("g", {})
     sim = json.loads(run("simulate", "--model-config", str(mixtral), "--gpu", "h100", "--tp", "2", "--ep", "1",
-                         "--batch", "8", "--isl", "1024", "--osl", "128", "--json").stdout or "{}")
+                         "--batch", "8", "--isl", "1024", "--osl", "128", "--framework", "trtllm", "--token-budget",
+                         "2560", "--json").stdout or "{}")
     check(g and sim and abs(g["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
           abs(g["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
           f"validate --deployments: the TP-expert row is simulate --tp 2 --ep 1's p50s: {g} / {sim.get('ttft_ms')}")

@@ -155,4 +155,29 @@ text = run("simulate", "--arch", "llama3_8b", "--gpu", "h200", "--tp", "1", "--b
            "--osl", "50").stdout
 check("kernel times: roofline" in text, f"the text must say the roofline timed the kernels:\n{text}")
 
+# --framework: the scheduler of a serving framework. SGLang runs a round's prompts in
+# prefill-only batches while the decoders wait, so 32 clients stay in lockstep and wait for
+# each other's prefills; vLLM mixes prompts into decode iterations and its clients drift
+# apart: a far shorter TTFT on the same GPU and model. The engine is in the JSON and text.
+FW = ["--arch", "llama3_8b", "--gpu", "h100", "--isl", "2000", "--osl", "100", "--batch", "32"]
+sg, vl = simulate_json(*FW, "--framework", "sglang"), simulate_json(*FW, "--framework", "vllm")
+check(sg.get("engine", {}).get("batching") == "prefill-first" and vl.get("engine", {}).get("batching") == "mixed",
+      f"engines: {sg.get('engine')} / {vl.get('engine')}")
+check(sg.get("token_budget") == 8192 and vl.get("token_budget") == 8192, "both frameworks' H100 budget is 8192")
+if sg and vl:
+    check(sg["ttft_ms"]["p50"] > 1.5 * vl["ttft_ms"]["p50"],
+          f"sglang's lockstep rounds wait longer for a first token: {sg['ttft_ms']} vs {vl['ttft_ms']}")
+# An overridden knob is the framework's with that one changed: sglang with mixed batches is vllm's
+# scheduler but for the KV block, the reserve and the token budget; the lagged first token adds
+# a decode iteration to a single request's TTFT and nothing to its latency.
+one = ["--arch", "llama3_8b", "--gpu", "h100", "--isl", "1000", "--osl", "20", "--batch", "1"]
+t_on, t_off = (simulate_json(*one, "--framework", "trtllm", "--lagged-first-token", v) for v in ("on", "off"))
+if t_on and t_off:
+    check(t_on["ttft_ms"]["p50"] > t_off["ttft_ms"]["p50"] and
+          abs(t_on["latency_s"]["p50"] - t_off["latency_s"]["p50"]) < 1e-12,
+          f"a lagged first token: later TTFT, same latency: {t_on['ttft_ms']} / {t_off['ttft_ms']}")
+text = run("simulate", *FW, "--framework", "trtllm").stdout
+check("engine      trtllm 1.2 defaults: mixed batches, whole-prompt prefill, KV block 32" in text and
+      "first token one iteration late" in text, f"the text names the engine:\n{text}")
+
 checks.finish("simulate")

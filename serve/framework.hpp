@@ -1,0 +1,141 @@
+#pragma once
+// Framework: a serving framework's scheduling defaults as ServerConfig knobs, each with
+// the source file and version it was read from, so a simulated deployment behaves as
+// that framework's server does when launched without scheduler flags.
+//
+// `ideal` is costdsl's own engine (mixed batches, chunked prefill, no front end): the
+// numbers before frameworks existed, and what `plan` and `simulate` assume unless told.
+//
+// What differs between the three, and why it matters for a benchmark's TTFT: SGLang runs
+// prefill batches alone and ahead of decoding, so the clients of a closed loop stay in
+// lockstep (each round's prompts are prefilled one batch after another while nobody
+// decodes) and TTFT grows with clients × prompt; vLLM and TensorRT-LLM put prompts into
+// decode iterations, so the clients drift apart and a new request mostly waits for one
+// iteration. TensorRT-LLM does not chunk prompts by default.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "costdsl/gpu_spec.hpp"
+#include "costdsl/serve/server_config.hpp"
+
+namespace costdsl::serve {
+
+enum class Framework : std::uint8_t { ideal, trtllm, vllm, sglang };
+
+constexpr std::string_view name(Framework f) noexcept {
+  switch (f) {
+    case Framework::trtllm: return "trtllm";
+    case Framework::vllm: return "vllm";
+    case Framework::sglang: return "sglang";
+    case Framework::ideal: break;
+  }
+  return "ideal";
+}
+
+// "trtllm" (or "tensorrt-llm", "tensorrt_llm"), "vllm", "sglang", "ideal"; nullopt otherwise.
+inline std::optional<Framework> parse_framework(std::string_view s) noexcept {
+  for (const Framework f : {Framework::ideal, Framework::trtllm, Framework::vllm, Framework::sglang})
+    if (s == name(f)) return f;
+  if (s == "tensorrt-llm" || s == "tensorrt_llm") return Framework::trtllm;
+  return std::nullopt;
+}
+
+struct FrameworkDefaults {
+  Framework framework = Framework::ideal;
+  std::string_view version;  // of the sources below
+  ServerConfig server;       // max_seqs is left to the deployment (its batch cap)
+  // Where each knob's default comes from: file and version.
+  std::string_view max_batch_tokens_source, batching_source, chunked_prefill_source, kv_block_source,
+      reserve_source, first_token_source;
+};
+
+// The defaults of framework f on `gpu` (some depend on its memory). Sources: vLLM at
+// commit 6241521 (2026-04-01, the 0.19 line; the sample ran 0.12-0.19), SGLang at commit
+// 1ac74e6 (2026-04-01, between 0.5.9 and 0.5.10), TensorRT-LLM's llm_args.py of the 1.2
+// line and its documentation (tensorrt_llm/llmapi/llm_args.py; docs "Paged attention,
+// IFB and request scheduling").
+inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
+  FrameworkDefaults d;
+  d.framework = f;
+  ServerConfig& s = d.server;
+  // Every framework's server tokenizes in one front-end process (vLLM's API server,
+  // SGLang's TokenizerManager, TensorRT-LLM's LLM class) and hands requests to the engine
+  // process one by one. 1 ms each is a modelling choice (tokenizing a few thousand
+  // tokens); what matters is that simultaneous requests arrive apart (ServerConfig).
+  s.frontend_s = f == Framework::ideal ? 0.0 : 1e-3;
+  const double gib = gpu.hbm_capacity / (1024.0 * 1024.0 * 1024.0);
+  switch (f) {
+    case Framework::ideal:
+      d.version = "costdsl";
+      d.max_batch_tokens_source = d.batching_source = d.chunked_prefill_source = d.kv_block_source =
+          d.reserve_source = d.first_token_source = "costdsl's engine (serve/worker.hpp)";
+      break;
+    case Framework::vllm:
+      d.version = "0.19 (6241521)";
+      // `vllm serve` on a GPU of at least 70 GiB other than an A100: 8192; else 2048.
+      s.max_batch_tokens = gib >= 70 && gpu.name.find("a100") == std::string::npos ? 8192 : 2048;
+      d.max_batch_tokens_source = "vllm/engine/arg_utils.py:2087-2106 (get_batch_defaults, OpenAI server)";
+      s.batching = Batching::mixed;
+      d.batching_source = "vllm/v1/core/sched/scheduler.py:348-385,563-568 (running requests, then waiting ones, "
+                          "one token budget)";
+      s.chunked_prefill = true;
+      d.chunked_prefill_source = "vllm/engine/arg_utils.py:2141-2148 (on for generative models)";
+      s.kv_block = 16;
+      d.kv_block_source = "vllm/config/cache.py:35 (DEFAULT_BLOCK_SIZE)";
+      s.reserve_fraction = 0.10;
+      d.reserve_source = "vllm/config/cache.py:44 (gpu_memory_utilization 0.9)";
+      // Async scheduling overlaps the next step's scheduling with this one's GPU work, but
+      // a step's tokens go out when it ends.
+      d.first_token_source = "vllm/config/vllm.py:764-797 (async_scheduling; outputs per step)";
+      break;
+    case Framework::sglang: {
+      d.version = "0.5.9+ (1ac74e6)";
+      // chunked_prefill_size by GPU memory; a prefill batch's prompts share that many
+      // tokens (max_prefill_tokens, 16384, is never the tighter limit here).
+      s.max_batch_tokens = gib < 35 ? 2048 : gib < 60 ? 4096 : gib < 160 ? 8192 : 16384;
+      d.max_batch_tokens_source = "python/sglang/srt/server_args.py:1124-1209 (chunked_prefill_size by GPU memory)";
+      s.batching = Batching::prefill_first;
+      d.batching_source = "python/sglang/srt/managers/scheduler.py:2216-2242 (get_next_batch_to_run: a new prefill "
+                          "batch first); server_args.py:629 (enable_mixed_chunk False)";
+      s.chunked_prefill = true;
+      d.chunked_prefill_source = "python/sglang/srt/server_args.py:1124-1209 (chunked_prefill_size > 0)";
+      s.kv_block = 1;
+      d.kv_block_source = "python/sglang/srt/server_args.py:2534-2536 (page_size 1)";
+      // mem_fraction_static = (memory - reserved) / memory, reserved (MiB) = 512 + 1.5 ×
+      // chunked_prefill_size + 2 × cuda_graph_max_bs + tp × pp / 8 × 1024, at least 10 GiB
+      // above 60 GB; taken at cuda_graph_max_bs 512 and tp × pp = 8.
+      const double reserved_gib =
+          std::max((512.0 + 1.5 * s.max_batch_tokens + 2.0 * 512 + 1024.0) / 1024.0, gib > 60 ? 10.0 : 0.0);
+      s.reserve_fraction = reserved_gib / gib;
+      d.reserve_source = "python/sglang/srt/server_args.py:1264-1311 (mem_fraction_static from reserved memory)";
+      d.first_token_source = "python/sglang/srt/managers/scheduler.py (overlap schedule: a batch's results are "
+                             "processed as the next one runs, once its tokens are on the host)";
+      break;
+    }
+    case Framework::trtllm:
+      d.version = "1.2";
+      s.max_batch_tokens = 8192;
+      d.max_batch_tokens_source = "tensorrt_llm/llmapi/llm_args.py (BaseLlmArgs.max_num_tokens 8192)";
+      s.batching = Batching::mixed;
+      d.batching_source = "docs, Paged attention, IFB and request scheduling (context and generation requests in "
+                          "one in-flight batch)";
+      s.chunked_prefill = false;
+      d.chunked_prefill_source = "tensorrt_llm/llmapi/llm_args.py (BaseLlmArgs.enable_chunked_prefill False)";
+      s.kv_block = 32;
+      d.kv_block_source = "tensorrt_llm/llmapi/llm_args.py (KvCacheConfig.tokens_per_block 32)";
+      // 90% of the memory left free after the weights; as a share of all memory that is
+      // about 10% for the large models this matters for.
+      s.reserve_fraction = 0.10;
+      d.reserve_source = "tensorrt_llm/llmapi/llm_args.py (KvCacheConfig.free_gpu_memory_fraction 0.9)";
+      s.lagged_first_token = true;
+      d.first_token_source = "tensorrt_llm/llmapi/llm_args.py (TorchLlmArgs.disable_overlap_scheduler False); docs, "
+                             "Overlap Scheduler (one more decode step of latency)";
+      break;
+  }
+  return d;
+}
+
+}  // namespace costdsl::serve

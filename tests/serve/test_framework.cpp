@@ -1,0 +1,154 @@
+// A serving framework's scheduling (serve/framework.hpp, ServerConfig's policies): each
+// policy's effect stated as an exact law on a model whose iteration time is a line in
+// its prompt rows and decodes, so every expected time is arithmetic.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "costdsl/gpu_catalog.hpp"
+#include "costdsl/serve/framework.hpp"
+#include "costdsl/serve/load.hpp"
+#include "costdsl/serve/simulate_unit.hpp"
+#include "costdsl/serve/worker.hpp"
+
+using namespace costdsl;
+
+namespace {
+
+// 1 ms per iteration, 20 µs per prompt row, 100 µs per decode.
+struct LineModel {
+  static constexpr double base = 1e-3, per_row = 20e-6, per_decode = 100e-6;
+  double iteration_s(const ops::AttentionBatch& b) const {
+    double rows = 0;
+    for (const ops::PrefillChunk& c : b.prefill) rows += c.append_len;
+    return base + per_row * rows + per_decode * static_cast<double>(b.decode_kv.size());
+  }
+  double kv_bytes_per_token_per_gpu() const { return 1; }
+  double weight_bytes_per_gpu() const { return 0; }
+};
+
+serve::Load closed_loop(std::uint32_t clients, std::uint32_t isl, std::uint32_t osl, std::uint32_t rounds) {
+  serve::Load load;
+  load.clients = clients;
+  load.warmup = clients;
+  load.measured = rounds * clients;
+  load.input_tokens = isl;
+  load.output_tokens = osl;
+  return load;
+}
+
+}  // namespace
+
+TEST_CASE("prefill-first batching keeps a closed loop in lockstep: every round's TTFTs are its prefill batches") {
+  // 8 clients of 1000-token prompts under a 2000-token budget: each round is 4 prefill-only
+  // iterations of two prompts (1 + 40 ms each) while the decoders wait; the k-th pair's
+  // first token comes at 41 k ms. All start decoding together, so they finish together
+  // and the next round arrives at once: the same four TTFTs, round after round.
+  LineModel model;
+  serve::WorkerSetup s{{2000, 8, 1, 0.1}, 1 << 20};
+  s.server.batching = serve::Batching::prefill_first;
+  const serve::UnitResult pf = serve::simulate_aggregated(model, s, closed_loop(8, 1000, 20, 4));
+  REQUIRE(pf.finished == 32);
+  const double pair = LineModel::base + 2000 * LineModel::per_row;
+  CHECK(pf.ttft_s.mean == doctest::Approx(2.5 * pair).epsilon(1e-12));  // 1, 2, 3 and 4 pairs, equally often
+  CHECK(pf.ttft_s.p50 == doctest::Approx(2 * pair).epsilon(1e-12));     // nearest rank: the 16th of 32
+  CHECK(pf.ttft_s.p99 == doctest::Approx(4 * pair).epsilon(1e-12));
+  // The decodes are 8-wide after each round's prefills; the first pair also waits out the
+  // other three pairs' prefills, spread over its 19 later tokens.
+  const double decode8 = LineModel::base + 8 * LineModel::per_decode;
+  CHECK(pf.tpot_s.p99 == doctest::Approx((3 * pair + 19 * decode8) / 19).epsilon(1e-12));
+
+  // Mixed batching with a front end (1 ms apart): the prompts share iterations with the
+  // decodes, so the clients drift apart and a request waits less for its first token.
+  s.server.batching = serve::Batching::mixed;
+  s.server.frontend_s = 1e-3;
+  const serve::UnitResult mixed = serve::simulate_aggregated(model, s, closed_loop(8, 1000, 20, 4));
+  REQUIRE(mixed.finished == 32);
+  CHECK(mixed.ttft_s.p50 < pf.ttft_s.p50);
+}
+
+TEST_CASE("the front end passes simultaneous requests on one at a time, and an idle engine does not wait") {
+  LineModel model;
+  const std::vector<serve::Request> reqs(3, serve::Request{0.0, 250, 4});
+  serve::ServerConfig cfg;
+  cfg.frontend_s = 2e-3;
+  serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+  for (std::uint32_t i = 0; i < 3; ++i) w.arrive(i, 0.0);
+  CHECK(w.next_event_s() == doctest::Approx(2e-3));  // the first one reaches the engine after its front-end time
+  serve::StepEvents ev = w.step();
+  CHECK_FALSE(ev.iteration);  // idle until then: the clock moves to it
+  ev = w.step();
+  CHECK(ev.admitted.size() == 1);  // alone: the others are still in the front end
+  CHECK(ev.start_s == doctest::Approx(2e-3));
+  ev = w.step();  // by now (2 ms + 6 ms) the second (at 4 ms) and the third (6 ms) have arrived
+  CHECK(ev.admitted.size() == 2);
+}
+
+TEST_CASE("a lagged first token comes out one iteration after its prefill, and TPOT counts from there") {
+  LineModel model;
+  serve::WorkerSetup s{{4096, 4, 1, 0.1}, 1 << 20};
+  const serve::UnitResult now = serve::simulate_aggregated(model, s, closed_loop(1, 500, 10, 3));
+  s.server.lagged_first_token = true;
+  const serve::UnitResult lagged = serve::simulate_aggregated(model, s, closed_loop(1, 500, 10, 3));
+  const double prefill = LineModel::base + 500 * LineModel::per_row, decode = LineModel::base + LineModel::per_decode;
+  CHECK(now.ttft_s.p50 == doctest::Approx(prefill).epsilon(1e-12));
+  CHECK(lagged.ttft_s.p50 == doctest::Approx(prefill + decode).epsilon(1e-12));
+  CHECK(lagged.e2e_s.p50 == doctest::Approx(now.e2e_s.p50).epsilon(1e-12));  // the last token is not late
+  CHECK(lagged.tpot_s.p50 == doctest::Approx(8 * decode / 9).epsilon(1e-12));
+}
+
+TEST_CASE("without chunked prefill a prompt runs whole, and one larger than the budget is refused on arrival") {
+  LineModel model;
+  const std::vector<serve::Request> reqs{{0.0, 600, 3}, {0.0, 600, 3}, {0.0, 1200, 3}};
+  serve::ServerConfig cfg;
+  cfg.max_batch_tokens = 1000;
+  cfg.chunked_prefill = false;
+  serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+  w.arrive(0, 0);
+  w.arrive(1, 0);
+  serve::StepEvents ev = w.step();
+  CHECK(ev.first_tokens.size() == 1);  // 600 fits, the next 600 does not fit the 400 left: it waits whole
+  CHECK(ev.end_s == doctest::Approx(LineModel::base + 600 * LineModel::per_row));
+  ev = w.step();
+  CHECK(ev.first_tokens.size() == 1);
+  CHECK_THROWS_WITH_AS(w.arrive(2, 0),
+                       "request 2: a prompt of 1200 new tokens exceeds max_batch_tokens 1000 and chunked prefill is "
+                       "off (it would never run)",
+                       InputError);
+}
+
+TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, and names") {
+  const GpuCatalog gpus = GpuCatalog::load_default();
+  const GpuSpec &h100 = gpus.find("h100"), &a100 = gpus.find("a100"), &b200 = gpus.find("b200");
+  const serve::FrameworkDefaults v = serve::framework_defaults(serve::Framework::vllm, h100);
+  CHECK(v.server.max_batch_tokens == 8192);
+  CHECK(serve::framework_defaults(serve::Framework::vllm, a100).server.max_batch_tokens == 2048);  // A100s excepted
+  CHECK(v.server.batching == serve::Batching::mixed);
+  CHECK(v.server.chunked_prefill);
+  CHECK(v.server.kv_block == 16);
+  const serve::FrameworkDefaults sg = serve::framework_defaults(serve::Framework::sglang, h100);
+  CHECK(sg.server.batching == serve::Batching::prefill_first);
+  CHECK(sg.server.max_batch_tokens == 8192);
+  CHECK(serve::framework_defaults(serve::Framework::sglang, b200).server.max_batch_tokens == 16384);
+  CHECK(sg.server.reserve_fraction > 0.1);  // at least 10 GiB kept back on an 80 GB GPU
+  const serve::FrameworkDefaults t = serve::framework_defaults(serve::Framework::trtllm, h100);
+  CHECK_FALSE(t.server.chunked_prefill);
+  CHECK(t.server.lagged_first_token);
+  CHECK(t.server.kv_block == 32);
+  const serve::FrameworkDefaults ideal = serve::framework_defaults(serve::Framework::ideal, h100);
+  CHECK(ideal.server.frontend_s == 0);
+  CHECK_FALSE(ideal.server.lagged_first_token);
+  // Every framework names a source for every knob.
+  for (const serve::Framework f :
+       {serve::Framework::ideal, serve::Framework::trtllm, serve::Framework::vllm, serve::Framework::sglang}) {
+    const serve::FrameworkDefaults d = serve::framework_defaults(f, h100);
+    for (const std::string_view src : {d.max_batch_tokens_source, d.batching_source, d.chunked_prefill_source,
+                                       d.kv_block_source, d.reserve_source, d.first_token_source})
+      CHECK_FALSE(src.empty());
+    CHECK(serve::parse_framework(serve::name(f)) == f);
+  }
+  CHECK(serve::parse_framework("tensorrt-llm") == serve::Framework::trtllm);
+  CHECK_FALSE(serve::parse_framework("llamacpp").has_value());
+}
