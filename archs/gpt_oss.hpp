@@ -140,10 +140,12 @@ class GptOss {
   auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
   auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
 
-  // KV bytes of one token, every layer: sliding layers page per token too (only their reads are capped).
+  // KV bytes a token holds: the full-attention layers'. A sliding layer keeps only its last
+  // `sliding_window` tokens (vLLM's hybrid KV cache manager; TensorRT-LLM's pool per window
+  // size): under 1.5% of a 9k-token request's KV, left out of this per-token figure.
   double kv_bytes_per_token() const {
     const auto& c = values(form_);
-    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * (c.num_layers / 2);
   }
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
   // Weights on one GPU: attention by tp, experts (at expert_dtype) by ep (TP experts: every
