@@ -56,16 +56,13 @@ struct PlanSpec {
   std::uint64_t seed = 1;
   // The engine's scheduling (serve/framework.hpp gives a framework's): every worker's
   // ServerConfig but its token budget and batch cap, which are the candidate's.
-  std::uint32_t kv_block = 16;
-  double reserve_fraction = 0.10;
-  Batching batching = Batching::mixed;
-  bool chunked_prefill = true;
-  double frontend_s = 0;
-  bool lagged_first_token = false;
+  ServerConfig engine;
 
   ServerConfig server(std::uint32_t token_budget, std::uint32_t batch) const noexcept {
-    return ServerConfig{token_budget,    batch,      kv_block, reserve_fraction, batching,
-                        chunked_prefill, frontend_s, lagged_first_token};
+    ServerConfig c = engine;
+    c.max_batch_tokens = token_budget;
+    c.max_seqs = batch;
+    return c;
   }
 };
 

@@ -220,7 +220,7 @@ class Planner {
     limit(s.sla.e2e_s, "--request-latency");
     if (!s.aggregated && !s.disaggregated) throw InputError("the search needs a mode: aggregated, disaggregated or both");
     if (s.token_budgets.empty()) throw InputError("--token-budgets needs at least one budget");
-    if (!s.chunked_prefill)
+    if (!s.engine.chunked_prefill)
       for (const std::uint32_t b : s.token_budgets)
         if (b < s.input_tokens - s.cached_tokens)
           throw InputError("--token-budgets " + std::to_string(b) + ": below the prompt's " +
@@ -236,11 +236,11 @@ class Planner {
       throw InputError("--rate " + detail::shortest(s.rate) + " must be a positive finite number of requests/s");
     if (s.load == PlanSpec::LoadMode::concurrency && s.concurrency == 0)
       throw InputError("--concurrency 0: at least 1 request must be in flight");
-    if (!(s.reserve_fraction >= 0 && s.reserve_fraction < 1))
-      throw InputError("reserve fraction " + detail::shortest(s.reserve_fraction) + " must be in [0, 1)");
-    if (s.kv_block == 0) throw InputError("kv block must be at least 1 token");
-    if (!(s.frontend_s >= 0) || !std::isfinite(s.frontend_s))
-      throw InputError("--frontend-ms " + detail::shortest(s.frontend_s * 1e3) + " must be finite and >= 0");
+    if (!(s.engine.reserve_fraction >= 0 && s.engine.reserve_fraction < 1))
+      throw InputError("reserve fraction " + detail::shortest(s.engine.reserve_fraction) + " must be in [0, 1)");
+    if (s.engine.kv_block == 0) throw InputError("kv block must be at least 1 token");
+    if (!(s.engine.frontend_s >= 0) || !std::isfinite(s.engine.frontend_s))
+      throw InputError("--frontend-ms " + detail::shortest(s.engine.frontend_s * 1e3) + " must be finite and >= 0");
     for (const std::uint32_t hp : s.hps)
       if (hp == 0) throw InputError("--hp 0: a KV-parallel degree is at least 1");
     if (!s.hps.empty() && !models_.kv_parallel() &&
@@ -301,7 +301,8 @@ class Planner {
       std::erase_if(tries, [&](const Parallel& p) {
         return std::find(spec_.workers.begin(), spec_.workers.end(), p) == spec_.workers.end();
       });
-    const double usable = gpu.hbm_capacity * (1 - spec_.reserve_fraction);  // for the messages: option() sizes the KV
+    // For the messages: option() sizes the KV.
+    const double usable = gpu.hbm_capacity * (1 - spec_.engine.reserve_fraction);
     const std::uint64_t need_agg = kv_round(std::uint64_t{spec_.input_tokens} + spec_.output_tokens);
     std::optional<WorkerOption> leanest;  // the least weight per GPU, for the message when nothing fits
     std::string first_why;
@@ -334,7 +335,8 @@ class Planner {
       throw InputError("the model does not fit on " + where + ": its leanest deployment (" + lean + ", " +
                        gpus_text(f.gpus) + ") needs " + detail::gigabytes(f.weight_bytes_per_gpu) +
                        " of weights per GPU; a " + gpu.name + " has " + detail::gigabytes(gpu.hbm_capacity) + ", " +
-                       detail::gigabytes(usable) + " after the " + detail::fixed(spec_.reserve_fraction * 100, 0) +
+                       detail::gigabytes(usable) + " after the " +
+                       detail::fixed(spec_.engine.reserve_fraction * 100, 0) +
                        "% reserve (" + detail::gigabytes(f.weight_bytes_per_gpu * f.gpus) + " of weights over " +
                        gpus_text(f.gpus) + "; " + gpus_text(spec_.gpus) + " have " +
                        detail::gigabytes(gpu.hbm_capacity * spec_.gpus) + ")");

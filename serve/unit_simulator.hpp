@@ -51,17 +51,17 @@ class UnitSimulator {
     const std::optional<WorkerFacts> f = models_.facts(p, why);
     if (!f) return std::nullopt;
     WorkerOption o{p, *f, 0, false};
-    const double usable = timing_.gpu().hbm_capacity * (1 - spec_.reserve_fraction);
+    const double usable = timing_.gpu().hbm_capacity * (1 - spec_.engine.reserve_fraction);
     const double free = usable - f->weight_bytes_per_gpu;
+    const std::uint32_t block = spec_.engine.kv_block;
     if (free > 0 && f->kv_bytes_per_token_per_gpu > 0)
-      o.kv_tokens_per_group =
-          static_cast<std::uint64_t>(free / f->kv_bytes_per_token_per_gpu) / spec_.kv_block * spec_.kv_block;
+      o.kv_tokens_per_group = static_cast<std::uint64_t>(free / f->kv_bytes_per_token_per_gpu) / block * block;
     return o;
   }
 
   // A request's KV footprint of `tokens`, in whole KV blocks.
   std::uint64_t kv_round(std::uint64_t tokens) const noexcept {
-    return (tokens + spec_.kv_block - 1) / spec_.kv_block * spec_.kv_block;
+    return (tokens + spec_.engine.kv_block - 1) / spec_.engine.kv_block * spec_.engine.kv_block;
   }
 
   // One prompt of `input_tokens` handed from prefill worker p to decode worker d. Each

@@ -132,7 +132,8 @@ struct EngineOptions {
   // Framework f's defaults on `gpu`, with the flags given laid over them.
   serve::FrameworkDefaults resolve(serve::Framework f, const GpuSpec& gpu) const {
     serve::FrameworkDefaults d = serve::framework_defaults(f, gpu);
-    if (!batching.empty()) d.server.batching = batching == "mixed" ? serve::Batching::mixed : serve::Batching::prefill_first;
+    using serve::Batching;
+    if (!batching.empty()) d.server.batching = batching == "mixed" ? Batching::mixed : Batching::prefill_first;
     if (!chunked_prefill.empty()) d.server.chunked_prefill = chunked_prefill == "on";
     if (frontend_ms) d.server.frontend_s = *frontend_ms * 1e-3;
     if (!lagged_first_token.empty()) d.server.lagged_first_token = lagged_first_token == "on";
@@ -142,15 +143,8 @@ struct EngineOptions {
   }
   serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }
 
-  // Sets spec's engine knobs from d (the token budget is the caller's to use).
-  static void apply(serve::PlanSpec& spec, const serve::FrameworkDefaults& d) {
-    spec.kv_block = d.server.kv_block;
-    spec.reserve_fraction = d.server.reserve_fraction;
-    spec.batching = d.server.batching;
-    spec.chunked_prefill = d.server.chunked_prefill;
-    spec.frontend_s = d.server.frontend_s;
-    spec.lagged_first_token = d.server.lagged_first_token;
-  }
+  // Sets spec's engine from d (the token budget is the caller's to use).
+  static void apply(serve::PlanSpec& spec, const serve::FrameworkDefaults& d) { spec.engine = d.server; }
   serve::FrameworkDefaults apply(serve::PlanSpec& spec, const GpuSpec& gpu) const {
     const serve::FrameworkDefaults d = resolve(gpu);
     apply(spec, d);

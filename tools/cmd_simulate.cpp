@@ -55,13 +55,13 @@ serve::WorkerOption pin(const PinnedWorker& w, serve::ModelSource& source, serve
   const std::optional<serve::WorkerOption> o = units.option(p, &why);
   if (!o) throw InputError(fmt::format("{}: {}", w.flags, why));
   if (o->kv_tokens_per_group >= w.kv_need) return *o;
-  const double usable = gpu.hbm_capacity * (1 - spec.reserve_fraction);
+  const double usable = gpu.hbm_capacity * (1 - spec.engine.reserve_fraction);
   if (o->f.weight_bytes_per_gpu >= usable)
     throw InputError(fmt::format(
         "{}: the model does not fit: {:.1f} GB of weights per GPU on {} GPUs; a {} has {:.1f} GB, {:.1f} GB after the "
         "{:.0f}% reserve (more GPUs per worker: raise the parallelism)",
         w.flags, o->f.weight_bytes_per_gpu / 1e9, o->f.gpus, gpu.name, gpu.hbm_capacity / 1e9, usable / 1e9,
-        spec.reserve_fraction * 100));
+        spec.engine.reserve_fraction * 100));
   throw InputError(fmt::format("{}: no KV room for one request: {:.1f} GB of weights per GPU leave {} tokens of KV "
                                "per {}; one request needs {} ({})",
                                w.flags, o->f.weight_bytes_per_gpu / 1e9, o->kv_tokens_per_group,
@@ -266,7 +266,7 @@ void add_simulate_command(CLI::App& app) {
       kv_need_prompt = st->isl;
     }
 
-    if (!spec.chunked_prefill && trace.empty() && st->token_budget < st->isl - st->prefix)
+    if (!spec.engine.chunked_prefill && trace.empty() && st->token_budget < st->isl - st->prefix)
       throw InputError(fmt::format("--token-budget {}: below the prompt's {} new tokens while chunked prefill is off "
                                    "({}); give --chunked-prefill on or a budget of at least {}",
                                    st->token_budget, st->isl - st->prefix,
