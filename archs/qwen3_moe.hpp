@@ -63,18 +63,26 @@ struct Qwen3MoeConfig {
     return c;
   }
 
+  // MiniMax-M2 (model_type minimax_m2) is this layer too, under its own keys: experts as
+  // num_local_experts of intermediate_size, no shared expert. Its q/k norm over the whole
+  // projection and RoPE on rotary_dim of head_dim are costed as Qwen3's per-head norm and
+  // full RoPE (leaves of a few µs beside the GEMMs and the experts).
   static Qwen3MoeConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
     if (hf.dim("decoder_sparse_step", 1) != 1)
       throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
                       " is not 1; Qwen3Moe models every layer as MoE");
+    const bool minimax = hf.has("model_type") && hf.text("model_type") == "minimax_m2";
+    if (minimax && hf.has("shared_intermediate_size") && hf.find("shared_intermediate_size")->json != "0")
+      throw DataError(hf.file() + ": shared_intermediate_size " + hf.find("shared_intermediate_size")->json +
+                      " is not 0; a shared expert is not modelled in the qwen3_moe family");
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     const Quantization q = hf.quantization();
     return {hidden,
             heads,
             hf.dim("num_key_value_heads", heads),
             hf.dim("head_dim"),
-            hf.dim("moe_intermediate_size"),
-            hf.dim("num_experts"),
+            hf.dim(minimax ? "intermediate_size" : "moe_intermediate_size"),
+            hf.dim(minimax ? "num_local_experts" : "num_experts"),
             hf.dim("num_experts_per_tok"),
             hf.dim("vocab_size"),
             hf.dim("num_hidden_layers"),

@@ -48,12 +48,13 @@ struct FamilyInfo {
 };
 
 // Mistral and Qwen2 read as Llama: the same dense layer (Qwen2's q/k/v bias and
-// Mistral-7B-v0.1's sliding window are not modelled).
+// Mistral-7B-v0.1's sliding window are not modelled); MiniMax-M2 as Qwen3-MoE
+// (Qwen3MoeConfig::from_hf says what differs).
 inline const std::vector<FamilyInfo>& families() {
   static const std::vector<FamilyInfo> all{
       {"llama", {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"}, {"llama", "mistral", "qwen2"}, false, true},
       {"qwen3", {"Qwen3ForCausalLM"}, {"qwen3"}, false, true},
-      {"qwen3_moe", {"Qwen3MoeForCausalLM"}, {"qwen3_moe"}, true, false},
+      {"qwen3_moe", {"Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM"}, {"qwen3_moe", "minimax_m2"}, true, false},
       {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true, false},
       {"gpt_oss", {"GptOssForCausalLM"}, {"gpt_oss"}, true, false},
       {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, true},

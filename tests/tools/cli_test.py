@@ -147,6 +147,16 @@ with tempfile.TemporaryDirectory() as d:
         (pathlib.Path(d) / "l.json").write_text(json.dumps(dict(llama, architectures=[arch])))
         r = run("describe", "--model-config", str(pathlib.Path(d) / "l.json"))
         check("model (Llama3)" in r.stdout, f"describe: {arch} must read as the llama family")
+    # MiniMax-M2 reads as Qwen3-MoE under its own keys (MiniMax-M2.5's shape, 2 layers).
+    mm = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072,
+          "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 1536,
+          "num_local_experts": 256, "num_experts_per_tok": 8, "vocab_size": 200064, "num_hidden_layers": 2,
+          "max_position_embeddings": 196608, "rotary_dim": 64, "shared_intermediate_size": 0,
+          "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
+    (pathlib.Path(d) / "mm.json").write_text(json.dumps(mm))
+    r = run("describe", "--model-config", str(pathlib.Path(d) / "mm.json"), "--tp", "4", "--ep", "8")
+    check("model (Qwen3Moe)" in r.stdout and "experts=256" in r.stdout.replace(" ", ""),
+          f"describe: MiniMaxM2ForCausalLM must read as the qwen3_moe family with its 256 experts: {r.stdout[:600]}")
     cfg["architectures"] = ["GPT2LMHeadModel"]
     (pathlib.Path(d) / "g.json").write_text(json.dumps(cfg))
     r = run("eval", "--model-config", str(pathlib.Path(d) / "g.json"), "--gpu", "h200", "--decode", "8x512", expect=2)
