@@ -144,7 +144,7 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
 // validate --deployments: per (backend, GPU, mode) the median |relative error| and bias of
 // TTFT and TPOT, the skipped rows by reason, the worst rows.
 void report_deployments(const deployments::Table& table, const std::vector<deployments::Simulated>& sims,
-                        const aic::Skips& skips, std::size_t worst, bool json) {
+                        const aic::Skips& skips, std::size_t worst, bool json, const std::string& engine) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const deployments::Simulated*>> groups;
   for (const auto& s : sims)
     groups[{s.row->backend, s.row->system, s.row->disaggregated ? "disagg" : "agg"}].push_back(&s);
@@ -168,11 +168,14 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                           {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.clients},
                           {"mode", d.disaggregated ? "disagg" : "agg"}, {"tp", d.worker.tp},
                           {"attention_dp", d.worker.dp}, {"moe_ep", d.worker.moe_ep},
-                          {"quantization", s.quantization}, {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
+                          {"quantization", s.quantization}, {"framework", serve::name(s.framework)},
+                          {"token_budget", s.token_budget},
+                          {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
   };
   if (json) {
-    nlohmann::json j{{"rows", table.read}, {"simulated", sims.size()}, {"skipped", nlohmann::json::object()},
+    nlohmann::json j{{"rows", table.read},      {"simulated", sims.size()}, {"engine", engine},
+                     {"skipped", nlohmann::json::object()},
                      {"groups", nlohmann::json::array()}, {"worst", nlohmann::json::array()}};
     for (const auto& [why, e] : skips.reasons) j["skipped"][why] = {{"count", e.count}, {"first", e.first}};
     for (const auto& [key, v] : groups) {
@@ -188,7 +191,8 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
     std::cout << j.dump(2) << '\n';
     return;
   }
-  std::cout << fmt::format("{} deployments read, {} simulated, {} skipped\n", table.read, sims.size(), skips.total());
+  std::cout << fmt::format("{} deployments read, {} simulated, {} skipped\nengine: {}\n", table.read, sims.size(),
+                           skips.total(), engine);
   for (const auto& [why, e] : skips.reasons)
     std::cout << fmt::format("  skipped {:>6}  {} (first: {})\n", e.count, why, e.first);
   std::cout << fmt::format("\n{:<8} {:<10} {:<6} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "mode",
@@ -309,7 +313,16 @@ void add_validate_command(CLI::App& app) {
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
-      report_deployments(table, sims, skips, st->worst, st->json);
+      const std::string engine = fmt::format(
+          "{}; token budget: {}",
+          o.framework_given ? fmt::format("{} for every row", st->engine.framework)
+                            : std::string("each row's backend's scheduler (trtllm, vllm, sglang; ideal otherwise)"),
+          o.budget == deployments::Options::Budget::benchmark
+              ? std::string("aiconfigurator's benchmark generator's (batch cap + ISL + 1500; ISL + 1500 on prefill "
+                            "workers)")
+          : o.budget == deployments::Options::Budget::framework ? std::string("the framework's default")
+                                                                : std::to_string(o.token_budget));
+      report_deployments(table, sims, skips, st->worst, st->json, engine);
       return;
     }
     if (st->dir.empty()) throw InputError("validate: give a directory of measurement tables, or --deployments FILE");

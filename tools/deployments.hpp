@@ -230,6 +230,8 @@ struct Simulated {
   const Deployment* row = nullptr;
   double ttft_ms = 0, tpot_ms = 0;  // costdsl's medians over the measured requests
   std::string quantization;         // as simulated (weights from the row, KV by the policy)
+  serve::Framework framework{};     // the scheduler simulated
+  std::uint32_t token_budget = 0;   // of the (prefill or aggregated) worker, over its attention groups
   double ttft_err() const { return ttft_ms / row->ttft_ms - 1; }
   double tpot_err() const { return tpot_ms / row->tpot_ms - 1; }
 };
@@ -450,7 +452,8 @@ class Simulator {
         why = fmt::format("{}: no request finished in the simulated run", m->family);
         return std::nullopt;
       }
-      return Simulated{&d, r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text()};
+      return Simulated{&d,        r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text(),
+                       framework, c.token_budget};
     } catch (const Error& e) {
       why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());
       return std::nullopt;
