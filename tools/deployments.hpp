@@ -404,7 +404,9 @@ class Simulator {
       // A checkpoint published only with MXFP4 experts (gpt-oss) is what a 4-bit row ran:
       // the sample calls it nvfp4, but its attention stays bf16 and its experts MXFP4 (on
       // H100 weight-only), so the checkpoint's own quantization stands.
-      if (config.quantization().moe == Dtype::mxfp4 && (q.gemm == Dtype::fp4 || q.moe == Dtype::fp4)) q = {};
+      const bool mxfp4_checkpoint = config.has("quantization_config.quant_method") &&
+                                    config.text("quantization_config.quant_method") == "mxfp4";
+      if (mxfp4_checkpoint && (q.gemm == Dtype::fp4 || q.moe == Dtype::fp4)) q = {};
       switch (o_.kv) {
         case KvPolicy::modelopt:
           if (q.gemm == Dtype::fp8 || q.gemm == Dtype::fp4) q.kv = Dtype::fp8;

@@ -57,7 +57,7 @@ inline const std::vector<FamilyInfo>& families() {
       {"qwen3_moe", {"Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM"}, {"qwen3_moe", "minimax_m2"}, true, false},
       {"mixtral", {"MixtralForCausalLM"}, {"mixtral"}, true, false},
       {"gpt_oss", {"GptOssForCausalLM"}, {"gpt_oss"}, true, false},
-      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3"}, true, true},
+      {"deepseek_v3", {"DeepseekV3ForCausalLM"}, {"deepseek_v3", "kimi_k2"}, true, true},
   };
   return all;
 }

@@ -85,7 +85,11 @@ class HfConfig {
   Quantization quantization() const {
     const Dtype act = dtype();
     Quantization q{act, act, act};
-    if (has("quantization_config.quant_method")) {
+    // Weights given in both places (--quant, a deployment's row) make the checkpoint's own
+    // format moot: a quant_method costdsl does not read (an int4 original of an NVFP4 build)
+    // is then no error.
+    const bool weights_chosen = quant_choice_.gemm && quant_choice_.moe;
+    if (has("quantization_config.quant_method") && !weights_chosen) {
       const std::string m = text("quantization_config.quant_method");
       if (m == "fp8") {
         q.gemm = q.moe = has("quantization_config.weight_block_size") ? Dtype::fp8_block : Dtype::fp8;

@@ -4,6 +4,11 @@
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
+#include "costdsl/data_dir.hpp"
+#include "costdsl/detail/read_text_file.hpp"
+#include "costdsl/load_hf_config.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include "feed_law.hpp"
 #include "tp_experts_law.hpp"
@@ -261,4 +266,43 @@ TEST_CASE("DeepSeek-V3 with TP experts (ep 1 over tp 8): routed and shared exper
   // The width split is checked first, before MLA's heads % tp.
   CHECK_THROWS_WITH_AS(TpExperts(deepseek_v3.with_parallel(3, 1)), "tp 3 does not divide moe_intermediate 2048",
                        ConfigError);
+}
+
+TEST_CASE("a multimodal wrapper's text_config is the language model (Kimi-K2.5 reads as DeepSeek-V3)") {
+  // Kimi-K2.5's config.json, shortened: a vision wrapper whose text_config is a DeepSeek-V3
+  // with 384 experts, one dense layer and an int4 checkpoint costdsl does not read.
+  nlohmann::json text = nlohmann::json::parse(
+      costdsl::detail::read_text_file(default_data_dir() / "models" / "deepseek_v3.json", "model config"));
+  text["n_routed_experts"] = 384;
+  text["num_attention_heads"] = 64;
+  text["first_k_dense_replace"] = 1;
+  text["model_type"] = "kimi_k2";
+  text["quantization_config"] = {{"quant_method", "compressed-tensors"}, {"format", "pack-quantized"}};
+  const nlohmann::json wrapper{{"architectures", {"KimiK25ForConditionalGeneration"}},
+                               {"model_type", "kimi_k25"},
+                               {"vision_config", {{"hidden_size", 1152}}},
+                               {"text_config", text}};
+  HfConfig hf = parse_hf_config(wrapper.dump(), "kimi.json");
+  CHECK(hf.text("model_type") == "kimi_k2");  // the language model's keys stand at the top
+  CHECK(hf.has("vision_config.hidden_size"));  // the wrapper's others stay
+  CHECK_THROWS_WITH_AS(hf.quantization(),
+                       "kimi.json: quantization_config.quant_method 'compressed-tensors' is not modelled (fp8, fp8 "
+                       "with weight_block_size, mxfp4, modelopt); override it with --quant",
+                       DataError);
+  // One weight format chosen is not enough; both make the checkpoint's moot (an NVFP4 build of it).
+  hf.override_quantization({Dtype::fp4, std::nullopt, std::nullopt});
+  CHECK_THROWS_AS(hf.quantization(), DataError);
+  hf.override_quantization({Dtype::fp4, Dtype::fp4, Dtype::fp8});
+  CHECK(hf.quantization() == Quantization{Dtype::fp4, Dtype::fp4, Dtype::fp8});
+  const DeepseekV3Config c = DeepseekV3Config::from_hf(hf, 1, 8);
+  CHECK(c.num_experts == 384);
+  CHECK(c.num_heads == 64);
+  CHECK(c.num_dense_layers == 1);
+  CHECK(c.num_layers == 61);
+  CHECK(c.expert_dtype == Dtype::fp4);
+  CHECK_NOTHROW(DeepseekV3<DeepseekV3Config>{c});
+  // A config with its own layers is read as it is, text_config or not.
+  nlohmann::json flat = text;
+  flat["text_config"] = {{"num_hidden_layers", 2}};
+  CHECK(parse_hf_config(flat.dump(), "flat.json").dim("num_hidden_layers") == 61);
 }

@@ -61,7 +61,21 @@ COSTDSL_DECL nlohmann::json parse_json_object(std::string_view text, const std::
   return j;
 }
 
-COSTDSL_DECL HfConfig hf_config_of(const nlohmann::json& j, std::string file) {
+// A multimodal checkpoint (Kimi-K2.5, Llama-4, Qwen3.5: a *ForConditionalGeneration) nests
+// its language model under text_config, and costdsl serves text requests: that model is the
+// config. Its members stand at the top, over the wrapper's own architectures and model_type;
+// the wrapper's other keys (vision_config, a quantization_config of its own) stay.
+COSTDSL_DECL nlohmann::json language_model(const nlohmann::json& j) {
+  const auto t = j.find("text_config");
+  if (t == j.end() || !t->is_object() || j.contains("num_hidden_layers")) return j;
+  nlohmann::json out = j;
+  out.erase("text_config");
+  for (const auto& [key, value] : t->items()) out[key] = value;
+  return out;
+}
+
+COSTDSL_DECL HfConfig hf_config_of(const nlohmann::json& wrapped, std::string file) {
+  const nlohmann::json j = language_model(wrapped);
   std::map<std::string, HfConfig::Value, std::less<>> entries;
   for (const auto& [key, value] : j.items()) entries.emplace(key, hf_value(value));
   // An object's members are entries too, as "object.member" (one level: HF nests its
