@@ -11,7 +11,8 @@
 // lockstep (each round's prompts are prefilled one batch after another while nobody
 // decodes) and TTFT grows with clients × prompt; vLLM and TensorRT-LLM put prompts into
 // decode iterations, so the clients drift apart and a new request mostly waits for one
-// iteration. TensorRT-LLM does not chunk prompts by default.
+// iteration. TensorRT-LLM does not chunk prompts by default, and its overlap scheduler
+// returns a first token one iteration after the prefill's.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
