@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "costdsl/gpu_spec.hpp"
 #include "costdsl/serve/server_config.hpp"
@@ -50,8 +51,16 @@ struct FrameworkDefaults {
   ServerConfig server;       // max_seqs is left to the deployment (its batch cap)
   // Where each knob's default comes from: file and version.
   std::string_view max_batch_tokens_source, batching_source, chunked_prefill_source, kv_block_source,
-      reserve_source, first_token_source;
+      reserve_source, first_token_source, cuda_graph_source;
 };
+
+namespace detail {
+// Appends from, from + step, ... up to `to` to ascending sizes, skipping any not above the last.
+inline void add_sizes(std::vector<std::uint32_t>& v, std::uint32_t from, std::uint32_t to, std::uint32_t step) {
+  for (std::uint32_t b = from; b <= to; b += step)
+    if (v.empty() || b > v.back()) v.push_back(b);
+}
+}  // namespace detail
 
 // The defaults of framework f on `gpu` (some depend on its memory). Sources: vLLM at
 // commit 6241521 (2026-04-01, the 0.19 line; the sample ran 0.12-0.19), SGLang at commit
@@ -72,7 +81,7 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
     case Framework::ideal:
       d.version = "costdsl";
       d.max_batch_tokens_source = d.batching_source = d.chunked_prefill_source = d.kv_block_source =
-          d.reserve_source = d.first_token_source = "costdsl's engine (serve/worker.hpp)";
+          d.reserve_source = d.first_token_source = d.cuda_graph_source = "costdsl's engine (serve/worker.hpp)";
       break;
     case Framework::vllm:
       d.version = "0.19 (6241521)";
@@ -91,6 +100,13 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       // Async scheduling overlaps the next step's scheduling with this one's GPU work, but
       // a step's tokens go out when it ends.
       d.first_token_source = "vllm/config/vllm.py:764-797 (async_scheduling; outputs per step)";
+      // Captured sizes 1, 2, 4, then every 8 to 256 and every 16 to min(2 × max_num_seqs,
+      // 512) = 512; a batch runs at the next captured size.
+      s.cuda_graph_batches = {1, 2, 4};
+      detail::add_sizes(s.cuda_graph_batches, 8, 256, 8);
+      detail::add_sizes(s.cuda_graph_batches, 272, 512, 16);
+      d.cuda_graph_source = "vllm/config/vllm.py:1433-1482, vllm/config/compilation.py:642-656; "
+                            "vllm/v1/cudagraph_dispatcher.py:131-150 (padding)";
       break;
     case Framework::sglang: {
       d.version = "0.5.9+ (1ac74e6)";
@@ -114,6 +130,16 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       d.reserve_source = "python/sglang/srt/server_args.py:1264-1311 (mem_fraction_static from reserved memory)";
       d.first_token_source = "python/sglang/srt/managers/scheduler.py (overlap schedule: a batch's results are "
                              "processed as the next one runs, once its tokens are on the host)";
+      // cuda_graph_bs: 1, 2, 4, 8, 12, every 8 to 256, every 16 to 496, every 32 to
+      // cuda_graph_max_bs (256 below 160 GB at TP < 4, the common case; 512 above).
+      s.cuda_graph_batches = {1, 2, 4, 8, 12};
+      detail::add_sizes(s.cuda_graph_batches, 16, 256, 8);
+      if (gib >= 160) {
+        detail::add_sizes(s.cuda_graph_batches, 272, 496, 16);
+        detail::add_sizes(s.cuda_graph_batches, 512, 512, 32);
+      }
+      d.cuda_graph_source = "python/sglang/srt/server_args.py:1148-1212,1327-1356; "
+                            "model_executor/cuda_graph_runner.py:1085-1088 (padding)";
       break;
     }
     case Framework::trtllm:
@@ -134,6 +160,7 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       s.lagged_first_token = true;
       d.first_token_source = "tensorrt_llm/llmapi/llm_args.py (TorchLlmArgs.disable_overlap_scheduler False); docs, "
                              "Overlap Scheduler (one more decode step of latency)";
+      d.cuda_graph_source = "tensorrt_llm/llmapi/llm_args.py (CudaGraphConfig.enable_padding False: no padding)";
       break;
   }
   return d;

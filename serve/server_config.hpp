@@ -1,6 +1,7 @@
 #pragma once
 // The scheduler knobs of one serving worker.
 #include <cstdint>
+#include <vector>
 
 namespace costdsl::serve {
 
@@ -34,6 +35,10 @@ struct ServerConfig {
   // prefill's, not with the prefill's own (TensorRT-LLM's overlap scheduler: iteration
   // n + 1 is launched before n's outputs are handled).
   bool lagged_first_token = false;
+  // Batch sizes with a captured CUDA graph, ascending: a decode-only iteration of b
+  // requests runs the smallest captured size >= b, the extra rows as dummy requests
+  // (KV length 1); above the largest, or empty (no padding), it runs as it is.
+  std::vector<std::uint32_t> cuda_graph_batches{};
 };
 
 }  // namespace costdsl::serve

@@ -12,7 +12,8 @@
 // prefill only; a request's whole KV footprint (rounded up to KV blocks) is reserved
 // when it is admitted, so the cache can never overflow and no preemption is needed; the
 // last prefill chunk also yields the first output token, returned at once or, with
-// lagged_first_token, with the next iteration. The clock moves by the model's
+// lagged_first_token, with the next iteration; a decode-only batch runs padded to a
+// captured CUDA-graph size where one is given. The clock moves by the model's
 // time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
@@ -75,12 +76,16 @@ class Worker {
       : model_(&model), reqs_(requests), cfg_(cfg), capacity_(kv_capacity_tokens), role_(role) {
     if (cfg.max_batch_tokens == 0 || cfg.max_seqs == 0 || cfg.kv_block == 0)
       throw InputError("max_batch_tokens, max_seqs and kv_block must be at least 1");
+    for (std::size_t i = 0; i < cfg.cuda_graph_batches.size(); ++i)
+      if (cfg.cuda_graph_batches[i] == 0 || (i > 0 && cfg.cuda_graph_batches[i] <= cfg.cuda_graph_batches[i - 1]))
+        throw InputError("cuda_graph_batches must be ascending batch sizes of at least 1");
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
     first_.reserve(seqs);
     lagged_.reserve(seqs);
+    if (!cfg.cuda_graph_batches.empty()) padded_kv_.reserve(cfg.cuda_graph_batches.back());
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
     queue_.reserve(expected_arrivals);
@@ -165,7 +170,17 @@ class Worker {
       budget -= p.chunk;
     }
 
-    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, std::span(dec_kv_.data(), decodes)});
+    std::span<const std::uint32_t> decode_kv(dec_kv_.data(), decodes);
+    const std::vector<std::uint32_t>& graphs = cfg_.cuda_graph_batches;
+    if (chunks_.empty() && decodes > 0 && !graphs.empty() && decodes <= graphs.back()) {
+      const std::uint32_t padded = *std::lower_bound(graphs.begin(), graphs.end(), decodes);
+      if (padded > decodes) {  // the captured graph's rows: the batch, then dummy requests
+        padded_kv_.assign(dec_kv_.begin(), dec_kv_.begin() + static_cast<std::ptrdiff_t>(decodes));
+        padded_kv_.resize(padded, 1);
+        decode_kv = padded_kv_;
+      }
+    }
+    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
     ev.iteration = true;
     ev.start_s = clock_;
     clock_ += dt;
@@ -352,6 +367,7 @@ class Worker {
   std::uint64_t reserved_ = 0, used_ = 0;
   std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
+  std::vector<std::uint32_t> padded_kv_;                   // a decode batch padded to a CUDA graph
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
   std::vector<ops::PrefillChunk> chunks_;

@@ -92,12 +92,12 @@ inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::Clie
 // framework's default (serve/framework.hpp names where every default comes from).
 struct EngineOptions {
   std::string framework = "ideal";
-  std::string batching, chunked_prefill, lagged_first_token;  // empty: the framework's
+  std::string batching, chunked_prefill, lagged_first_token, cuda_graph_padding;  // empty: the framework's
   std::optional<double> frontend_ms, reserve_fraction;
   std::optional<std::uint32_t> kv_block;
-  static constexpr const char* flags[] = {"--framework", "--batching",         "--chunked-prefill",
-                                          "--frontend-ms", "--lagged-first-token", "--kv-block",
-                                          "--reserve-fraction"};
+  static constexpr const char* flags[] = {"--framework",         "--batching",         "--chunked-prefill",
+                                          "--frontend-ms",       "--lagged-first-token", "--kv-block",
+                                          "--reserve-fraction", "--cuda-graph-padding"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -120,6 +120,10 @@ struct EngineOptions {
                    "on: a request's first token comes out with the iteration after its prefill (an overlap "
                    "scheduler); default: the framework's")
         ->check(CLI::IsMember({"on", "off"}));
+    cmd.add_option("--cuda-graph-padding", cuda_graph_padding,
+                   "off: decode batches run at their own size instead of the framework's next captured CUDA-graph "
+                   "size (vllm, sglang pad; trtllm and ideal do not)")
+        ->check(CLI::IsMember({"off"}));
     cmd.add_option("--kv-block", kv_block, "KV cache page size in tokens; default: the framework's")->check(positive);
     cmd.add_option("--reserve-fraction", reserve_fraction,
                    "share of each GPU's memory kept from weights and KV (activations, workspace); default: the "
@@ -137,6 +141,7 @@ struct EngineOptions {
     if (!chunked_prefill.empty()) d.server.chunked_prefill = chunked_prefill == "on";
     if (frontend_ms) d.server.frontend_s = *frontend_ms * 1e-3;
     if (!lagged_first_token.empty()) d.server.lagged_first_token = lagged_first_token == "on";
+    if (cuda_graph_padding == "off") d.server.cuda_graph_batches.clear();
     if (kv_block) d.server.kv_block = *kv_block;
     if (reserve_fraction) d.server.reserve_fraction = *reserve_fraction;
     return d;

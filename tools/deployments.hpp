@@ -382,7 +382,10 @@ class Simulator {
     spec.client_start = o_.client_start;
     const serve::Framework framework =
         o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
-    const serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
+    serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
+    // The benchmark generator captures a CUDA graph for every batch size up to the cap:
+    // nothing is padded.
+    if (o_.budget == Options::Budget::benchmark) engine.server.cuda_graph_batches.clear();
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {

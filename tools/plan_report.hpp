@@ -84,17 +84,22 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
   const std::string who = d.framework == serve::Framework::ideal
                               ? std::string("ideal (costdsl's own engine)")
                               : fmt::format("{} {} defaults", serve::name(d.framework), d.version);
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}", who,
-                     serve::name(s.batching),
-                     s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block, s.reserve_fraction * 100,
-                     s.frontend_s * 1e3, s.lagged_first_token ? ", first token one iteration late" : "");
+  const std::string graphs = s.cuda_graph_batches.empty()
+                                 ? std::string()
+                                 : fmt::format(", decode batches padded to {} CUDA-graph sizes up to {}",
+                                               s.cuda_graph_batches.size(), s.cuda_graph_batches.back());
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}", who,
+                     serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
+                     s.reserve_fraction * 100, s.frontend_s * 1e3,
+                     s.lagged_first_token ? ", first token one iteration late" : "", graphs);
 }
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
   const serve::ServerConfig& s = d.server;
   return {{"framework", serve::name(d.framework)}, {"version", d.version},         {"batching", serve::name(s.batching)},
           {"chunked_prefill", s.chunked_prefill},   {"kv_block", s.kv_block},       {"reserve_fraction", s.reserve_fraction},
-          {"frontend_ms", s.frontend_s * 1e3},      {"lagged_first_token", s.lagged_first_token}};
+          {"frontend_ms", s.frontend_s * 1e3},      {"lagged_first_token", s.lagged_first_token},
+          {"cuda_graph_batches", s.cuda_graph_batches}};
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {

@@ -181,6 +181,13 @@ class ReferenceWorker {
     }
     ev.iteration = true;
     ev.start_s = clock_;
+    const auto& graphs = cfg_.cuda_graph_batches;  // a decode-only batch runs at the next captured size
+    if (ev.prefill.empty() && !ev.decode_kv.empty() && !graphs.empty() && ev.decode_kv.size() <= graphs.back())
+      for (const std::uint32_t g : graphs)
+        if (g >= ev.decode_kv.size()) {
+          ev.decode_kv.resize(g, 1);
+          break;
+        }
     clock_ += time(ops::AttentionBatch{ev.prefill, ev.decode_kv});
     ev.end_s = clock_;
     for (Running& r : running_) {
@@ -265,7 +272,8 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
 TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, on random workloads and roles") {
   std::mt19937_64 rng(20261203);
   auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
-  std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0, prefill_only = 0, paused = 0;
+  std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0, prefill_only = 0, paused = 0,
+                padded = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto role = static_cast<serve::Role>(trial % 3);
     serve::ServerConfig cfg;
@@ -276,6 +284,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
     cfg.chunked_prefill = pick(0, 2) != 0;
     cfg.frontend_s = pick(0, 2) * 1e-3;
     cfg.lagged_first_token = pick(0, 1) == 1;
+    if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
     prefill_only += cfg.batching == serve::Batching::prefill_first;
     std::vector<serve::Request> reqs(pick(1, 120));
     double t = 0;
@@ -323,6 +332,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
         REQUIRE(same_chunks(want.prefill, model.prefill.back()));
         REQUIRE(same_ids(want.decode_kv, model.decode_kv.back()));
         budget_bound += want.decode_kv.size() == cfg.max_batch_tokens;
+        padded += !want.decode_kv.empty() && want.decode_kv.back() == 1;  // a real decode's KV is at least 2
         paused += want.decode_kv.empty() && want.held_back > 0;
       }
     }
@@ -336,6 +346,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   CHECK(out_of_order > 100);  // a transfer landing before one queued earlier
   CHECK(prefill_only > 100);  // both batching policies, chunked and whole prompts, with and without a front end
   CHECK(paused > 100);        // prefill-first iterations that held decoders back
+  CHECK(padded > 100);        // decode batches run at a captured CUDA-graph size
 }
 
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {

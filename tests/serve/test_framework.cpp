@@ -119,6 +119,34 @@ TEST_CASE("without chunked prefill a prompt runs whole, and one larger than the 
                        InputError);
 }
 
+TEST_CASE("a decode-only batch runs at the next captured CUDA-graph size; a mixed or larger one as it is") {
+  struct Recording : LineModel {
+    std::vector<std::size_t> decodes;
+    double iteration_s(const ops::AttentionBatch& b) {
+      decodes.push_back(b.decode_kv.size());
+      return LineModel::iteration_s(b);
+    }
+  } model;
+  serve::WorkerSetup s{{4096, 16, 1, 0.1}, 1 << 20};
+  s.server.cuda_graph_batches = {1, 2, 4, 8};
+  serve::Load load = closed_loop(5, 100, 3, 1);  // 5 prompts in one iteration, then 2 decode steps of 5
+  const serve::UnitResult r = serve::simulate_aggregated(model, s, load);
+  REQUIRE(r.finished == 5);
+  // The first round: one mixed iteration (no padding), two decode steps padded 5 -> 8.
+  REQUIRE(model.decodes.size() >= 3);
+  CHECK(model.decodes[0] == 0);
+  CHECK(model.decodes[1] == 8);
+  CHECK(model.decodes[2] == 8);
+  CHECK(r.tpot_s.p50 == doctest::Approx(LineModel::base + 8 * LineModel::per_decode).epsilon(1e-12));
+  s.server.cuda_graph_batches = {1, 2, 4};  // 5 is above the largest: run as it is
+  model.decodes.clear();
+  serve::simulate_aggregated(model, s, load);
+  CHECK(model.decodes[1] == 5);
+  s.server.cuda_graph_batches = {4, 2};
+  CHECK_THROWS_WITH_AS(serve::simulate_aggregated(model, s, load),
+                       "cuda_graph_batches must be ascending batch sizes of at least 1", InputError);
+}
+
 TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, and names") {
   const GpuCatalog gpus = GpuCatalog::load_default();
   const GpuSpec &h100 = gpus.find("h100"), &a100 = gpus.find("a100"), &b200 = gpus.find("b200");
@@ -128,6 +156,14 @@ TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, a
   CHECK(v.server.batching == serve::Batching::mixed);
   CHECK(v.server.chunked_prefill);
   CHECK(v.server.kv_block == 16);
+  const std::vector<std::uint32_t>& g = v.server.cuda_graph_batches;  // 1, 2, 4, 8, ..., 256, 272, ..., 512
+  CHECK(g.size() == 3 + 32 + 16);
+  CHECK(std::is_sorted(g.begin(), g.end()));
+  CHECK(std::find(g.begin(), g.end(), 248) != g.end());
+  CHECK(std::find(g.begin(), g.end(), 264) == g.end());
+  CHECK(g.back() == 512);
+  CHECK(serve::framework_defaults(serve::Framework::sglang, h100).server.cuda_graph_batches.back() == 256);
+  CHECK(serve::framework_defaults(serve::Framework::sglang, b200).server.cuda_graph_batches.back() == 512);
   const serve::FrameworkDefaults sg = serve::framework_defaults(serve::Framework::sglang, h100);
   CHECK(sg.server.batching == serve::Batching::prefill_first);
   CHECK(sg.server.max_batch_tokens == 8192);
@@ -137,6 +173,7 @@ TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, a
   CHECK_FALSE(t.server.chunked_prefill);
   CHECK(t.server.lagged_first_token);
   CHECK(t.server.kv_block == 32);
+  CHECK(t.server.cuda_graph_batches.empty());  // enable_padding False
   const serve::FrameworkDefaults ideal = serve::framework_defaults(serve::Framework::ideal, h100);
   CHECK(ideal.server.frontend_s == 0);
   CHECK_FALSE(ideal.server.lagged_first_token);
@@ -145,7 +182,8 @@ TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, a
        {serve::Framework::ideal, serve::Framework::trtllm, serve::Framework::vllm, serve::Framework::sglang}) {
     const serve::FrameworkDefaults d = serve::framework_defaults(f, h100);
     for (const std::string_view src : {d.max_batch_tokens_source, d.batching_source, d.chunked_prefill_source,
-                                       d.kv_block_source, d.reserve_source, d.first_token_source})
+                                       d.kv_block_source, d.reserve_source, d.first_token_source,
+                                       d.cuda_graph_source})
       CHECK_FALSE(src.empty());
     CHECK(serve::parse_framework(serve::name(f)) == f);
   }
