@@ -96,9 +96,14 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
   const serve::ServerConfig& s = d.server;
-  return {{"framework", serve::name(d.framework)}, {"version", d.version},         {"batching", serve::name(s.batching)},
-          {"chunked_prefill", s.chunked_prefill},   {"kv_block", s.kv_block},       {"reserve_fraction", s.reserve_fraction},
-          {"frontend_ms", s.frontend_s * 1e3},      {"lagged_first_token", s.lagged_first_token},
+  return {{"framework", serve::name(d.framework)},
+          {"version", d.version},
+          {"batching", serve::name(s.batching)},
+          {"chunked_prefill", s.chunked_prefill},
+          {"kv_block", s.kv_block},
+          {"reserve_fraction", s.reserve_fraction},
+          {"frontend_ms", s.frontend_s * 1e3},
+          {"lagged_first_token", s.lagged_first_token},
           {"cuda_graph_batches", s.cuda_graph_batches}};
 }
 

@@ -116,7 +116,8 @@ class ReferenceWorker {
       : reqs_(reqs), cfg_(cfg), capacity_(capacity), role_(role) {}
 
   void arrive(std::uint32_t id, double at_s) {
-    if (role_ != serve::Role::decode && cfg_.frontend_s > 0) at_s = frontend_s_ = std::max(at_s, frontend_s_) + cfg_.frontend_s;
+    if (role_ != serve::Role::decode && cfg_.frontend_s > 0)
+      at_s = frontend_s_ = std::max(at_s, frontend_s_) + cfg_.frontend_s;
     queue_.push_back({id, at_s});
     for (std::size_t i = queue_.size() - 1; i > head_ && queue_[i - 1].at_s > at_s; --i) std::swap(queue_[i - 1], queue_[i]);
   }
