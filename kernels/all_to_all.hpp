@@ -32,6 +32,9 @@ struct AllToAll {
   static std::array<double, 2> point(const Config&, const Input& in) {
     return {double(in.send_bytes), double(in.recv_bytes)};
   }
+  static Input input_at(const Config&, const std::array<double, 2>& at) {
+    return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
+  }
   // Send and receive are additive loads on the link: extend off-grid with per-axis slopes.
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
 

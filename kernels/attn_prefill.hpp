@@ -51,6 +51,11 @@ struct AttnPrefill {
   // Cache axes (requests, causal pairs per request): the work is their product, so off
   // the grid both scale it (a 32k fresh prefill extends the 16k one by 4x, not 2x).
   static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return {p[0], p[1] * p[1] / 2}; }
+  // The fresh prefill a cache point stands for (point and to_cache undone): the call whose
+  // roofline time a missing table cell's estimate scales (see KernelDef's input_at).
+  static Input input_at(const Config&, const std::array<double, 2>& at) {
+    return {costdsl::detail::count_at(at[0]), 0, costdsl::detail::count_at(std::sqrt(2 * std::max(at[1], 0.0)))};
+  }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
   // Requests and work add up: interpolate linearly (see Kernel::fit).
   static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};

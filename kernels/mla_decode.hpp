@@ -36,6 +36,9 @@ struct MlaDecode {
   static constexpr std::array<std::string_view, 2> axes{"batch", "total_kv"};
 
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
+  static Input input_at(const Config&, const std::array<double, 2>& at) {
+    return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
+  }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
   // Requests and work add up: interpolate linearly (see Kernel::fit).
   static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};

@@ -43,6 +43,9 @@ struct MlaPrefill {
   }
   // (requests, causal pairs per request): work = product (see attn_prefill).
   static std::array<double, 2> to_cache(const std::array<double, 2>& p) { return AttnPrefill::to_cache(p); }
+  static Input input_at(const Config&, const std::array<double, 2>& at) {
+    return {costdsl::detail::count_at(at[0]), 0, costdsl::detail::count_at(std::sqrt(2 * std::max(at[1], 0.0)))};
+  }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
   // Requests and work add up: interpolate linearly (see Kernel::fit).
   static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};

@@ -11,7 +11,7 @@ enum class Coverage : std::uint8_t {
   extrapolated = 1 << 0,  // the query left the measured grid
   no_coverage = 1 << 1,   // no data at all; the number is not to be trusted
   analytic = 1 << 2,      // the roofline model produced it, not a measurement
-  renormalized = 1 << 3,  // an interpolation corner was invalid; weights renormalized
+  renormalized = 1 << 3,  // an interpolation corner was not measured: estimated, or weights renormalized
 };
 
 constexpr Coverage operator|(Coverage a, Coverage b) noexcept {

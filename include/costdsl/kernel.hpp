@@ -3,8 +3,10 @@
 // Leaf holds. Binding (build time) looks the config up in the profile DB and
 // keeps the fitted caches of each candidate backend; eval (the hot path) is a
 // few cache lookups, the best-of-N pick and the work formulas.
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -348,8 +350,19 @@ template <KernelDef K>
 void Kernel<K>::bind_profiles(ProfileSource& source) {
   const ProfileSchema schema = profile_schema<K>();
   const std::vector<std::string> key = profile_key(config_);
-  const std::vector<BackendTables> tables = source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(),
-                                                         detail::off_grid<K>(), axis_scales(), interpolated_config()});
+  // A kind that can say which call a cache point stands for (K::input_at) lets the source
+  // estimate its tables' missing cells from the roofline's time of that call.
+  std::function<double(std::span<const double>)> model_time;
+  if constexpr (requires(const std::array<double, dims>& p) { K::input_at(config_, p); }) {
+    model_time = [rf = roofline_, c = config_](std::span<const double> at) {
+      std::array<double, dims> p{};
+      std::copy_n(at.begin(), dims, p.begin());
+      return K::roofline(*rf, c, K::input_at(c, p)).time_s;
+    };
+  }
+  const std::vector<BackendTables> tables =
+      source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
+                   interpolated_config(), std::move(model_time)});
   bound_.resize(backends_.size());
   energy_caches_.resize(backends_.size());
   for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {

@@ -16,9 +16,13 @@
 // axis_scales (per cache axis: linear for additive loads; default: detected),
 // interpolated_config (config fields a missing config blends along, e.g. gemm n, k),
 // bounded_backend(name) (a backend that answers only on its measured grid),
+// input_at(config, cache_point) (the call a 2D table's cell stands for: its missing
+// cells are then estimated from their neighbours' efficiency over the roofline),
 // validate(config) (throws a ConfigError naming the field).
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <concepts>
 #include <cstddef>
 #include <string>
@@ -48,6 +52,11 @@ concept KernelDef = requires(const typename K::Config& c, const typename K::Inpu
 };
 
 namespace detail {
+// A count (requests, tokens, bytes) from a cache coordinate, for input_at: rounded and
+// held in [0, 2^53] so that the conversion is defined for any grid point.
+inline std::uint64_t count_at(double x) noexcept {
+  return static_cast<std::uint64_t>(std::llround(std::clamp(x, 0.0, 9007199254740992.0)));
+}
 template <class K, std::size_t D>
 std::array<double, D> to_cache(const std::array<double, D>& p) {
   if constexpr (requires { K::to_cache(p); }) {

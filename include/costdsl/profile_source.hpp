@@ -6,6 +6,7 @@
 // caches of its config. The interface keeps the CSV parse and the grid fit out of the
 // evaluation headers: ProfileDb (profile_db.hpp) implements it over data/profiles/;
 // tests may implement it in memory.
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,6 +31,12 @@ struct TableRequest {
   // Integer config columns a config missing from the table may blend along (a GEMM's
   // n, k): its time is the multilinear blend of the neighbouring measured configs.
   std::span<const std::string_view> interpolated_config = {};
+  // The config's model time (the roofline's, any unit) at a point in cache coordinates:
+  // a 2D or 3D table's missing cells are estimated as their measured neighbours'
+  // efficiency times it (interp/fill_missing.hpp). Empty: missing cells stay missing and
+  // a query renormalizes over the corners present. A source fits a table once, so the
+  // first binding of a config fills it for every later one.
+  std::function<double(std::span<const double>)> model_time = {};
 };
 
 // A fitted cache (interp::Interp1D / 2D / 3D by schema.inputs.size()) and its weight.

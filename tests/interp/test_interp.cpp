@@ -575,6 +575,87 @@ TEST_CASE("interp2d: fit leaves unmeasured cells missing and checks every axis")
             .find("t: two samples at (a=1, b=1)") != std::string::npos);
 }
 
+// A kernel's time as an efficiency that varies slowly times a model time that grows with
+// the work: what fill_missing assumes.
+namespace {
+double work(double x, double y) { return x * y + 1; }
+double efficiency(double x, double y) { return 0.5 + 0.01 * x + 0.02 * y; }
+double measured(double x, double y) { return efficiency(x, y) * work(x, y); }
+auto work_model() {
+  return [](const std::array<double, 2>& at) { return work(at[0], at[1]); };
+}
+Interp2D table_without(const std::vector<double>& xs, const std::vector<double>& ys,
+                       const std::vector<std::pair<double, double>>& holes) {
+  std::vector<Interp2D::Sample> s;
+  for (double x : xs)
+    for (double y : ys)
+      if (std::find(holes.begin(), holes.end(), std::pair{x, y}) == holes.end()) s.push_back({x, y, measured(x, y)});
+  return Interp2D::fit(s, {"x"}, {"y"}, OffGrid::product);
+}
+}  // namespace
+
+TEST_CASE("interp2d: a missing cell is estimated from its neighbours' efficiency, not their times") {
+  // Interior hole: the efficiency is linear along each line, so each axis's estimate and
+  // their average are exact, while renormalizing raw times is not.
+  auto t = table_without({1, 2, 4}, {1, 8, 64}, {{2, 8}});
+  const double renormalized = t.query(2, 8).value;
+  CHECK(t.query(2, 8).coverage == Coverage::renormalized);
+  CHECK(t.estimate_missing(work_model()) == 1);
+  CHECK_FALSE(t.valid(1, 1));
+  CHECK(t.estimated(1, 1));
+  CHECK(t.value(1, 1) == doctest::Approx(measured(2, 8)).epsilon(1e-12));
+  CHECK(std::abs(renormalized / measured(2, 8) - 1) > 0.2);  // what the fill replaces
+  // A query that leans on the estimated cell answers it, flagged; one that does not, not.
+  auto r = t.query(2, 8);
+  CHECK(r.value == doctest::Approx(measured(2, 8)).epsilon(1e-12));
+  CHECK(r.coverage == Coverage::renormalized);
+  r = t.query(3, 40);  // the cell (2..4) x (8..64), whose corner (2, 8) is the estimated one
+  CHECK(r.coverage == Coverage::renormalized);
+  r = t.query(1.5, 1);  // on the y = 1 line: (2, 8) has no weight
+  CHECK(r.coverage == Coverage::none);
+}
+
+TEST_CASE("interp2d: an edge hole holds the nearest efficiencies, weighted by index distance") {
+  // (4, 64): measured neighbours (2, 64) one step along x and (4, 8) one step along y.
+  auto t = table_without({1, 2, 4}, {1, 8, 64}, {{4, 64}});
+  t.estimate_missing(work_model());
+  const double held = (efficiency(2, 64) + efficiency(4, 8)) / 2;
+  CHECK(t.value(2, 2) == doctest::Approx(held * work(4, 64)).epsilon(1e-12));
+  // Off the grid from an estimated edge: both flags, the product policy's scaling.
+  const auto off = t.query(8, 64);
+  CHECK(off.coverage == (Coverage::renormalized | Coverage::extrapolated));
+  CHECK(off.value == doctest::Approx(2 * held * work(4, 64)).epsilon(1e-12));
+  // Two holes in a row along x: (2, 64) and (4, 64). (4, 64) is two steps from (1, 64)
+  // along x and one from (4, 8) along y: weights 1/2 and 1.
+  auto u = table_without({1, 2, 4}, {1, 8, 64}, {{2, 64}, {4, 64}});
+  u.estimate_missing(work_model());
+  const double e = (efficiency(1, 64) / 2 + efficiency(4, 8)) / 1.5;
+  CHECK(u.value(2, 2) == doctest::Approx(e * work(4, 64)).epsilon(1e-12));
+}
+
+TEST_CASE("interp2d: the fill leaves a cell missing where the model has no time, and finds a far source") {
+  auto t = table_without({1, 2, 4}, {1, 8, 64}, {{2, 8}});
+  CHECK(t.estimate_missing([](const std::array<double, 2>& at) { return at[0] == 2 ? 0.0 : 1.0; }) == 0);
+  CHECK_FALSE(t.estimated(1, 1));
+  CHECK(t.query(2, 8).coverage == Coverage::renormalized);  // renormalized, as before
+  // A model time that is NaN is no time either.
+  CHECK(t.estimate_missing([](const std::array<double, 2>&) { return kNaN; }) == 0);
+  // A hole with nothing measured on its lines: (1, 1) of a grid whose only measured
+  // cells are (2, 8), (2, 64), (4, 8), (4, 64) takes the nearest one's efficiency, (2, 8).
+  std::vector<double> v;
+  std::vector<std::uint8_t> ok;
+  for (double x : {1.0, 2.0, 4.0})
+    for (double y : {1.0, 8.0, 64.0}) {
+      const bool on = (x > 1 && y > 1);
+      v.push_back(on ? measured(x, y) : 0);
+      ok.push_back(on ? 1 : 0);
+    }
+  Interp2D far(Axis("x", {1, 2, 4}), Axis("y", {1, 8, 64}), v, ok, OffGrid::product);
+  CHECK(far.estimate_missing(work_model()) == 5);
+  CHECK(far.value(0, 0) == doctest::Approx(efficiency(2, 8) * work(1, 1)).epsilon(1e-12));
+  CHECK(far.value(0, 2) == doctest::Approx(efficiency(2, 64) * work(1, 64)).epsilon(1e-12));
+}
+
 TEST_CASE("interp2d: log axes weight in log space") {
   const Interp2D t(Axis("x", {1, 4}, AxisScale::log), Axis("y", {1, 2}), {0, 0, 2, 2}, {}, OffGrid::clamp);
   CHECK(t.query(2, 1.5).value == doctest::Approx(1));

@@ -15,6 +15,7 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/profile_csv.hpp"
 
@@ -398,6 +399,57 @@ TEST_CASE("profile tables: the one-table short path answers as the general path"
       CHECK(fast.backend == (on_grid ? 0 : costdsl::no_backend));
       if (bytes != 0) CHECK(costdsl::has(fast.coverage, Coverage::no_coverage) == !on_grid);
     }
+  }
+  fs::remove_all(root);
+}
+
+// A table cell aiconfigurator did not measure (a quarter of its H100 attention grid) is
+// estimated when the kernel binds: its measured neighbours' time over the roofline's,
+// times the roofline's time of the missing call. With a measured efficiency that is
+// constant along the grid lines the estimate is exact; the query says RENORMALIZED.
+TEST_CASE("profile tables: a missing attention cell is the neighbours' efficiency times the roofline") {
+  namespace fs = std::filesystem;
+  using costdsl::Coverage;
+  using costdsl::Kernel;
+  using costdsl::kernels::AttnPrefill;
+  const fs::path root = fs::temp_directory_path() / "costdsl_test_missing_cell";
+  fs::remove_all(root);
+  fs::create_directories(root / "h200_sxm");
+  const costdsl::Timing roofline = costdsl::load_timing("h200", costdsl::TimingMode::roofline, root);
+  const AttnPrefill::Config config{costdsl::Dtype::bf16, 32, 8, 128, 0};
+  const auto roofline_ms = [&](std::uint64_t batch, std::uint64_t append) {
+    return AttnPrefill::roofline(*roofline.roofline(), config, {batch, 0, append}).time_s * 1e3;
+  };
+  // The efficiency of a batch line: 0.6 for one request, 0.8 for more (fixed costs amortised).
+  const auto efficiency = [](std::uint64_t batch) { return batch == 1 ? 0.6 : 0.8; };
+  {
+    std::ofstream out(root / "h200_sxm" / "attn_prefill.csv", std::ios::binary);
+    out.precision(17);
+    out << "dtype,num_qo_heads,num_kv_heads,head_dim,batch,append,backend,time_ms\n";
+    for (const std::uint64_t b : {1u, 2u, 4u})
+      for (const std::uint64_t a : {512u, 1024u, 2048u})
+        if (!(b == 4 && a == 2048))
+          out << "bf16,32,8,128," << b << ',' << a << ",sglang," << efficiency(b) * roofline_ms(b, a) << '\n';
+  }
+  for (const auto mode : {costdsl::TimingMode::automatic, costdsl::TimingMode::profile}) {
+    CAPTURE(static_cast<int>(mode));
+    const costdsl::Timing timing = costdsl::load_timing("h200", mode, root);
+    const Kernel<AttnPrefill> leaf(timing, config);
+    // (4, 2048): its neighbours along batch (2, 2048) and along append (4, 1024) both run
+    // at 0.8, so the estimate is 0.8 of the roofline; raw times renormalized would say
+    // (2, 2048)'s and (4, 1024)'s, about half of it.
+    const costdsl::Metrics m = leaf.eval({4, 0, 2048});
+    CHECK(m.time_s * 1e3 == doctest::Approx(0.8 * roofline_ms(4, 2048)).epsilon(1e-9));
+    CHECK(m.coverage == Coverage::renormalized);
+    // Between the estimated cell and measured ones: bilinear over the four, flagged.
+    const costdsl::Metrics between = leaf.eval({3, 0, 1536});
+    CHECK(between.coverage == Coverage::renormalized);
+    CHECK(between.time_s > leaf.eval({2, 0, 1024}).time_s);
+    CHECK(between.time_s < m.time_s);
+    // A cell of measured corners is untouched: exact, no flag.
+    const costdsl::Metrics exact = leaf.eval({2, 0, 1024});
+    CHECK(exact.time_s * 1e3 == doctest::Approx(0.8 * roofline_ms(2, 1024)).epsilon(1e-12));
+    CHECK(exact.coverage == Coverage::none);
   }
   fs::remove_all(root);
 }

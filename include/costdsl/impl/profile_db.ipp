@@ -143,9 +143,16 @@ Cache fit_group(const ProfileGroup& g, const TableRequest& r, bool energy, std::
   std::array<interp::AxisSpec, D> axes;
   for (std::size_t d = 0; d < D; ++d)
     axes[d] = {r.schema.inputs[d], r.axis_scales.empty() ? interp::AxisScale::detect : r.axis_scales[d]};
-  if constexpr (D == 1) return Cache::fit(samples, axes[0], warnings, label);
-  if constexpr (D == 2) return Cache::fit(samples, axes[0], axes[1], r.off_grid, warnings, label);
-  if constexpr (D == 3) return Cache::fit(samples, axes[0], axes[1], axes[2], warnings, label);
+  Cache cache = [&] {
+    if constexpr (D == 1) return Cache::fit(samples, axes[0], warnings, label);
+    if constexpr (D == 2) return Cache::fit(samples, axes[0], axes[1], r.off_grid, warnings, label);
+    if constexpr (D == 3) return Cache::fit(samples, axes[0], axes[1], axes[2], warnings, label);
+  }();
+  // Energy tables keep their holes: the model time says nothing about joules.
+  if constexpr (D > 1) {
+    if (!energy && r.model_time) cache.estimate_missing([&](const std::array<double, D>& at) { return r.model_time(at); });
+  }
+  return cache;
 }
 }  // namespace detail
 

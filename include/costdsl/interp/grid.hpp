@@ -18,6 +18,12 @@
 #include "costdsl/interp/axis.hpp"
 
 namespace costdsl::interp {
+
+// What a grid cell holds (Grid::valid). An estimated cell was missing from the
+// measurements and filled from its measured neighbours (interp/fill_missing.hpp): a
+// query that leans on it answers, flagged RENORMALIZED like a renormalized one.
+inline constexpr std::uint8_t cell_missing = 0, cell_measured = 1, cell_estimated = 2;
+
 namespace detail {
 
 // Clamp at >= 0 and turn a non-finite result (only absurd queries overflow) into
@@ -34,7 +40,7 @@ inline bool finite_all(std::span<const double> xs) noexcept {
 }
 
 // A D-dimensional grid: values in row-major order (the last axis varies fastest) and
-// a validity mask (missing cells are allowed in 2D/3D).
+// a validity mask of cell_* states (missing cells are allowed in 2D/3D).
 template <std::size_t D>
 struct Grid {
   std::array<Axis, D> axes{};
@@ -85,7 +91,7 @@ Grid<D> make_grid(std::array<Axis, D> axes, std::vector<double> values, std::vec
     if (a.empty()) throw DataError(std::string(label) + ": axis has no grid points");
     cells *= a.size();
   }
-  if (valid.empty()) valid.assign(values.size(), 1);
+  if (valid.empty()) valid.assign(values.size(), cell_measured);
   if (values.size() != cells || valid.size() != cells)
     throw DataError(std::string(label) + ": grid has " + std::to_string(cells) + " cells but " +
                     std::to_string(values.size()) + " values and " + std::to_string(valid.size()) + " mask entries");
@@ -97,23 +103,24 @@ Grid<D> make_grid(std::array<Axis, D> axes, std::vector<double> values, std::vec
       throw DataError(std::string(label) + ": cell " + g.describe(g.unflatten(i)) + " holds " + num(g.values[i]) +
                       "; values must be finite and >= 0");
     if (!g.valid[i]) g.values[i] = 0;  // never read, but keep the array finite
+    g.valid[i] = g.valid[i] ? cell_measured : cell_missing;  // a caller's mask says measured or not
   }
   return g;
 }
 
-// Blends the 2^D corners of the cell the hits select when some corner is invalid (the
-// interpolators inline the all-valid case themselves). Corner weights are products of
-// the per-axis weights (outside [0, 1] when extrapolating). An invalid corner's weight
-// goes to v̂, the average of the valid corners under the in-grid (clamped) weights:
-// inside the grid this is exactly renormalizing over the surviving corners, and off
-// the grid it cannot divide by a near-zero weight sum. An invalid corner with no
-// weight at this query changes nothing and sets no flag. Returns false when no corner
-// is valid.
+// Blends the 2^D corners of the cell the hits select when some corner is not measured
+// (the interpolators inline the all-measured case themselves). Corner weights are
+// products of the per-axis weights (outside [0, 1] when extrapolating). An estimated
+// corner counts with its value; a missing one's weight goes to v̂, the average of the
+// usable corners under the in-grid (clamped) weights: inside the grid this is exactly
+// renormalizing over the surviving corners, and off the grid it cannot divide by a
+// near-zero weight sum. Either sets RENORMALIZED, unless the corner has no weight at
+// this query. Returns false when no corner is usable.
 template <std::size_t D>
 bool blend_masked(const Grid<D>& g, const std::array<AxisHit, D>& hits, double& out, Coverage& cov) noexcept {
   double sum = 0, fill_num = 0, fill_den = 0, mean = 0, lost_w = 0;
   std::size_t count = 0;
-  bool lost = false;
+  bool lost = false, leaned = false;
   for (std::size_t c = 0; c < (std::size_t{1} << D); ++c) {
     double w = 1, wc = 1;  // wc: the weight with every axis weight clamped into [0, 1]
     std::size_t flat = 0;
@@ -125,12 +132,13 @@ bool blend_masked(const Grid<D>& g, const std::array<AxisHit, D>& hits, double& 
       flat += (up ? hits[d].hi : hits[d].lo) * g.strides[d];
     }
     const double v = g.values[flat];
-    if (g.valid[flat] != 0) {
+    if (g.valid[flat] != cell_missing) {
       sum += w * v;
       fill_num += wc * v;
       fill_den += wc;
       mean += v;
       ++count;
+      leaned = leaned || (g.valid[flat] == cell_estimated && (w != 0 || wc != 0));
     } else {
       lost_w += w;
       lost = lost || w != 0 || wc != 0;
@@ -138,8 +146,9 @@ bool blend_masked(const Grid<D>& g, const std::array<AxisHit, D>& hits, double& 
   }
   if (count == 0) return false;
   out = sum;
+  if (leaned) cov |= Coverage::renormalized;
   if (!lost) return true;
-  // A query exactly on an invalid grid point gives the valid corners zero weight: fall
+  // A query exactly on a missing grid point gives the usable corners zero weight: fall
   // back to their plain mean.
   const double fill = fill_den > 0 ? fill_num / fill_den : mean / static_cast<double>(count);
   out = sum + lost_w * fill;

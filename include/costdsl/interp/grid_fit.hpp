@@ -114,7 +114,7 @@ Grid<D> fit_grid(std::span<const std::array<double, D + 1>> samples, const std::
       throw DataError(std::string(label) + ": two samples at " + g.describe(g.unflatten(flat)) + " (values " +
                       num(g.values[flat]) + " and " + num(s[D]) + ")");
     g.values[flat] = s[D];
-    g.valid[flat] = 1;
+    g.valid[flat] = cell_measured;
   }
   check_monotonic(g, sink, label);
   return g;

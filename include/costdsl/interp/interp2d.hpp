@@ -1,6 +1,7 @@
 #pragma once
 // Bilinear interpolation over two independently sorted axes with a validity mask
-// (design §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
+// (design §8). A corner estimated at fit time (estimate_missing) or lost (renormalized
+// over the surviving ones) flags RENORMALIZED;
 // no valid corner, a NaN/infinite query or an empty table gives NO_COVERAGE.
 // Off the grid each table applies its declared OffGrid policy (EXTRAPOLATED).
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
 #include "costdsl/interp/grid.hpp"
+#include "costdsl/interp/fill_missing.hpp"
 #include "costdsl/interp/grid_fit.hpp"
 #include "costdsl/interp/off_grid.hpp"
 
@@ -75,7 +77,7 @@ class Interp2D {
     const std::size_t i00 = hx.lo * sx + hy.lo, i01 = hx.lo * sx + hy.hi;
     const std::size_t i10 = hx.hi * sx + hy.lo, i11 = hx.hi * sx + hy.hi;
     const auto& ok = grid_.valid;
-    if ((ok[i00] & ok[i01] & ok[i10] & ok[i11]) != 0) {  // the common case: a fully measured cell
+    if ((ok[i00] & ok[i01] & ok[i10] & ok[i11] & cell_measured) != 0) {  // the common case: all four measured
       const auto& g = grid_.values;
       const double lo = (1 - hy.weight) * g[i00] + hy.weight * g[i01];
       const double hi = (1 - hy.weight) * g[i10] + hy.weight * g[i11];
@@ -103,11 +105,24 @@ class Interp2D {
   }
   Interpolated operator()(double x, double y) const noexcept { return query(x, y); }
 
+  // Estimates the missing cells from their measured neighbours' efficiency under
+  // `model_time(std::array<double, 2>)` (interp/fill_missing.hpp); returns how many.
+  template <class ModelTime>
+  std::size_t estimate_missing(const ModelTime& model_time) {
+    return detail::fill_missing<2>(grid_, model_time);
+  }
+
   bool empty() const noexcept { return grid_.empty(); }
   OffGrid off_grid() const noexcept { return off_grid_; }
   const Axis& x_axis() const noexcept { return grid_.axes[0]; }
   const Axis& y_axis() const noexcept { return grid_.axes[1]; }
-  bool valid(std::size_t ix, std::size_t iy) const noexcept { return grid_.valid[ix * grid_.strides[0] + iy] != 0; }
+  // Measured (not missing, not estimated).
+  bool valid(std::size_t ix, std::size_t iy) const noexcept {
+    return grid_.valid[ix * grid_.strides[0] + iy] == cell_measured;
+  }
+  bool estimated(std::size_t ix, std::size_t iy) const noexcept {
+    return grid_.valid[ix * grid_.strides[0] + iy] == cell_estimated;
+  }
   double value(std::size_t ix, std::size_t iy) const noexcept { return grid_.values[ix * grid_.strides[0] + iy]; }
   // axis 0 = x, 1 = y.
   EdgeSlopes slopes(std::size_t axis) const noexcept { return slopes_[axis]; }
@@ -124,7 +139,7 @@ class Interp2D {
     std::array<double, band> xs{}, vs{};
     for (std::size_t k = first; k < last; ++k) {
       const std::size_t flat = k * grid_.strides[d] + other * grid_.strides[o];
-      if (!grid_.valid[flat]) continue;
+      if (grid_.valid[flat] != cell_measured) continue;
       xs[n] = grid_.axes[d][k];
       vs[n] = grid_.values[flat];
       sx += xs[n];

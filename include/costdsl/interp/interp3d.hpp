@@ -1,6 +1,7 @@
 #pragma once
 // Trilinear interpolation over three independently sorted axes with a validity mask
-// (design §8). A lost corner renormalizes over the surviving ones (RENORMALIZED);
+// (design §8). A corner estimated at fit time (estimate_missing) or lost (renormalized
+// over the surviving ones) flags RENORMALIZED;
 // no valid corner, a NaN/infinite query or an empty table gives NO_COVERAGE. Off the
 // grid each axis extends its edge segment linearly (EXTRAPOLATED). Output >= 0.
 #include <array>
@@ -17,6 +18,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/interp/axis.hpp"
 #include "costdsl/interp/grid.hpp"
+#include "costdsl/interp/fill_missing.hpp"
 #include "costdsl/interp/grid_fit.hpp"
 
 namespace costdsl::interp {
@@ -63,7 +65,7 @@ class Interp3D {
     const std::array<std::size_t, 4> rows{hx.lo * sx + hy.lo * sy, hx.lo * sx + hy.hi * sy, hx.hi * sx + hy.lo * sy,
                                           hx.hi * sx + hy.hi * sy};
     const auto& ok = grid_.valid;
-    unsigned all = 1;
+    unsigned all = cell_measured;
     for (std::size_t r : rows) all &= ok[r + hz.lo] & ok[r + hz.hi];
     if (all != 0) {  // the common case: a fully measured cell
       const auto& g = grid_.values;
@@ -79,11 +81,18 @@ class Interp3D {
   }
   Interpolated operator()(double x, double y, double z) const noexcept { return query(x, y, z); }
 
+  // Estimates the missing cells from their measured neighbours' efficiency under
+  // `model_time(std::array<double, 3>)` (interp/fill_missing.hpp); returns how many.
+  template <class ModelTime>
+  std::size_t estimate_missing(const ModelTime& model_time) {
+    return detail::fill_missing<3>(grid_, model_time);
+  }
+
   bool empty() const noexcept { return grid_.empty(); }
   // axis 0 = x, 1 = y, 2 = z.
   const Axis& axis(std::size_t d) const noexcept { return grid_.axes[d]; }
   bool valid(std::size_t ix, std::size_t iy, std::size_t iz) const noexcept {
-    return grid_.valid[ix * grid_.strides[0] + iy * grid_.strides[1] + iz] != 0;
+    return grid_.valid[ix * grid_.strides[0] + iy * grid_.strides[1] + iz] == cell_measured;
   }
   double value(std::size_t ix, std::size_t iy, std::size_t iz) const noexcept {
     return grid_.values[ix * grid_.strides[0] + iy * grid_.strides[1] + iz];
