@@ -3,6 +3,8 @@
 // one query row that attends to its whole KV history; all requests of a step collapse
 // into one cell (batch = request count, total_kv = Σ KV lengths).
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,12 @@ struct AttnDecode {
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.total_kv)}; }
   static Input input_at(const Config&, const std::array<double, 2>& at) {
     return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
+  }
+  // As attn_prefill's: the nearest measured head configuration of the same KV dtype.
+  static double transfer_distance(const Config& a, const Config& b) {
+    if (a.kv_dtype != b.kv_dtype) return std::numeric_limits<double>::infinity();
+    return costdsl::detail::head_distance(a.num_qo_heads, a.num_kv_heads, a.head_dim, b.num_qo_heads, b.num_kv_heads,
+                                          b.head_dim);
   }
   // Requests and KV tokens are additive loads: extend off-grid with per-axis slopes.
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;

@@ -6,6 +6,7 @@
 // tiles (see Roofline::attention_prefill), not for a quadratic term they do not have.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -55,6 +56,14 @@ struct AttnPrefill {
   // roofline time a missing table cell's estimate scales (see KernelDef's input_at).
   static Input input_at(const Config&, const std::array<double, 2>& at) {
     return {costdsl::detail::count_at(at[0]), 0, costdsl::detail::count_at(std::sqrt(2 * std::max(at[1], 0.0)))};
+  }
+  // A head configuration no table holds answers from the nearest measured one of its
+  // dtype, scaled by the roofline (Kernel: SCALED). How a kernel runs follows its GQA
+  // group and head_dim (tile shapes) more than its head count (more of the same tiles).
+  static double transfer_distance(const Config& a, const Config& b) {
+    if (a.dtype != b.dtype || a.window != b.window) return std::numeric_limits<double>::infinity();
+    return costdsl::detail::head_distance(a.num_qo_heads, a.num_kv_heads, a.head_dim, b.num_qo_heads, b.num_kv_heads,
+                                          b.head_dim);
   }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
   // Requests and work add up: interpolate linearly (see Kernel::fit).

@@ -43,7 +43,8 @@ struct FamilyStats {
   std::size_t rows = 0, uncovered = 0;
   double median_abs = 0, p90_abs = 0, bias = 0;
   // Rows the model answered with a flag (EXTRAPOLATED, RENORMALIZED: a neighbour missing,
-  // ANALYTIC) and the median over the others: how the table does where it is complete.
+  // SCALED: another config's table, ANALYTIC) and the median over the others: how the
+  // table does where it is complete.
   std::size_t flagged = 0;
   double median_abs_unflagged = 0;
   std::vector<ValidatedRow> worst;
@@ -367,8 +368,8 @@ void add_validate_command(CLI::App& app) {
                                f.rows, f.uncovered, 100 * f.median_abs, 100 * f.p90_abs, 100 * f.bias, f.flagged,
                                100 * f.median_abs_unflagged);
     }
-    std::cout << "(flagged: answered EXTRAPOLATED, RENORMALIZED or ANALYTIC; unflagged med.: the median over the "
-                 "others)\n";
+    std::cout << "(flagged: answered EXTRAPOLATED, RENORMALIZED, SCALED or ANALYTIC; unflagged med.: the median "
+                 "over the others)\n";
     if (st->worst == 0) return;
     std::cout << "\nworst rows (measured vs modelled):\n";
     for (const auto& f : fams)

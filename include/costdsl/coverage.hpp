@@ -12,6 +12,7 @@ enum class Coverage : std::uint8_t {
   no_coverage = 1 << 1,   // no data at all; the number is not to be trusted
   analytic = 1 << 2,      // the roofline model produced it, not a measurement
   renormalized = 1 << 3,  // an interpolation corner was not measured: estimated, or weights renormalized
+  scaled = 1 << 4,        // no table for this config: a measured neighbour's, times the roofline's time ratio
 };
 
 constexpr Coverage operator|(Coverage a, Coverage b) noexcept {
@@ -29,6 +30,7 @@ inline std::vector<std::string> coverage_names(Coverage c) {
   if (has(c, Coverage::no_coverage)) out.emplace_back("NO_COVERAGE");
   if (has(c, Coverage::analytic)) out.emplace_back("ANALYTIC");
   if (has(c, Coverage::renormalized)) out.emplace_back("RENORMALIZED");
+  if (has(c, Coverage::scaled)) out.emplace_back("SCALED");
   return out;
 }
 

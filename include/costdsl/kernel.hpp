@@ -238,6 +238,30 @@ class Kernel {
   // each backend's tables; the kernel keeps typed pointers to them.
   void bind_profiles(ProfileSource& source);
 
+  // The roofline's time of `c` at a cache point, where the kind can say which call a point
+  // stands for (K::input_at): the source estimates a table's missing cells with it.
+  std::function<double(std::span<const double>)> model_time(const Config& c) const {
+    if constexpr (requires(const std::array<double, dims>& p) { K::input_at(c, p); }) {
+      return [rf = roofline_, c](std::span<const double> at) {
+        std::array<double, dims> p{};
+        std::copy_n(at.begin(), dims, p.begin());
+        return K::roofline(*rf, c, K::input_at(c, p)).time_s;
+      };
+    } else {
+      return {};
+    }
+  }
+
+  // A kind that ranks configs by how alike their kernels run (K::transfer_distance) and
+  // maps cache points to calls lets a config no table holds answer from the nearest
+  // measured one, every cell times the roofline's time ratio of the two configs there
+  // (Coverage::scaled).
+  static constexpr bool transfers = requires(const Config& a, const std::array<double, dims>& p) {
+    { K::transfer_distance(a, a) } -> std::convertible_to<double>;
+    K::input_at(a, p);
+  };
+  void bind_scaled(ProfileSource& source, const ProfileSchema& schema, std::size_t backend);
+
   Config config_;
   std::vector<std::string> backends_;
   std::string gpu_;
@@ -350,19 +374,9 @@ template <KernelDef K>
 void Kernel<K>::bind_profiles(ProfileSource& source) {
   const ProfileSchema schema = profile_schema<K>();
   const std::vector<std::string> key = profile_key(config_);
-  // A kind that can say which call a cache point stands for (K::input_at) lets the source
-  // estimate its tables' missing cells from the roofline's time of that call.
-  std::function<double(std::span<const double>)> model_time;
-  if constexpr (requires(const std::array<double, dims>& p) { K::input_at(config_, p); }) {
-    model_time = [rf = roofline_, c = config_](std::span<const double> at) {
-      std::array<double, dims> p{};
-      std::copy_n(at.begin(), dims, p.begin());
-      return K::roofline(*rf, c, K::input_at(c, p)).time_s;
-    };
-  }
   const std::vector<BackendTables> tables =
       source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
-                   interpolated_config(), std::move(model_time)});
+                   interpolated_config(), model_time(config_)});
   bound_.resize(backends_.size());
   energy_caches_.resize(backends_.size());
   for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
@@ -380,12 +394,55 @@ void Kernel<K>::bind_profiles(ProfileSource& source) {
     energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
     measured_ = measured_ || bound.num_corners > 0;
   }
+  if constexpr (transfers) {
+    if (!measured_)
+      for (std::size_t b = 0; b < backends_.size(); ++b) bind_scaled(source, schema, b);
+  }
   std::size_t num_measured = 0;
   for (const Bound& bound : bound_) num_measured += bound.num_corners > 0 ? 1 : 0;
   for (std::size_t b = 0; b < bound_.size() && num_measured == 1; ++b)
     if (bound_[b].num_corners == 1)
       sole_ = {bound_[b].corners[0].cache, bound_[b].corners[0].weight, bound_[b].coverage, bound_[b].bounded,
                static_cast<std::uint8_t>(b)};
+}
+
+template <KernelDef K>
+void Kernel<K>::bind_scaled(ProfileSource& source, const ProfileSchema& schema, std::size_t backend) {
+  if constexpr (transfers) {
+    double best = std::numeric_limits<double>::infinity();
+    Config nearest = config_;
+    std::vector<std::string> nearest_key;
+    for (const std::vector<std::string>& key : source.keys(gpu_, schema, backends_[backend])) {
+      Config c = config_;  // untabled fields as ours
+      std::size_t i = 0;
+      bool parsed = true;
+      for_each_field(c, [&](std::string_view name, auto& v) {
+        if (untabled_field<Config>(name)) return;
+        parsed = parsed && i < key.size() && parse_field_text(key[i], v);
+        ++i;
+      });
+      if (!parsed || i != key.size()) continue;
+      const double d = K::transfer_distance(config_, c);
+      if (d < best) best = d, nearest = c, nearest_key = key;  // ties: the table's first
+    }
+    if (nearest_key.empty()) return;
+    const std::vector<std::string> one{backends_[backend]};
+    const std::vector<BackendTables> tables =
+        source.bind({gpu_, schema, nearest_key, one, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
+                     interpolated_config(), model_time(nearest)});
+    if (tables.empty() || tables[0].time.size() != 1) return;
+    const auto ours = model_time(config_), theirs = model_time(nearest);
+    auto scaled = std::make_shared<const Cache>(static_cast<const Cache*>(tables[0].time[0].cache.get())->scaled(
+        [&](const std::array<double, dims>& at) { return ours(at) / theirs(at); }));
+    Bound& bound = bound_[backend];
+    bound.corners[0] = {1.0, scaled.get()};
+    bound.num_corners = 1;
+    bound.coverage |= Coverage::scaled | (tables[0].extrapolated ? Coverage::extrapolated : Coverage::none);
+    tables_.push_back(std::move(scaled));
+    measured_ = true;
+  } else {
+    (void)source, (void)schema, (void)backend;
+  }
 }
 
 }  // namespace costdsl

@@ -18,6 +18,8 @@
 // bounded_backend(name) (a backend that answers only on its measured grid),
 // input_at(config, cache_point) (the call a 2D table's cell stands for: its missing
 // cells are then estimated from their neighbours' efficiency over the roofline),
+// transfer_distance(a, b) (with input_at: a config no table holds answers from the
+// nearest measured one, scaled by the roofline's time ratio; infinity: never from b),
 // validate(config) (throws a ConfigError naming the field).
 #include <algorithm>
 #include <array>
@@ -56,6 +58,12 @@ namespace detail {
 // held in [0, 2^53] so that the conversion is defined for any grid point.
 inline std::uint64_t count_at(double x) noexcept {
   return static_cast<std::uint64_t>(std::llround(std::clamp(x, 0.0, 9007199254740992.0)));
+}
+// How far apart two attention head configurations run, for transfer_distance: octaves
+// of GQA group size weigh 4, of head_dim 2, of KV head count 1.
+inline double head_distance(double qo_a, double kv_a, double hd_a, double qo_b, double kv_b, double hd_b) noexcept {
+  const auto octaves = [](double x, double y) { return std::abs(std::log2(x / y)); };
+  return 4 * octaves(qo_a / kv_a, qo_b / kv_b) + 2 * octaves(hd_a, hd_b) + octaves(kv_a, kv_b);
 }
 template <class K, std::size_t D>
 std::array<double, D> to_cache(const std::array<double, D>& p) {

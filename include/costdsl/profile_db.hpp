@@ -32,6 +32,9 @@ class ProfileDb final : public ProfileSource {
   // config share the caches).
   COSTDSL_DECL std::vector<BackendTables> bind(const TableRequest& request) override;
 
+  COSTDSL_DECL std::vector<std::vector<std::string>> keys(const std::string& gpu, const ProfileSchema& schema,
+                                                          const std::string& backend) override;
+
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
 
  private:

@@ -60,6 +60,14 @@ class ProfileSource {
   virtual ~ProfileSource() = default;
   // One entry per requested backend, in order. Throws DataError for a malformed table.
   virtual std::vector<BackendTables> bind(const TableRequest& request) = 0;
+  // The config keys measured for `backend` in the kind's table on `gpu` (schema.config
+  // order), for a kernel whose own config has none to find a neighbour. A source that
+  // cannot list them answers none.
+  virtual std::vector<std::vector<std::string>> keys(const std::string& gpu, const ProfileSchema& schema,
+                                                     const std::string& backend) {
+    (void)gpu, (void)schema, (void)backend;
+    return {};
+  }
   // Fit-time warnings (dropped samples, monotonicity breaks) so far, in order.
   virtual const std::vector<std::string>& warnings() const noexcept = 0;
 };

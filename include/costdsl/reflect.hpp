@@ -4,9 +4,11 @@
 // from the field names and types, so no file keeps a hand-written field list.
 //
 //   struct Config { COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k)); };
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <vector>
 
@@ -73,6 +75,37 @@ std::string field_text(const T& v) {
     return std::string(name(v));
   } else {
     static_assert(std::is_same_v<T, Dim>, "costdsl: field type has no text form");
+  }
+}
+
+// The inverse of field_text for a profile-table key: false where the text is no value
+// of the field's type (or the type has no parser: enums other than Dtype).
+template <class T>
+bool parse_field_text(std::string_view text, T& v) {
+  const auto integer = [&](auto& out) {
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+    return r.ec == std::errc{} && r.ptr == text.data() + text.size();
+  };
+  if constexpr (std::is_same_v<T, Dim>) {
+    std::uint64_t x = 0;
+    if (!integer(x)) return false;
+    v = Dim(x);
+    return true;
+  } else if constexpr (std::is_same_v<T, Dtype>) {
+    for (const Dtype d : all_dtypes)
+      if (name(d) == text) return v = d, true;
+    return false;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    v = std::string(text);
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (text != "0" && text != "1") return false;
+    v = text == "1";
+    return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    return integer(v);
+  } else {
+    return false;
   }
 }
 

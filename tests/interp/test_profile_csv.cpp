@@ -15,6 +15,7 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
+#include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/profile_csv.hpp"
@@ -450,6 +451,60 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
     const costdsl::Metrics exact = leaf.eval({2, 0, 1024});
     CHECK(exact.time_s * 1e3 == doctest::Approx(0.8 * roofline_ms(2, 1024)).epsilon(1e-12));
     CHECK(exact.coverage == Coverage::none);
+  }
+  fs::remove_all(root);
+}
+
+// A head configuration no table holds (a user's own model) answers from the nearest
+// measured configuration of its dtype, each cell scaled by the roofline's time ratio of
+// the two, flagged SCALED. With measured times a fixed efficiency of the roofline the
+// scaled answer is that efficiency of the query config's roofline; the nearest config is
+// the one of the same GQA group.
+TEST_CASE("profile tables: an unmeasured head configuration is its nearest neighbour's, scaled by the roofline") {
+  namespace fs = std::filesystem;
+  using costdsl::Coverage;
+  using costdsl::Kernel;
+  using costdsl::kernels::AttnDecode;
+  const fs::path root = fs::temp_directory_path() / "costdsl_test_scaled_config";
+  fs::remove_all(root);
+  fs::create_directories(root / "h200_sxm");
+  const costdsl::Timing roofline = costdsl::load_timing("h200", costdsl::TimingMode::roofline, root);
+  const auto roofline_ms = [&](const AttnDecode::Config& c, std::uint64_t batch, std::uint64_t kv) {
+    return AttnDecode::roofline(*roofline.roofline(), c, {batch, kv}).time_s * 1e3;
+  };
+  using costdsl::Dtype;
+  const AttnDecode::Config group4{Dtype::bf16, 32, 8, 128}, group1{Dtype::bf16, 64, 64, 128};
+  {
+    std::ofstream out(root / "h200_sxm" / "attn_decode.csv", std::ios::binary);
+    out.precision(17);
+    out << "kv_dtype,num_qo_heads,num_kv_heads,head_dim,batch,total_kv,backend,time_ms\n";
+    for (const std::uint64_t b : {1u, 8u, 64u})
+      for (const std::uint64_t kv : {1024u, 8192u, 65536u}) {
+        out << "bf16,32,8,128," << b << ',' << b * kv << ",sglang," << 0.5 * roofline_ms(group4, b, b * kv) << '\n';
+        out << "bf16,64,64,128," << b << ',' << b * kv << ",sglang," << 0.9 * roofline_ms(group1, b, b * kv) << '\n';
+      }
+  }
+  for (const auto mode : {costdsl::TimingMode::automatic, costdsl::TimingMode::profile}) {
+    CAPTURE(static_cast<int>(mode));
+    const costdsl::Timing timing = costdsl::load_timing("h200", mode, root);
+    // 64 / 16 heads: group 4 like 32 / 8 (one octave of KV heads away), two octaves of
+    // group from 64 / 64.
+    const AttnDecode::Config own{Dtype::bf16, 64, 16, 128};
+    const Kernel<AttnDecode> leaf(timing, own);
+    CHECK(leaf.source() == "profile");
+    for (const auto& [b, kv] : {std::pair<std::uint64_t, std::uint64_t>{8, 8 * 8192}, {64, 64 * 1024}}) {
+      const costdsl::Metrics m = leaf.eval({b, kv});
+      CHECK(m.time_s * 1e3 == doctest::Approx(0.5 * roofline_ms(own, b, kv)).epsilon(1e-9));
+      CHECK(m.coverage == Coverage::scaled);
+    }
+    // Between grid points the scaled table interpolates as a measured one does.
+    CHECK(leaf.eval({16, 16 * 4096}).coverage == Coverage::scaled);
+    // A measured config is untouched, and another KV dtype has no neighbour.
+    CHECK(leaf.eval({8, 8 * 8192}).time_s != Kernel<AttnDecode>(timing, group4).eval({8, 8 * 8192}).time_s);
+    CHECK(Kernel<AttnDecode>(timing, group4).eval({8, 8 * 8192}).coverage == Coverage::none);
+    const Kernel<AttnDecode> fp8(timing, {Dtype::fp8, 64, 16, 128});
+    CHECK(fp8.source() == "roofline");
+    if (mode == costdsl::TimingMode::automatic) CHECK(fp8.eval({8, 8 * 8192}).coverage == Coverage::analytic);
   }
   fs::remove_all(root);
 }

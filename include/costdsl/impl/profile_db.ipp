@@ -50,6 +50,16 @@ COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& requ
   return out;
 }
 
+COSTDSL_DECL std::vector<std::vector<std::string>> ProfileDb::keys(const std::string& gpu, const ProfileSchema& schema,
+                                                                  const std::string& backend) {
+  std::vector<std::vector<std::string>> out;
+  const ProfileTable* t = table(gpu, schema);
+  if (t == nullptr) return out;
+  for (const ProfileGroup& g : t->groups())
+    if (g.key.backend == backend) out.push_back(g.key.config);
+  return out;
+}
+
 // A config the table lacks whose interpolated columns (e.g. a GEMM's n, k) lie between
 // measured configs with the same other columns: the multilinear blend of the 2^F
 // neighbouring configs' tables, each queried at the same point. Past the measured range

@@ -108,6 +108,27 @@ Grid<D> make_grid(std::array<Axis, D> axes, std::vector<double> values, std::vec
   return g;
 }
 
+// Multiplies every cell that holds a value by factor(its coordinates) (a table measured
+// for one config, rescaled to another: Kernel's SCALED tables). A factor that is not
+// finite and >= 0 leaves the cell missing.
+template <std::size_t D, class Factor>
+void scale_cells(Grid<D>& g, const Factor& factor) {
+  for (std::size_t i = 0; i < g.values.size(); ++i) {
+    if (g.valid[i] == cell_missing) continue;
+    const auto ix = g.unflatten(i);
+    std::array<double, D> at{};
+    for (std::size_t d = 0; d < D; ++d) at[d] = g.axes[d][ix[d]];
+    const double f = factor(at);
+    const double v = g.values[i] * f;
+    if (std::isfinite(v) && v >= 0 && std::isfinite(f)) {
+      g.values[i] = v;
+    } else {
+      g.values[i] = 0;
+      g.valid[i] = cell_missing;
+    }
+  }
+}
+
 // Blends the 2^D corners of the cell the hits select when some corner is not measured
 // (the interpolators inline the all-measured case themselves). Corner weights are
 // products of the per-axis weights (outside [0, 1] when extrapolating). An estimated

@@ -112,6 +112,16 @@ class Interp2D {
     return detail::fill_missing<2>(grid_, model_time);
   }
 
+  // This table with every cell's value times factor(std::array<double, 2>), its edge
+  // slopes refitted (detail::scale_cells).
+  template <class Factor>
+  Interp2D scaled(const Factor& factor) const {
+    Interp2D out = *this;
+    detail::scale_cells<2>(out.grid_, factor);
+    out.fit_slopes(nullptr, "");
+    return out;
+  }
+
   bool empty() const noexcept { return grid_.empty(); }
   OffGrid off_grid() const noexcept { return off_grid_; }
   const Axis& x_axis() const noexcept { return grid_.axes[0]; }
