@@ -93,7 +93,9 @@ struct AttnDecode {
   static std::vector<Input> sweep(const Config& c) {
     return sweep_cells(bytes_per_element(c.kv_dtype) * 2.0 * double(c.num_kv_heads) * double(c.head_dim));
   }
-  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer", "sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() {
+    return {"costdsl_cuda", "flashinfer", "sglang", "vllm", "trtllm"};
+  }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

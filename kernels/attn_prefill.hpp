@@ -125,7 +125,9 @@ struct AttnPrefill {
     for (std::uint64_t a : sweep_appends()) grid.push_back({1, 0, a});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "flashinfer", "sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() {
+    return {"costdsl_cuda", "flashinfer", "sglang", "vllm", "trtllm"};
+  }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

@@ -102,7 +102,7 @@ struct FusedMoe {
     for (std::uint32_t m : gemm_m_axis()) grid.push_back({m, 0});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() { return {"sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

@@ -64,7 +64,7 @@ struct Gemm {
     for (std::uint32_t m : gemm_m_axis()) grid.push_back({m});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"cublaslt", "sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() { return {"cublaslt", "sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     if (c.n == 0 || c.k == 0)

@@ -55,7 +55,7 @@ struct MergeAttnStates {
     for (std::uint32_t t : token_axis) grid.push_back({t});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashinfer", "vllm"}; }
+  static std::vector<std::string> default_backends() { return {"flashinfer", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     if (c.num_heads == 0 || c.num_heads > 4096)

@@ -83,7 +83,7 @@ struct MlaDecode {
       grid.push_back({cell.batch, cell.total_kv});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"flashmla", "sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() { return {"flashmla", "sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     auto check = [](std::string_view field, std::uint64_t v, std::uint64_t max) {

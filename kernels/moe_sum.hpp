@@ -51,7 +51,7 @@ struct MoeSum {
     for (std::uint32_t t : token_axis) grid.push_back({t});
     return grid;
   }
-  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "sglang", "vllm"}; }
+  static std::vector<std::string> default_backends() { return {"costdsl_cuda", "sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     if (c.hidden == 0 || c.hidden > (1u << 20))

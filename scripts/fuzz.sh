@@ -64,7 +64,7 @@ build() {
   fi
   if newer "$bin" "${library[@]}" "$root/tests/fuzz" || { [ ${#libs[@]} -gt 0 ] && [ "${libs[0]}" -nt "$bin" ]; }; then
     echo "fuzz.sh: building $bin" >&2
-    "$cxx" "${flags[@]}" "$root/tests/fuzz/fuzz_$name.cpp" "${libs[@]}" -o "$bin.tmp" -lfmt
+    "$cxx" "${flags[@]}" "$root/tests/fuzz/fuzz_$name.cpp" "${libs[@]}" -o "$bin.tmp" -lfmt -lz
     mv "$bin.tmp" "$bin"
   fi
 }

@@ -1,8 +1,9 @@
 #pragma once
 // NVIDIA aiconfigurator's kernel measurement tables, read into costdsl's kernel kinds.
 //
-// aiconfigurator (Apache-2.0) publishes per-GPU tables in its own schema (CSV, or the
-// same columns as the text files of its older releases): GEMM, context / generation
+// aiconfigurator (Apache-2.0) publishes per-GPU tables in its own schema (CSV, gzipped for
+// most TensorRT-LLM and vLLM tables, or the same columns as the text files of its older
+// releases), one framework and version per file: GEMM, context / generation
 // attention, context / generation MLA, fused MoE, NCCL collectives and the framework's
 // custom all-reduce. A table is recognised by its header columns (and its op_name column
 // where two tables share columns), whatever the file is called. Each row maps to one
@@ -13,7 +14,9 @@
 // the column, the value and the rule, through the profile-table line reader) and
 // counted where a well-formed row is something costdsl does not model (a sliding window,
 // a weight-only dtype, power-law routing, ...): every such row is counted under its
-// reason and reported, never dropped silently.
+// reason and reported, never dropped silently. aiconfigurator's tables of what costdsl
+// has no kind for (attention modules, GDN, encoder attention, ...) are recognised by
+// their columns too, and reported as such, not read.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -34,7 +37,7 @@
 
 #include <fmt/format.h>
 
-#include "costdsl/detail/read_text_file.hpp"
+#include "costdsl/detail/read_gzip_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
@@ -75,13 +78,24 @@ constexpr std::string_view name(Table t) noexcept {
 }
 
 // The header columns each kind of table must have. Context and generation attention
-// (and MLA) share theirs: a row's op_name says which it is.
+// (and MLA) share theirs: a row's op_name says which it is. The first signature whose
+// columns a header holds wins, so order matters.
+//
+// `modelled` false: one of aiconfigurator's tables of something costdsl has no kernel kind
+// for, recognised so that a directory of aiconfigurator's files imports (the file is
+// reported, not read) rather than stopping at "missing column". The whole-module tables
+// come first: they carry the MLA / MoE columns too, but a row times a module (GEMMs and
+// all), not the one kernel the MLA / MoE tables time.
 struct Signature {
   std::string_view name;
   std::vector<std::string_view> columns;
+  bool modelled = true;
 };
 inline const std::vector<Signature>& signatures() {
   static const std::vector<Signature> s{
+      {"attention_module", {"op_name", "architecture", "gemm_type", "latency"}, false},  // dsa / msa / mla modules
+      {"wideep_moe", {"moe_kernel", "simulation_mode", "latency"}, false},
+      {"moe_module", {"op_name", "kernel_dtype", "global_num_tokens", "latency"}, false},  // dsv4_megamoe_module
       {"gemm", {"gemm_dtype", "m", "n", "k", "latency"}},
       {"attention",
        {"op_name", "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "attn_dtype", "kv_cache_dtype",
@@ -90,8 +104,15 @@ inline const std::vector<Signature>& signatures() {
       {"moe",
        {"moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "moe_ep_size",
         "distribution", "latency"}},
-      {"custom_allreduce", {"allreduce_dtype", "num_gpus", "message_size", "backend", "latency"}},
+      // SGLang's and vLLM's name the path in `backend`; TensorRT-LLM's have none (or `implementation`).
+      {"custom_allreduce", {"allreduce_dtype", "num_gpus", "message_size", "latency"}},
       {"nccl", {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"}},
+      {"encoder_attention", {"op_name", "batch_size", "isl", "num_heads", "head_dim", "attn_dtype", "latency"}, false},
+      {"quantization_scale", {"op_name", "m", "k", "quant_dtype", "latency"}, false},  // compute_scale, scale_matrix
+      {"mla_bmm", {"op_name", "bmm_dtype", "num_tokens", "num_heads", "latency"}, false},
+      {"linear_attention", {"op_name", "phase", "seq_len", "d_conv", "latency"}, false},  // gdn, kda, mamba2
+      {"mhc_module", {"op_name", "hc_mult", "latency"}, false},
+      {"moe_alltoall", {"op_name", "moe_dtype", "num_tokens", "topk", "num_experts", "moe_ep_size", "latency"}, false},
   };
   return s;
 }
@@ -121,7 +142,7 @@ struct Provenance {
 
 struct Row {
   AnyCall call;
-  std::string backend;  // costdsl backend name: the framework (sglang, vllm), nccl or custom
+  std::string backend;  // costdsl backend name: the framework (sglang, trtllm, vllm), nccl or custom
   double time_ms = 0;
   Provenance provenance;
   Table table = Table::gemm;
@@ -151,8 +172,15 @@ struct Skips {
 // What one source file held.
 struct FileReport {
   std::string file;
-  std::string table;  // the recognised table, or empty (not a measurement table)
+  std::string table;   // the recognised table, or empty (not a measurement table)
+  bool modelled = true;  // false: an aiconfigurator table costdsl has no kind for (reported, not read)
   std::string header;  // the header line (to write held-out rows back in the same schema)
+  // Who measured it: the framework column lowercased, as the rows' backend (sglang, trtllm,
+  // vllm; sglang without one), one per file; and its versions with their row counts,
+  // usually one (aiconfigurator's B200 vLLM MoE table holds a dev build's rows too).
+  std::string framework;
+  std::map<std::string, std::size_t> versions;
+  bool selected = true;  // false: its framework was not asked for (ReadOptions::frameworks); rows not mapped
   std::size_t rows = 0, mapped = 0;
   Skips skips;
 };
@@ -160,6 +188,14 @@ struct FileReport {
 struct ReadResult {
   std::vector<Row> rows;
   std::vector<FileReport> files;
+};
+
+struct ReadOptions {
+  bool keep_text = false;  // keep each row's source line (held-out tables)
+  // The frameworks whose tables to map (sglang, trtllm, vllm); empty: all. NCCL tables
+  // are the collective library's own times, whichever framework's harness ran them:
+  // always read.
+  std::set<std::string, std::less<>> frameworks;
 };
 
 namespace detail {
@@ -383,7 +419,10 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
     }
     case Table::custom_allreduce: {
-      const std::string_view backend = r.text("backend");
+      // SGLang's and vLLM's tables time each size in and out of a CUDA graph (backend
+      // sglang_graph / sglang_eager). TensorRT-LLM's have no such column: aiconfigurator's
+      // TRT-LLM collector times every size inside a CUDA graph (collect_all_reduce.py).
+      const std::string_view backend = r.has("backend") ? r.text("backend") : std::string_view("graph");
       if (backend.find("graph") == std::string_view::npos) {
         why = fmt::format("backend {}: the custom all-reduce outside CUDA graphs (frameworks serve under graphs)",
                           backend);
@@ -401,23 +440,32 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
   return std::nullopt;
 }
 
-// The costdsl backend a table's rows are measured as.
-inline std::string backend_of(Table t, const detail::Cells& r) {
-  if (t == Table::nccl) return "nccl";
-  if (t == Table::custom_allreduce) return "custom";
+// The framework that measured a row, as costdsl names backends: the framework column
+// lowercased (SGLang → sglang, TRTLLM → trtllm, VLLM / vLLM → vllm), sglang without one.
+inline std::string framework_of(const detail::Cells& r) {
   const std::string fw = detail::lower(r.text_or("framework", "sglang"));
   return fw.empty() ? "sglang" : fw;
 }
 
-// Reads one table from text. `keep_text`: keep each row's source line (held-out tables).
+// The costdsl backend a table's rows are measured as: the framework, but for the all-reduce
+// tables (NCCL's, and the framework's custom one, the all_reduce kind's `custom` backend).
+inline std::string backend_of(Table t, const std::string& framework) {
+  if (t == Table::nccl) return "nccl";
+  if (t == Table::custom_allreduce) return "custom";
+  return framework;
+}
+
+// Reads one table from text.
 inline FileReport read_table_text(std::string_view text, const std::string& file, std::vector<Row>& out,
-                                  bool keep_text = false) {
+                                  const ReadOptions& opt) {
   FileReport rep;
   rep.file = file;
   std::map<std::string, std::size_t, std::less<>> index;
   std::vector<std::string> header;
   std::optional<std::size_t> sig;  // index into signatures(); "attention" / "mla" split by op_name
   bool have_header = false;
+  std::size_t first_line = 0;  // the first data row: its framework and version are the file's
+  std::string first_framework;  // as written there
   for_each_csv_line(text, file, [&](std::size_t line, std::string_view raw, std::span<const CsvCell> cells) {
     if (!have_header) {
       have_header = true;
@@ -435,12 +483,14 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
           sig = s;
       if (sig) {
         rep.table = std::string(sigs[*sig].name);
+        rep.modelled = sigs[*sig].modelled;
         return;
       }
       if (index.count("latency") == 0) return;  // not a measurement table: reported, not read
       // A measurement table missing columns: name the closest kind and what it lacks.
       std::size_t best = 0, best_have = 0;
       for (std::size_t s = 0; s < sigs.size(); ++s) {
+        if (!sigs[s].modelled) continue;
         const auto have = static_cast<std::size_t>(std::count_if(
             sigs[s].columns.begin(), sigs[s].columns.end(), [&](auto c) { return index.count(c) > 0; }));
         if (have > best_have) best = s, best_have = have;
@@ -451,25 +501,43 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       throw DataError(fmt::format("{}:{}:1: missing column {} for an aiconfigurator {} table (its columns: {})", file,
                                   line, missing, sigs[best].name, fmt::join(sigs[best].columns, ", ")));
     }
-    if (!sig) return;
+    if (!sig || !rep.modelled) return;
     if (cells.size() != header.size())
       throw DataError(fmt::format("{}:{}:{}: row has {} cells but the header has {} columns", file, line,
                                   cells.size() > header.size() ? cells[header.size()].col : raw.size() + 1,
                                   cells.size(), header.size()));
     ++rep.rows;
     const detail::Cells r(file, line, index, cells);
-    Table t{};
+    // One framework per file: its rows' backend and the --framework choice are the file's,
+    // so a file mixing two would file one framework's kernels under the other's name.
+    // Versions may differ (each row keeps its own); the report lists them.
+    const std::string fw = framework_of(r), version = r.text_or("version", "");
     const std::string_view sname = signatures()[*sig].name;
+    if (first_line == 0) {
+      first_line = line;
+      first_framework = r.text_or("framework", "");
+      rep.framework = fw;
+      rep.selected = sname == "nccl" || opt.frameworks.empty() || opt.frameworks.count(fw) > 0;
+    } else if (fw != rep.framework) {
+      throw DataError(fmt::format("{}: framework '{}', but the file's rows from line {} are '{}': one framework "
+                                  "per file",
+                                  r.where("framework"), r.text_or("framework", ""), first_line, first_framework));
+    }
+    ++rep.versions[version];
+    if (!rep.selected) return;
+    Table t{};
     if (sname == "gemm") t = Table::gemm;
-    else if (sname == "moe") t = Table::moe;
     else if (sname == "custom_allreduce") t = Table::custom_allreduce;
     else if (sname == "nccl") t = Table::nccl;
+    else if (sname == "moe" && (!r.has("op_name") || r.text("op_name") == "moe")) t = Table::moe;
     else {
-      const std::string_view op = r.text("op_name");
+      // A MoE table's other ops (SGLang's wide-EP moe_context, ...) time other code paths.
+      // vLLM spells the MLA ops context_mla / generation_mla, the others mla_context / mla_generation.
+      const std::string_view op = r.has("op_name") ? r.text("op_name") : std::string_view();
       if (sname == "attention" && op == "context_attention") t = Table::context_attention;
       else if (sname == "attention" && op == "generation_attention") t = Table::generation_attention;
-      else if (sname == "mla" && op == "mla_context") t = Table::context_mla;
-      else if (sname == "mla" && op == "mla_generation") t = Table::generation_mla;
+      else if (sname == "mla" && (op == "mla_context" || op == "context_mla")) t = Table::context_mla;
+      else if (sname == "mla" && (op == "mla_generation" || op == "generation_mla")) t = Table::generation_mla;
       else {
         rep.skips.add(fmt::format("op_name {}: not an op of a {} table", op, sname), r.where("op_name"));
         return;
@@ -486,9 +554,9 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       rep.skips.add(why, r.where());
       return;
     }
-    Row row{std::move(*call), backend_of(t, r), *ms,
-            Provenance{r.text_or("framework", ""), r.text_or("version", ""), r.text_or("kernel_source", "")},
-            t, file, line, keep_text ? std::string(raw) : std::string()};
+    Row row{std::move(*call), backend_of(t, fw), *ms,
+            Provenance{r.text_or("framework", ""), version, r.text_or("kernel_source", "")},
+            t, file, line, opt.keep_text ? std::string(raw) : std::string()};
     out.push_back(std::move(row));
     ++rep.mapped;
   });
@@ -496,29 +564,48 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
   return rep;
 }
 
-inline FileReport read_table_file(const std::filesystem::path& path, std::vector<Row>& out, bool keep_text = false) {
-  return read_table_text(costdsl::detail::read_text_file(path, "measurement table"), path.string(), out, keep_text);
+inline FileReport read_table_text(std::string_view text, const std::string& file, std::vector<Row>& out,
+                                  bool keep_text = false) {
+  return read_table_text(text, file, out, ReadOptions{keep_text, {}});
 }
 
-// Every .csv / .txt table in a directory (sorted by name, not recursive), or one file.
-inline ReadResult read_tables(const std::filesystem::path& path, bool keep_text = false) {
+// One table file, plain text or gzip (told by its first bytes, whatever its name).
+inline FileReport read_table_file(const std::filesystem::path& path, std::vector<Row>& out,
+                                  const ReadOptions& opt = {}) {
+  return read_table_text(costdsl::detail::read_maybe_gzip_file(path, "measurement table"), path.string(), out, opt);
+}
+
+// A name read_tables takes in a directory: .csv or .txt, plain or gzipped (.csv.gz,
+// .txt.gz: how aiconfigurator ships most of its TensorRT-LLM and vLLM tables).
+inline bool is_table_name(const std::filesystem::path& p) {
+  std::filesystem::path name = p.filename();
+  if (name.extension() == ".gz") name = name.stem();
+  const std::string ext = name.extension().string();
+  return ext == ".csv" || ext == ".txt";
+}
+
+// Every table in a directory (sorted by name, not recursive; see is_table_name), or one file.
+inline ReadResult read_tables(const std::filesystem::path& path, const ReadOptions& opt) {
   ReadResult res;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw InputError(fmt::format("{}: no such file or directory", path.string()));
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(path, ec)) {
-    for (const auto& e : std::filesystem::directory_iterator(path)) {
-      const std::string ext = e.path().extension().string();
-      if (ext == ".csv" || ext == ".txt") files.push_back(e.path());  // a directory named x.csv errs below
-    }
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      if (is_table_name(e.path())) files.push_back(e.path());  // a directory named x.csv errs below
     std::sort(files.begin(), files.end());
-    if (files.empty()) throw InputError(fmt::format("{}: holds no .csv or .txt table", path.string()));
+    if (files.empty())
+      throw InputError(fmt::format("{}: holds no .csv or .txt table (plain or .gz)", path.string()));
   } else {
     files.push_back(path);
   }
-  for (const auto& f : files) res.files.push_back(read_table_file(f, res.rows, keep_text));
+  for (const auto& f : files) res.files.push_back(read_table_file(f, res.rows, opt));
   return res;
+}
+
+inline ReadResult read_tables(const std::filesystem::path& path, bool keep_text = false) {
+  return read_tables(path, ReadOptions{keep_text, {}});
 }
 
 // ---------------------------------------------------------------- the costdsl side

@@ -200,7 +200,14 @@ inline Rows load_rows(const std::filesystem::path& dir, const std::vector<std::s
     if (!std::filesystem::is_directory(tables, ec))
       throw InputError(fmt::format("{}: no such directory (no aiconfigurator tables for gpu '{}')", tables.string(),
                                    gpu));
-    const aic::ReadResult read = aic::read_tables(tables);
+    // SGLang's tables and NCCL's: what data/roofline.json was fitted on, when only the
+    // plain .csv were read (and those were SGLang's). NCCL's are read whatever the framework,
+    // which adds b300_sxm's second NCCL sweep (nccl_trtllm_1.3.0rc10.csv.gz, 189 rows) to
+    // `roofline eval`; fitting on TensorRT-LLM's and vLLM's kernels too is a refit, a choice
+    // of its own (issue 35).
+    aic::ReadOptions only_sglang;
+    only_sglang.frameworks = {"sglang"};
+    const aic::ReadResult read = aic::read_tables(tables, only_sglang);
     for (const aic::FileReport& f : read.files) detail::add_skips(out.skipped, f.skips);
     // The best measured backend per (GPUs, message): what a framework that picks the
     // faster all-reduce runs, against the kernel's own choice.

@@ -98,17 +98,47 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
 }
 
 void print_import_report(const aic::ReadResult& read, const aic::ImportResult& imp) {
-  std::cout << fmt::format("{:<44} {:<20} {:>8} {:>8} {:>8}\n", "source file", "table", "rows", "mapped", "skipped");
+  std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", "source file", "table", "framework", "rows",
+                           "mapped", "skipped");
+  std::map<std::string, std::size_t> by_framework;  // mapped rows; NCCL's apart (every framework's collective)
   for (const aic::FileReport& f : read.files) {
     const std::string name = std::filesystem::path(f.file).filename().string();
     if (f.table.empty()) {
-      std::cout << fmt::format("{:<44} {:<20} not a measurement table (no latency column): not read\n", name, "-");
+      std::cout << fmt::format("{:<50} {:<18} not a measurement table (no latency column): not read\n", name, "-");
       continue;
     }
-    std::cout << fmt::format("{:<44} {:<20} {:>8} {:>8} {:>8}\n", name, f.table, f.rows, f.mapped, f.skips.total());
+    if (!f.modelled) {
+      std::cout << fmt::format("{:<50} {:<18} an aiconfigurator table costdsl has no kernel kind for: not read\n", name,
+                               f.table);
+      continue;
+    }
+    // The framework and its version (the most rows' version, "+N" more when it has several).
+    std::string who = "-";
+    if (!f.versions.empty()) {
+      const auto top = std::max_element(f.versions.begin(), f.versions.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+      who = fmt::format("{} {}{}", f.framework, top->first,
+                        f.versions.size() > 1 ? fmt::format(" +{}", f.versions.size() - 1) : std::string());
+    }
+    if (!f.selected) {
+      std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8}   not imported (--framework)\n", name, f.table, who, f.rows);
+      continue;
+    }
+    std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", name, f.table, who, f.rows, f.mapped,
+                             f.skips.total());
+    if (f.versions.size() > 1) {
+      std::vector<std::string> v;
+      for (const auto& [version, n] : f.versions) v.push_back(fmt::format("{} ({} rows)", version, n));
+      std::cout << fmt::format("    versions: {} (each row keeps its own)\n", fmt::join(v, ", "));
+    }
     for (const auto& [why, e] : f.skips.reasons)
       std::cout << fmt::format("    skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
+    if (f.mapped > 0) by_framework[f.table == "nccl" ? std::string("nccl") : f.framework] += f.mapped;
   }
+  std::vector<std::string> counts;
+  for (const auto& [fw, n] : by_framework) counts.push_back(fmt::format("{} {}", fw, n));
+  std::cout << fmt::format("\nmapped rows by framework: {}\n",
+                           counts.empty() ? std::string("none") : fmt::format("{}", fmt::join(counts, ", ")));
   std::cout << fmt::format("\n{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
                            "held out", "not needed");
   for (const aic::KindReport& k : imp.kinds)
@@ -116,6 +146,18 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
                              k.held_out, k.not_wanted);
   std::cout << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
                "accuracy check; not needed: configs no shipped arch uses)\n";
+}
+
+// Each framework named by --framework must have measured some table in DIR: else a typo or
+// the wrong directory, which would otherwise write nothing (or only NCCL's rows) quietly.
+void check_frameworks_found(const aic::ReadResult& read, const aic::ReadOptions& opt, const std::string& dir) {
+  std::set<std::string> have;
+  for (const aic::FileReport& f : read.files)
+    if (f.modelled && !f.table.empty() && f.table != "nccl" && f.rows > 0) have.insert(f.framework);
+  for (const std::string& fw : opt.frameworks)
+    if (have.count(fw) == 0)
+      throw InputError(fmt::format("--framework {}: {} holds no table measured with {} (its tables: {})", fw, dir, fw,
+                                   have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))));
 }
 
 // create_directories that fails as bad input (exit 2, naming the flag) rather than with
@@ -133,6 +175,7 @@ void add_import_command(CLI::App& app) {
   import->require_subcommand(1);
   struct State {
     std::string dir, gpu, out, held_out_dir;
+    std::vector<std::string> frameworks;
     double hold_out = 0;
     bool for_archs = false;
   };
@@ -141,7 +184,8 @@ void add_import_command(CLI::App& app) {
       "aiconfigurator",
       "Read NVIDIA aiconfigurator tables (gemm, attention, MLA, MoE, NCCL, custom all-reduce; recognised by their "
       "columns) and write OUT/<gpu>/<kind>.csv");
-  aic_cmd->add_option("dir", st->dir, "a directory of aiconfigurator tables (.csv / .txt), or one table")->required();
+  aic_cmd->add_option("dir", st->dir, "a directory of aiconfigurator tables (.csv / .txt, plain or .gz), or one table")
+      ->required();
   aic_cmd->add_option("--gpu", st->gpu, "the GPU they were measured on (see `costdsl gpus`)")->required();
   aic_cmd->add_option("--out", st->out, "profile directory to write (default: the shipped data/profiles)");
   aic_cmd->add_option("--hold-out", st->hold_out,
@@ -149,6 +193,12 @@ void add_import_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   aic_cmd->add_option("--held-out-dir", st->held_out_dir,
                       "write the held-back rows there, in the source schema (for `costdsl validate`)");
+  aic_cmd
+      ->add_option("--framework", st->frameworks,
+                   "import only the tables these frameworks measured (sglang, trtllm, vllm; repeatable or a comma "
+                   "list; default: all found). NCCL's tables are read whatever the framework")
+      ->delimiter(',')
+      ->transform(CLI::IsMember({"sglang", "trtllm", "vllm"}, CLI::ignore_case));  // VLLM reads as vllm
   aic_cmd->add_flag("--for-archs", st->for_archs,
                     "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), "
                     "with the measured neighbours that interpolating configs need");
@@ -156,7 +206,11 @@ void add_import_command(CLI::App& app) {
     const GpuCatalog catalog = GpuCatalog::load_default();
     const std::string gpu = catalog.find(st->gpu).name;
     if (!st->held_out_dir.empty() && st->hold_out == 0) throw InputError("--held-out-dir needs --hold-out PERCENT > 0");
-    const aic::ReadResult read = aic::read_tables(st->dir, !st->held_out_dir.empty());
+    aic::ReadOptions read_opt;
+    read_opt.keep_text = !st->held_out_dir.empty();
+    read_opt.frameworks.insert(st->frameworks.begin(), st->frameworks.end());
+    const aic::ReadResult read = aic::read_tables(st->dir, read_opt);
+    check_frameworks_found(read, read_opt, st->dir);
     aic::ImportOptions opt;
     opt.hold_out_percent = st->hold_out;
     if (st->for_archs) opt.wanted = shipped_arch_configs();

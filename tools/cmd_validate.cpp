@@ -234,7 +234,8 @@ void add_validate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "validate", "Compare costdsl with measured tables in aiconfigurator's schema (per family rows, median and "
                   "p90 |relative error|, bias, worst rows), or with measured deployments (--deployments)");
-  auto* dir = cmd->add_option("dir", st->dir, "a directory of measurement tables (.csv / .txt), or one table");
+  auto* dir =
+      cmd->add_option("dir", st->dir, "a directory of measurement tables (.csv / .txt, plain or .gz), or one table");
   st->timing.add(*cmd, false);
   auto* deployments = cmd->add_option(
       "--deployments", st->deployments,

@@ -7,6 +7,7 @@ accepted cases must exit 0 with a finite result carrying the right coverage flag
 
 usage: cli_cases.py COSTDSL
 """
+import gzip
 import json
 import math
 import pathlib
@@ -395,6 +396,18 @@ with tempfile.TemporaryDirectory() as d:
     both("unknown op is a counted skip", p, "op_name broadcast: only all_reduce is imported", accepted=True)
     p = tables("quote", GEMM_HDR + 'SGLang,0.5.14,"H100, SXM",gemm,torch,bfloat16,16,4096,4096,0.03\n')
     both("quoted cell", p, "t.csv:2:15: quoted cells are not supported")
+    # Gzipped tables (aiconfigurator's TensorRT-LLM and vLLM exports): damage is an error naming the file.
+    packed = gzip.compress((GEMM_HDR + GEMM_OK * 40).encode())
+    p = tables("gz_cut", None)
+    (p / "gemm_trtllm.csv.gz").write_bytes(packed[:len(packed) // 2])
+    both("truncated .csv.gz", p, "gemm_trtllm.csv.gz: truncated gzip stream after")
+    p = tables("gz_junk", None)
+    (p / "gemm_trtllm.csv.gz").write_bytes(packed + b"junk")
+    both("garbage after a .csv.gz's last member", p, "gemm_trtllm.csv.gz: corrupt gzip stream",
+         "incorrect header check")
+    p = tables("mixed", GEMM_HDR + GEMM_OK + "TRTLLM,1.3.0rc20,H100,gemm,torch,bfloat16,32,4096,4096,0.03\n")
+    both("two frameworks in one file", p,
+         "t.csv:3:1: framework 'TRTLLM', but the file's rows from line 2 are 'SGLang': one framework per file")
     ok = tables("ok", GEMM_HDR + GEMM_OK)
     rejects("import --gpu unknown", ["import", "aiconfigurator", str(ok), "--gpu", "h300"], "unknown gpu 'h300'")
     rejects("import --hold-out 150", ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out", str(d / "o"),
@@ -403,6 +416,11 @@ with tempfile.TemporaryDirectory() as d:
             ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out", str(d / "o"), "--held-out-dir",
              str(d / "h")], "--held-out-dir needs --hold-out PERCENT > 0")
     rejects("import without a source", ["import", "aiconfigurator", "--gpu", "h100"], "dir")
+    rejects("import --framework unknown", ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out",
+                                           str(d / "o"), "--framework", "tensorflow"], "--framework", "tensorflow")
+    rejects("import --framework with no table of it",
+            ["import", "aiconfigurator", str(ok), "--gpu", "h100", "--out", str(d / "o"), "--framework", "vllm"],
+            "--framework vllm:", "holds no table measured with vllm (its tables: sglang)")
     rejects("validate --timing fast", ["validate", str(ok), "--gpu", "h100", "--timing", "fast"], "--timing", "fast")
     accepts_json("validate, profile timing, no table: uncovered, not zero",
                  ["validate", str(ok), "--gpu", "h100", "--timing", "profile", "--profile-dir", str(d / "nothing"),

@@ -8,7 +8,8 @@
 //   pristine/  the fixtures, never touched: data/ (a copy of the shipped data directory,
 //              which $COSTDSL_DATA_DIR points the CLI at in work/, so that a default
 //              output such as `import`'s data/profiles lands in the copy), aic/ (a few
-//              aiconfigurator tables), calib/ (a roofline calibration tree:
+//              aiconfigurator tables), aicgz/ (SGLang's GEMMs, TRT-LLM's and vLLM's tables
+//              gzipped), cut.csv.gz (a gzipped table cut short), calib/ (a roofline calibration tree:
 //              aiconfigurator/h100_sxm/, vidur_h100/), cfg.json (a HuggingFace config),
 //              params.json (a partial roofline.json)
 //   work/      a copy of pristine/ and the working directory of every run
@@ -23,6 +24,7 @@
 // --requests with --rate only.
 // COSTDSL_FUZZ_CLI_ECHO=1 prints each run's arguments, exit code and output (for writing seeds).
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -101,6 +103,29 @@ void write_file(const fs::path& path, std::string_view text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// `text` gzipped, as aiconfigurator ships its TensorRT-LLM and vLLM tables.
+std::string gzip(std::string_view text) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::abort();
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A table as another framework measured it: SGLang's rows under `framework`.
+std::string as_framework(std::string_view table, std::string_view framework) {
+  std::string out(table);
+  for (std::size_t at = 0; (at = out.find("\nSGLang,", at)) != std::string::npos; at += framework.size() + 2)
+    out.replace(at + 1, 6, framework);
+  return out;
+}
+
 class Sandbox {
  public:
   Sandbox() {
@@ -119,6 +144,14 @@ class Sandbox {
     write_file(pristine_ / "aic" / "nccl.csv", nccl_table);
     write_file(pristine_ / "aic" / "attention.csv", attention_table);
     write_file(pristine_ / "aic" / "README.csv", "name,value\nnot,a table\n");
+    // aicgz/: TensorRT-LLM's and vLLM's tables gzipped beside SGLang's, for --framework;
+    // cut.csv.gz: one cut short, an error naming it.
+    write_file(pristine_ / "aicgz" / "gemm_sglang.csv", gemm_table);
+    write_file(pristine_ / "aicgz" / "gemm_trtllm.csv.gz", gzip(as_framework(gemm_table, "TRTLLM")));
+    write_file(pristine_ / "aicgz" / "attention_vllm.csv.gz", gzip(as_framework(attention_table, "VLLM")));
+    write_file(pristine_ / "aicgz" / "nccl.csv.gz", gzip(nccl_table));
+    const std::string packed = gzip(gemm_table);
+    write_file(pristine_ / "cut.csv.gz", std::string_view(packed).substr(0, packed.size() / 2));
     const fs::path h100 = pristine_ / "calib" / "aiconfigurator" / "h100_sxm";
     write_file(h100 / "gemm.csv", gemm_table);
     write_file(h100 / "attention.csv", attention_table);

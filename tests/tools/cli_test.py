@@ -4,6 +4,7 @@ exit codes for bad input, and the pictures (through check_svg.py).
 
 usage: cli_test.py COSTDSL CHECK_SVG_PY
 """
+import gzip
 import json
 import pathlib
 import subprocess
@@ -320,6 +321,42 @@ with tempfile.TemporaryDirectory() as d:
           f"validate must count skipped rows by reason: {v.get('skipped')}")
     r = run("validate", str(src), "--gpu", "h100", "--timing", "roofline")
     check("median |err|" in r.stdout and "worst rows" in r.stdout, "validate text: table and worst rows")
+
+# import aiconfigurator reads TensorRT-LLM's and vLLM's .csv.gz beside SGLang's .csv; --framework picks.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    src = d / "src"
+    src.mkdir()
+
+    def gemm_rows(fw, version):
+        return GEMM_HDR + "".join(f"{fw},{version},H100,gemm,k,bfloat16,{m},{n},4096,{0.004 + m * n * 1e-9:.6f}\n"
+                                  for m in (1, 16, 256) for n in (1024, 2048))
+    (src / "gemm_sglang_0.5.14.csv").write_text(gemm_rows("SGLang", "0.5.14"))
+    (src / "gemm_trtllm_1.3.0rc20.csv.gz").write_bytes(gzip.compress(gemm_rows("TRTLLM", "1.3.0rc20").encode()))
+    (src / "gemm_vllm_0.24.0.csv.gz").write_bytes(gzip.compress(gemm_rows("VLLM", "0.24.0").encode()))
+
+    def backends(out):
+        lines = (out / "h100_sxm" / "gemm.csv").read_text().splitlines()
+        header = next(line for line in lines if not line.startswith("#")).split(",")
+        return {line.split(",")[header.index("backend")] for line in lines[lines.index(",".join(header)) + 1:]}
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "all"))
+    check(backends(d / "all") == {"sglang", "trtllm", "vllm"}, f"import of all frameworks: {r.stdout[-1500:]}")
+    check("mapped rows by framework: sglang 6, trtllm 6, vllm 6" in r.stdout, f"per-framework counts: {r.stdout}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "trt"), "--framework", "trtllm")
+    check(backends(d / "trt") == {"trtllm"}, f"--framework trtllm imports trtllm rows only: {r.stdout[-1500:]}")
+    check("not imported (--framework)" in r.stdout, f"--framework: the other files are listed as such: {r.stdout}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "two"), "--framework",
+            "sglang,VLLM")
+    check(backends(d / "two") == {"sglang", "vllm"}, f"--framework sglang,VLLM: {r.stdout[-1500:]}")
+    # The kernel reads an imported TRT-LLM table: trtllm is one of the gemm kind's backends.
+    k = json.loads(run("kernel", "gemm", "--gpu", "h100", "--profile-dir", str(d / "trt"), "--m", "16", "--n", "2048",
+                       "--k", "4096", "--json").stdout or "{}")
+    check(k.get("source") == "profile" and k.get("backend") == "trtllm" and k.get("coverage") == [],
+          f"a GEMM on an imported TRT-LLM table is a measured trtllm leaf: {k}")
+    packed = gzip.compress(gemm_rows("TRTLLM", "1.3.0rc20").encode())
+    (src / "gemm_trtllm_1.3.0rc20.csv.gz").write_bytes(packed[:len(packed) // 2])
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "bad"), expect=2)
+    check("gemm_trtllm_1.3.0rc20.csv.gz: truncated gzip stream after" in r.stderr, f"truncated .gz: {r.stderr}")
 
 # Our own H200 tables (data/profiles_costdsl, costdsl-profile) load and time every leaf they
 # measured when asked for; without --profile-dir H200 stays the roofline-only GPU.

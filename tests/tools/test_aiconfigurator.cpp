@@ -4,8 +4,10 @@
 // kernels then read from them (measured leaves, interpolated configs, the bounded
 // custom all-reduce).
 #include <doctest/doctest.h>
+#include <zlib.h>
 
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -60,6 +62,21 @@ std::string error_of(const std::string& text) {
 }
 
 bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+// `text` as a gzip file (zlib's gzip wrapper, as gzip(1) and aiconfigurator's exports write it).
+std::string gzip(const std::string& text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
 
 }  // namespace
 
@@ -339,4 +356,133 @@ TEST_CASE("all_reduce: the custom backend answers only inside its measured range
   CHECK(big.coverage == Coverage::none);
   // 4 GPUs: no custom table for that group and no NCCL one either: the roofline.
   CHECK(has(Kernel<kernels::AllReduce>(t, {4}).eval({65536}).coverage, Coverage::analytic));
+}
+
+TEST_CASE("aiconfigurator: a .csv.gz table reads as its plain twin; a damaged one is an error naming the file") {
+  std::string text = gemm_header;
+  for (int m : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
+    for (int n : {1024, 2048, 4096}) text += gemm_row("bfloat16", m, n, 4096, 0.001 * m + n / 1e6);
+  TempDir dir("gz");
+  dir.write("plain.csv", text);
+  const std::string gz = gzip(text);
+  REQUIRE(gz.size() > 64);
+  dir.write("packed.csv.gz", gz);
+  std::vector<aic::Row> plain_rows, gz_rows;
+  const aic::FileReport plain = aic::read_table_file(dir.path / "plain.csv", plain_rows);
+  const aic::FileReport packed = aic::read_table_file(dir.path / "packed.csv.gz", gz_rows);
+  CHECK(packed.table == "gemm");
+  CHECK(packed.rows == plain.rows);
+  CHECK(packed.mapped == 30);
+  REQUIRE(gz_rows.size() == plain_rows.size());
+  for (std::size_t i = 0; i < gz_rows.size(); ++i) {
+    CHECK(aic::keyed(gz_rows[i]).config == aic::keyed(plain_rows[i]).config);
+    CHECK(aic::keyed(gz_rows[i]).point == aic::keyed(plain_rows[i]).point);
+    CHECK(gz_rows[i].time_ms == plain_rows[i].time_ms);
+    CHECK(gz_rows[i].line == plain_rows[i].line);
+  }
+  // Gzip is told by its magic bytes, not the name; several members read as one text (cat a.gz b.gz).
+  dir.write("renamed.csv", gz);
+  std::vector<aic::Row> renamed;
+  CHECK(aic::read_table_file(dir.path / "renamed.csv", renamed).mapped == 30);
+  const std::size_t half = text.find('\n', text.size() / 2) + 1;
+  dir.write("members.csv.gz", gzip(text.substr(0, half)) + gzip(text.substr(half)));
+  std::vector<aic::Row> members;
+  CHECK(aic::read_table_file(dir.path / "members.csv.gz", members).mapped == 30);
+  // The directory reader takes .csv.gz beside .csv.
+  CHECK(aic::read_tables(dir.path).rows.size() == 4 * 30);
+
+  // Cut short (a partial download): an error naming the file, never a shorter table.
+  TempDir bad("gz_bad");
+  bad.write("cut.csv.gz", gz.substr(0, gz.size() / 2));
+  CHECK_THROWS_WITH_AS(aic::read_tables(bad.path), doctest::Contains("cut.csv.gz: truncated gzip stream after"),
+                       DataError);
+  bad.write("cut.csv.gz", gz.substr(0, gz.size() - 4));  // only the trailer's length is missing
+  const std::string whole_text = fmt::format("cut.csv.gz: truncated gzip stream after {} bytes", text.size());
+  CHECK_THROWS_WITH_AS(aic::read_tables(bad.path), doctest::Contains(whole_text.c_str()), DataError);
+  // A flipped byte: zlib's CRC check (or its block decoder) names it.
+  std::string flipped = gz;
+  flipped[gz.size() / 2] = static_cast<char>(flipped[gz.size() / 2] ^ 0x55);
+  bad.write("cut.csv.gz", flipped);
+  CHECK_THROWS_WITH_AS(aic::read_tables(bad.path), doctest::Contains("cut.csv.gz: corrupt gzip stream"), DataError);
+  // Garbage after the last member is not a member.
+  bad.write("cut.csv.gz", gz + "trailing junk");
+  CHECK_THROWS_WITH_AS(aic::read_tables(bad.path), doctest::Contains("incorrect header check"), DataError);
+  // The bound on the text: a small file that expands past it is refused.
+  CHECK_THROWS_WITH_AS(costdsl::detail::gunzip(gzip(std::string(1 << 20, 'x')), "bomb.gz", 1 << 16),
+                       doctest::Contains("bomb.gz: gzip stream decompresses to more than 65536 bytes"), DataError);
+}
+
+TEST_CASE("aiconfigurator: one framework per file; rows keep their framework as backend; --framework selects") {
+  const std::string trt_row = "TRTLLM,1.3.0rc20,H100,gemm,trtllm_gemm,bfloat16,16,4096,8192,0.04\n";
+  const std::string vllm_row = "VLLM,0.24.0,H100,gemm,vllm_gemm,bfloat16,16,4096,8192,0.045\n";
+  // SGLang then TRT-LLM rows in one file: the second framework's row is named.
+  CHECK(has(error_of(gemm_header + gemm_row("bfloat16", 16, 4096, 8192, 0.05) + trt_row),
+            "t.csv:3:1: framework 'TRTLLM', but the file's rows from line 2 are 'SGLang': one framework per file"));
+  // Versions may differ within a file: each row keeps its own.
+  aic::FileReport rep;
+  const auto two = read_text(gemm_header + trt_row + "TRTLLM,1.3.0rc23,H100,gemm,x,bfloat16,32,4096,8192,0.05\n", &rep);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].backend == "trtllm");
+  CHECK(two[1].provenance.version == "1.3.0rc23");
+  CHECK(rep.framework == "trtllm");
+  CHECK(rep.versions.size() == 2);
+
+  TempDir dir("frameworks");
+  dir.write("gemm_sglang.csv", gemm_header + gemm_row("bfloat16", 16, 4096, 8192, 0.05));
+  dir.write("gemm_trtllm.csv.gz", gzip(gemm_header + trt_row));
+  dir.write("gemm_vllm.csv.gz", gzip(gemm_header + vllm_row));
+  dir.write("nccl.csv", "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
+                        "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1048576,0.038\n");
+  const aic::ReadResult all = aic::read_tables(dir.path);
+  std::set<std::string> backends;
+  for (const aic::Row& r : all.rows) backends.insert(r.backend);
+  CHECK(backends == std::set<std::string>{"nccl", "sglang", "trtllm", "vllm"});
+  // Only TRT-LLM's tables, and NCCL's (every framework's collective).
+  aic::ReadOptions opt;
+  opt.frameworks = {"trtllm"};
+  const aic::ReadResult trt = aic::read_tables(dir.path, opt);
+  backends.clear();
+  for (const aic::Row& r : trt.rows) backends.insert(r.backend);
+  CHECK(backends == std::set<std::string>{"nccl", "trtllm"});
+  for (const aic::FileReport& f : trt.files) CHECK(f.selected == (f.framework == "trtllm" || f.table == "nccl"));
+  // The imported table: the TRT-LLM GEMM is a backend the gemm kind considers.
+  const aic::ImportResult imp = aic::import_rows(trt.rows, {}, "h100_sxm");
+  CHECK(has(imp.tables.at("gemm"), "bf16,4096,8192,16,trtllm,0.04,TRTLLM,1.3.0rc20,trtllm_gemm\n"));
+  const auto gemm_backends = kernels::Gemm::default_backends();
+  CHECK(std::find(gemm_backends.begin(), gemm_backends.end(), "trtllm") != gemm_backends.end());
+}
+
+TEST_CASE("aiconfigurator: vLLM's MLA op names, TRT-LLM's custom all-reduce; other aiconfigurator tables not read") {
+  const auto mla = read_text(
+      "framework,version,device,op_name,kernel_source,mla_dtype,kv_cache_dtype,num_heads,batch_size,isl,tp_size,"
+      "step,latency\n"
+      "VLLM,0.14.0,H100,context_mla,fa,bfloat16,bfloat16,16,2,4096,8,0,1.5\n"
+      "VLLM,0.14.0,H100,generation_mla,fa,bfloat16,fp8,16,32,1,8,1023,0.1\n");
+  REQUIRE(mla.size() == 2);
+  CHECK(std::holds_alternative<aic::Call<kernels::MlaPrefill>>(mla[0].call));
+  CHECK(std::holds_alternative<aic::Call<kernels::MlaDecode>>(mla[1].call));
+  CHECK(mla[0].backend == "vllm");
+  // TRT-LLM's custom all-reduce names no CUDA-graph path (its collector times in a graph).
+  const auto ar = read_text(
+      "framework,version,device,op_name,kernel_source,allreduce_dtype,num_gpus,message_size,latency,implementation\n"
+      "TRTLLM,1.3.0rc20,H100,all_reduce,TRTLLM,bfloat16,8,1024,0.005,trtllm\n");
+  REQUIRE(ar.size() == 1);
+  CHECK(ar[0].backend == "custom");
+  // A MoE table's other ops (SGLang's wide-EP paths) are counted, not read as the fused MoE.
+  aic::FileReport rep;
+  CHECK(read_text("framework,version,device,op_name,kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
+                  "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"
+                  "SGLang,0.5.10,H100,moe_context,deepep,fp8_block,1024,7168,2048,8,256,1,8,balanced,0.9\n",
+                  &rep)
+            .empty());
+  CHECK(rep.skips.reasons.count("op_name moe_context: not an op of a moe table") == 1);
+  // A whole-module table carries the MLA columns, but its rows time more than the kernel.
+  CHECK(read_text("framework,version,device,op_name,kernel_source,model,architecture,mla_dtype,kv_cache_dtype,"
+                  "gemm_type,num_heads,batch_size,isl,tp_size,step,latency\n"
+                  "SGLang,0.5.10,H100,mla_context,fa,dsv3,x,bfloat16,bfloat16,bf16,16,2,4096,8,0,1.5\n",
+                  &rep)
+            .empty());
+  CHECK(rep.table == "attention_module");
+  CHECK_FALSE(rep.modelled);
+  CHECK(rep.rows == 0);
 }
