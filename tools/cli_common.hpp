@@ -162,6 +162,7 @@ struct TimingOptions {
   std::string gpu;
   std::string timing = "auto";
   std::string profile_dir;
+  std::string kernel_framework;  // empty: not given (the command's --framework, else any)
 
   void add(CLI::App& cmd, bool gpu_required = true) {
     auto* g = cmd.add_option("--gpu", gpu, "GPU name or alias (see `costdsl gpus`)");
@@ -172,12 +173,24 @@ struct TimingOptions {
     cmd.add_option("--profile-dir", profile_dir,
                    "read measured tables from DIR/<gpu>/<kind>.csv instead of the shipped data/profiles")
         ->check(CLI::ExistingDirectory);
+    cmd.add_option("--kernel-framework", kernel_framework,
+                   "whose measured kernels the leaves take where that framework's table holds the config: sglang, "
+                   "trtllm, vllm, or any (the fastest measured); default: --framework's where the command has one, "
+                   "else any (the shipped tables are SGLang's)")
+        ->check(CLI::IsMember({"sglang", "trtllm", "vllm", "any"}));
   }
 
-  Timing make() const {
+  // `framework`: the command's serving framework (--framework), whose kernels the leaves
+  // prefer unless --kernel-framework says otherwise.
+  Timing make(std::string_view framework = {}) const {
     std::optional<std::filesystem::path> dir;
     if (!profile_dir.empty()) dir = profile_dir;
-    return load_timing(gpu, parse_timing_mode(timing), dir);
+    return load_timing(gpu, parse_timing_mode(timing), dir).with_kernel_framework(kernels_of(framework));
+  }
+  std::string kernels_of(std::string_view framework) const {
+    if (kernel_framework == "any") return {};
+    if (!kernel_framework.empty()) return kernel_framework;
+    return Timing::is_kernel_framework(framework) ? std::string(framework) : std::string();
   }
 };
 

@@ -159,7 +159,7 @@ void add_plan_command(CLI::App& app) {
 
   cmd->callback([st, cmd] {
     auto [hf, family] = st->model.resolve();
-    const Timing timing = st->timing.make();
+    const Timing timing = st->timing.make(st->engine.framework);
     serve::PlanSpec spec;
     const serve::FrameworkDefaults engine = st->engine.apply(spec, timing.gpu());
     if (cmd->count("--token-budgets") == 0 && engine.framework != serve::Framework::ideal)

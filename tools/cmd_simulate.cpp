@@ -211,7 +211,7 @@ void add_simulate_command(CLI::App& app) {
                                    "workers'", st->model.hp));
 
     auto [hf, family] = st->model.resolve();
-    const Timing timing = st->timing.make();
+    const Timing timing = st->timing.make(st->engine.framework);
     serve::PlanSpec spec;
     spec.gpus_per_node = static_cast<std::uint32_t>(std::max(timing.gpu().gpus_per_node, 1));
     spec.seed = st->seed;

@@ -76,16 +76,21 @@ FamilyStats family_stats(std::string family, std::vector<ValidatedRow> rows, std
   return f;
 }
 
-// Kernels bound once per (kind, config, backends) and reused over a table's rows.
+// Kernels bound once per (kind, config, backends, preferred framework) and reused over a
+// table's rows. A row measured in a framework is answered preferring that framework's
+// tables (Timing::with_kernel_framework), unless --kernel-framework chose for every row.
 class RowEvaluator {
  public:
   explicit RowEvaluator(const Timing& t) : timing_(t) {}
   template <KernelDef K>
-  Metrics eval(const aic::Call<K>& c, const std::vector<std::string>& backends) {
-    const std::string key = fmt::format("{}|{}|{}", K::kind, fmt::join(profile_key(c.config), ","),
-                                        fmt::join(backends, ","));
+  Metrics eval(const aic::Call<K>& c, const std::vector<std::string>& backends, const std::string& framework = {}) {
+    const std::string key = fmt::format("{}|{}|{}|{}", K::kind, fmt::join(profile_key(c.config), ","),
+                                        fmt::join(backends, ","), framework);
     std::shared_ptr<void>& k = kernels_[key];
-    if (!k) k = std::make_shared<Kernel<K>>(timing_, c.config, backends);
+    if (!k) {
+      const bool given = !timing_.kernel_framework().empty();
+      k = std::make_shared<Kernel<K>>(given ? timing_ : timing_.with_kernel_framework(framework), c.config, backends);
+    }
     return static_cast<const Kernel<K>*>(k.get())->eval(c.input);
   }
 
@@ -117,7 +122,11 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
       } else {
         family = fmt::format("{}.{}", K::kind, name(c.config.dtype));
       }
-      const Metrics m = ev.eval(c, backends);
+      // SGLang's rows keep the plain family name (the shipped tables are SGLang's); another
+      // framework's rows are a family of their own.
+      const bool framework_row = Timing::is_kernel_framework(r.backend);
+      if (framework_row && r.backend != "sglang") family += "." + r.backend;
+      const Metrics m = ev.eval(c, backends, framework_row ? r.backend : std::string());
       if (has(m.coverage, Coverage::no_coverage)) {
         ++uncovered[family];
         return;
@@ -312,6 +321,7 @@ void add_validate_command(CLI::App& app) {
       o.kv = st->kv;
       o.timing = parse_timing_mode(st->timing.timing);
       if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
+      if (!st->timing.kernel_framework.empty()) o.kernel_framework = st->timing.kernels_of({});
       const deployments::Table table = deployments::read(st->deployments);
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);

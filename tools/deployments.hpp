@@ -224,6 +224,10 @@ struct Options {
   // without measured tables gets, the check of how the model transfers.
   TimingMode timing = TimingMode::automatic;
   std::optional<std::filesystem::path> profile_dir;
+  // Whose measured kernels the leaves prefer (Timing::with_kernel_framework): unset, each
+  // row's framework's (the simulated scheduler's, when it is sglang, trtllm or vllm);
+  // empty, the fastest measured, whoever's.
+  std::optional<std::string> kernel_framework;
 };
 
 struct Simulated {
@@ -285,18 +289,28 @@ class Simulator {
     std::string why;  // not empty: the model cannot be used, and why
   };
 
-  const Timing* timing(const std::string& system, std::string& why) {
-    auto it = timings_.find(system);
-    if (it == timings_.end()) {
-      std::unique_ptr<Timing> t;
+  // A system's Timing, loaded once, and one copy per kernel framework sharing its tables.
+  const Timing* timing(const std::string& system, const std::string& kernel_framework, std::string& why) {
+    auto base = systems_.find(system);
+    if (base == systems_.end()) {
+      std::pair<std::unique_ptr<Timing>, std::string> loaded;
       try {
-        t = std::make_unique<Timing>(load_timing(system, o_.timing, o_.profile_dir));
+        loaded.first = std::make_unique<Timing>(load_timing(system, o_.timing, o_.profile_dir));
       } catch (const Error& e) {
-        why = fmt::format("system {}: {}", system, e.what());
+        loaded.second = fmt::format("system {}: {}", system, e.what());
       }
-      it = timings_.emplace(system, std::move(t)).first;
+      base = systems_.emplace(system, std::move(loaded)).first;
     }
-    if (!it->second && why.empty()) why = fmt::format("system {}: not a GPU costdsl knows", system);
+    if (!base->second.first) {
+      why = base->second.second;
+      return nullptr;
+    }
+    auto it = timings_.find({system, kernel_framework});
+    if (it == timings_.end())
+      it = timings_
+               .emplace(std::pair{system, kernel_framework},
+                        std::make_unique<Timing>(base->second.first->with_kernel_framework(kernel_framework)))
+               .first;
     return it->second.get();
   }
 
@@ -366,7 +380,11 @@ class Simulator {
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
   std::optional<Simulated> simulate(const Deployment& d, std::string& why) {
-    const Timing* t = timing(d.system, why);
+    const serve::Framework framework =
+        o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
+    const std::string kernels = o_.kernel_framework.value_or(
+        Timing::is_kernel_framework(name(framework)) ? std::string(name(framework)) : std::string());
+    const Timing* t = timing(d.system, kernels, why);
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
     const std::optional<serve::Parallel> worker = parallel(d.worker, *m, d.disaggregated ? "decode_" : "", why);
@@ -380,8 +398,6 @@ class Simulator {
     spec.load = serve::PlanSpec::LoadMode::concurrency;
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
-    const serve::Framework framework =
-        o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
     serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
     // The benchmark generator captures a CUDA graph for every batch size up to the cap:
     // nothing is padded.
@@ -466,7 +482,8 @@ class Simulator {
   }
 
   Options o_;
-  std::map<std::string, std::unique_ptr<Timing>> timings_;
+  std::map<std::string, std::pair<std::unique_ptr<Timing>, std::string>> systems_;  // Timing, or why not
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Timing>> timings_;  // (system, kernel framework)
   std::map<std::string, ModelEntry> models_;
 };
 

@@ -236,7 +236,7 @@ class Kernel {
 
   // Build time, one non-template call for every kind: the profile source finds and fits
   // each backend's tables; the kernel keeps typed pointers to them.
-  void bind_profiles(ProfileSource& source);
+  void bind_profiles(ProfileSource& source, const std::string& framework);
 
   // The roofline's time of `c` at a cache point, where the kind can say which call a point
   // stands for (K::input_at): the source estimates a table's missing cells with it.
@@ -310,7 +310,7 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
   if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
   if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
-    bind_profiles(*timing.profiles());
+    bind_profiles(*timing.profiles(), timing.kernel_framework());
   if constexpr (detail::count_input<Input>) {
     if (!measured_ && mode_ != TimingMode::profile && timing.analytic_memo() > 0)
       memo_ = std::make_shared<detail::AnalyticMemo>(timing.analytic_memo());
@@ -371,7 +371,7 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
 }
 
 template <KernelDef K>
-void Kernel<K>::bind_profiles(ProfileSource& source) {
+void Kernel<K>::bind_profiles(ProfileSource& source, const std::string& framework) {
   const ProfileSchema schema = profile_schema<K>();
   const std::vector<std::string> key = profile_key(config_);
   const std::vector<BackendTables> tables =
@@ -394,6 +394,11 @@ void Kernel<K>::bind_profiles(ProfileSource& source) {
     energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
     measured_ = measured_ || bound.num_corners > 0;
   }
+  // The preferred framework's table, where it holds the config, sets the other frameworks' aside.
+  const auto preferred = std::find(backends_.begin(), backends_.end(), framework);
+  if (preferred != backends_.end() && bound_[static_cast<std::size_t>(preferred - backends_.begin())].num_corners > 0)
+    for (std::size_t b = 0; b < backends_.size(); ++b)
+      if (backends_[b] != framework && Timing::is_kernel_framework(backends_[b])) bound_[b] = Bound{};
   if constexpr (transfers) {
     if (!measured_)
       for (std::size_t b = 0; b < backends_.size(); ++b) bind_scaled(source, schema, b);

@@ -52,12 +52,34 @@ class Timing {
     return t;
   }
 
+  // The serving framework (sglang, trtllm, vllm) whose measured kernels a leaf prefers:
+  // where that framework's table holds the config, other frameworks' tables are set aside;
+  // where it does not, the fastest other measurement answers, as with none preferred
+  // (empty, the default). Backends that are no framework's (nccl, custom, cublaslt, ...)
+  // always compete. Names: kernel_frameworks.
+  const std::string& kernel_framework() const noexcept { return kernel_framework_; }
+  Timing with_kernel_framework(std::string framework) const {
+    if (!framework.empty() && !is_kernel_framework(framework))
+      throw InputError("kernel framework '" + framework + "' is not one of sglang, trtllm, vllm");
+    Timing t = *this;
+    t.kernel_framework_ = std::move(framework);
+    return t;
+  }
+  // The backend names that are a serving framework's (aiconfigurator's tables name them).
+  static constexpr std::string_view kernel_frameworks[] = {"sglang", "trtllm", "vllm"};
+  static bool is_kernel_framework(std::string_view backend) noexcept {
+    for (std::string_view f : kernel_frameworks)
+      if (f == backend) return true;
+    return false;
+  }
+
  private:
   GpuSpec gpu_;
   std::shared_ptr<const Roofline> roofline_;
   std::shared_ptr<ProfileSource> profiles_;
   TimingMode mode_;
   std::uint32_t analytic_memo_ = default_analytic_memo;
+  std::string kernel_framework_;
 };
 
 }  // namespace costdsl

@@ -508,3 +508,43 @@ TEST_CASE("profile tables: an unmeasured head configuration is its nearest neigh
   }
   fs::remove_all(root);
 }
+
+// A preferred framework (Timing::with_kernel_framework) takes its own table where it holds
+// the config and sets the other frameworks' aside, even when they are faster; where it
+// does not, the fastest measurement answers as with no preference. Backends that are no
+// framework's keep competing.
+TEST_CASE("profile tables: a preferred framework's kernels, where its table holds the config") {
+  namespace fs = std::filesystem;
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  const fs::path root = fs::temp_directory_path() / "costdsl_test_kernel_framework";
+  fs::remove_all(root);
+  fs::create_directories(root / "h200_sxm");
+  {
+    std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
+    out << "dtype,n,k,m,backend,time_ms\n";
+    for (const int m : {1, 64, 4096}) {
+      out << "bf16,4096,4096," << m << ",sglang," << 0.010 + 1e-5 * m << '\n';
+      out << "bf16,4096,4096," << m << ",trtllm," << 0.020 + 1e-5 * m << '\n';  // slower
+      out << "bf16,8192,4096," << m << ",sglang," << 0.030 + 1e-5 * m << '\n';  // sglang only
+      out << "bf16,1024,1024," << m << ",cublaslt," << 0.001 + 1e-6 * m << '\n';
+      out << "bf16,1024,1024," << m << ",trtllm," << 0.002 + 1e-6 * m << '\n';
+    }
+  }
+  const costdsl::Timing any = costdsl::load_timing("h200", costdsl::TimingMode::profile, root);
+  const costdsl::Timing trtllm = any.with_kernel_framework("trtllm");
+  CHECK(any.kernel_framework().empty());
+  CHECK(trtllm.kernel_framework() == "trtllm");
+  const auto backend = [](const Kernel<Gemm>& k) { return k.backends()[k.eval({64}).backend]; };
+  const Gemm::Config square{costdsl::Dtype::bf16, 4096, 4096}, wide{costdsl::Dtype::bf16, 8192, 4096},
+      small{costdsl::Dtype::bf16, 1024, 1024};
+  CHECK(backend(Kernel<Gemm>(any, square)) == "sglang");  // the fastest
+  CHECK(backend(Kernel<Gemm>(trtllm, square)) == "trtllm");
+  CHECK(Kernel<Gemm>(trtllm, square).eval({64}).time_s == doctest::Approx((0.020 + 64e-5) * 1e-3));
+  CHECK(backend(Kernel<Gemm>(trtllm, wide)) == "sglang");     // no TensorRT-LLM table for it
+  CHECK(backend(Kernel<Gemm>(trtllm, small)) == "cublaslt");  // no framework's: competes
+  CHECK_THROWS_WITH_AS(any.with_kernel_framework("tensorrt"),
+                       doctest::Contains("kernel framework 'tensorrt' is not one of sglang, trtllm, vllm"),
+                       costdsl::InputError);
+  fs::remove_all(root);
+}
