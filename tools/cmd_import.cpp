@@ -47,8 +47,10 @@ const Quantization::Choice shipped_quantizations[] = {
     {Dtype::fp4, Dtype::fp4, Dtype::fp8},
 };
 
-// Every (kind, config) a shipped arch binds at those degrees and dtypes, as profile keys.
-std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_arch_configs() {
+// Every (kind, config) the shipped archs (and the models of `model_configs`, HuggingFace
+// config.json files) bind at those degrees and dtypes, as profile keys.
+std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_configs(
+    bool shipped_archs, const std::vector<std::string>& model_configs) {
   std::map<std::string, std::set<std::vector<std::string>>, std::less<>> out;
   const Timing timing = load_timing("h100_sxm", TimingMode::roofline);  // configs do not depend on the GPU
   auto collect = [&](const ModelOptions& options) {
@@ -57,6 +59,11 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
       model = open_model(options, timing);
     } catch (const ConfigError&) {
       return;  // a degree this arch does not split into
+    } catch (const Error&) {
+      // A config.json whose checkpoint format costdsl does not read (Kimi-K2.5's
+      // compressed-tensors int4): its shapes still come in under the formats that override it.
+      if (options.model_config.empty()) throw;
+      return;
     }
     for (const SlotDescription& s : model->manifest().slots) {
       std::vector<std::string> key;
@@ -75,14 +82,13 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
       out[s.kind].insert(std::move(key));
     }
   };
-  for (const archs::ArchInfo& info : archs::catalog()) {
+  // One model (an arch, or a config.json) at every degree and quantization.
+  auto collect_all = [&](ModelOptions options, bool expert_parallel) {
     for (const Quantization::Choice& quantization : shipped_quantizations) {
       for (const std::uint32_t tp : shipped_tp) {
-        ModelOptions options;
-        options.arch = info.name;
         options.tp = tp;
         options.quantization = quantization;
-        if (!archs::find_family(info.family).expert_parallel) {
+        if (!expert_parallel) {
           collect(options);
           continue;
         }
@@ -91,6 +97,54 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> shipped_a
           options.ep = ep;
           collect(options);
         }
+      }
+    }
+  };
+  if (shipped_archs) {
+    for (const archs::ArchInfo& info : archs::catalog()) {
+      ModelOptions options;
+      options.arch = info.name;
+      collect_all(options, archs::find_family(info.family).expert_parallel);
+    }
+  }
+  for (const std::string& file : model_configs) {
+    ModelOptions options;
+    options.model_config = file;
+    // A config costdsl cannot build (no supported family, a malformed file) is the user's
+    // mistake: its message names the file.
+    const std::string family = options.resolve().second;
+    collect_all(options, archs::find_family(family).expert_parallel);
+  }
+  return out;
+}
+
+// --for-models: config.json files, or the *config.json files of a directory (sorted);
+// a directory's files costdsl cannot build are reported and passed over, a named file's
+// are an error.
+std::vector<std::string> model_config_files(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a, ec)) {
+      out.push_back(a);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(a, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.size() >= 11 && name.ends_with("config.json") &&
+          !name.ends_with("quant_config.json"))
+        found.push_back(e.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    for (const std::string& f : found) {
+      ModelOptions options;
+      options.model_config = f;
+      try {
+        options.resolve();
+        out.push_back(f);
+      } catch (const Error& e) {
+        std::cout << fmt::format("--for-models: passing over {}: {}\n", f, e.what());
       }
     }
   }
@@ -145,7 +199,7 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
     std::cout << fmt::format("{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
                              k.held_out, k.not_wanted);
   std::cout << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
-               "accuracy check; not needed: configs no shipped arch uses)\n";
+               "accuracy check; not needed: configs no wanted model uses)\n";
 }
 
 // Each framework named by --framework must have measured some table in DIR: else a typo or
@@ -178,6 +232,7 @@ void add_import_command(CLI::App& app) {
     std::vector<std::string> frameworks;
     double hold_out = 0;
     bool for_archs = false;
+    std::vector<std::string> for_models;
   };
   auto st = std::make_shared<State>();
   auto* aic_cmd = import->add_subcommand(
@@ -202,6 +257,11 @@ void add_import_command(CLI::App& app) {
   aic_cmd->add_flag("--for-archs", st->for_archs,
                     "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), "
                     "with the measured neighbours that interpolating configs need");
+  aic_cmd
+      ->add_option("--for-models", st->for_models,
+                   "keep the configs these models bind too (or alone, without --for-archs), at the same degrees and "
+                   "formats: HuggingFace config.json files, or directories of *config.json (repeatable)")
+      ->check(CLI::ExistingPath);
   aic_cmd->callback([st] {
     const GpuCatalog catalog = GpuCatalog::load_default();
     const std::string gpu = catalog.find(st->gpu).name;
@@ -213,7 +273,8 @@ void add_import_command(CLI::App& app) {
     check_frameworks_found(read, read_opt, st->dir);
     aic::ImportOptions opt;
     opt.hold_out_percent = st->hold_out;
-    if (st->for_archs) opt.wanted = shipped_arch_configs();
+    if (st->for_archs || !st->for_models.empty())
+      opt.wanted = wanted_configs(st->for_archs, model_config_files(st->for_models));
     const aic::ImportResult imp = aic::import_rows(read.rows, opt, gpu);
     const std::filesystem::path out_dir =
         (st->out.empty() ? default_data_dir() / "profiles" : std::filesystem::path(st->out)) / gpu;

@@ -321,6 +321,20 @@ with tempfile.TemporaryDirectory() as d:
           f"validate must count skipped rows by reason: {v.get('skipped')}")
     r = run("validate", str(src), "--gpu", "h100", "--timing", "roofline")
     check("median |err|" in r.stdout and "worst rows" in r.stdout, "validate text: table and worst rows")
+    # --for-models: the configs a config.json's model binds (here with the measured neighbours
+    # its GEMMs blend from); a directory's unbuildable configs are passed over, a named one is an error.
+    models = d / "models"
+    models.mkdir()
+    (models / "llama3_8b_config.json").write_text((root / "data" / "models" / "llama3_8b.json").read_text())
+    (models / "foo_config.json").write_text('{"architectures": ["FooForCausalLM"], "hidden_size": 64}')
+    r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(d / "for_models"), "--for-models",
+            str(models))
+    check("--for-models: passing over" in r.stdout and "foo_config.json" in r.stdout,
+          f"--for-models DIR passes over a config it cannot build: {r.stdout[-1500:]}")
+    check((d / "for_models" / "h100_sxm" / "gemm.csv").exists(), f"--for-models writes the kept configs: {r.stdout}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(d / "bad_model"), "--for-models",
+            str(models / "foo_config.json"), expect=2)
+    check("foo_config.json" in r.stderr, f"--for-models FILE that cannot be built is an error: {r.stderr}")
 
 # import aiconfigurator reads TensorRT-LLM's and vLLM's .csv.gz beside SGLang's .csv; --framework picks.
 with tempfile.TemporaryDirectory() as d:
