@@ -160,7 +160,8 @@ Cache fit_group(const ProfileGroup& g, const TableRequest& r, bool energy, std::
   }();
   // Energy tables keep their holes: the model time says nothing about joules.
   if constexpr (D > 1) {
-    if (!energy && r.model_time) cache.estimate_missing([&](const std::array<double, D>& at) { return r.model_time(at); });
+    if (!energy && r.model_time)
+      cache.estimate_missing([&](const std::array<double, D>& at) { return r.model_time(at); });
   }
   return cache;
 }
