@@ -282,9 +282,12 @@ void add_arch_commands(CLI::App& app) {
     const double balanced_s = st->bounds ? model->evaluate_balanced(it).time_s : 0.0;
     std::vector<Metrics> nodes(m.tree.size());
     m.tree.aggregate(row, nodes);
-    std::vector<std::string> won(row.size());
-    for (std::size_t i = 0; i < row.size(); ++i)
-      if (row[i].backend != no_backend) won[i] = m.slots[i].backends.at(row[i].backend);
+    std::vector<std::string> won(row.size()), measured_by(row.size());
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (row[i].backend == no_backend) continue;
+      won[i] = m.slots[i].backends.at(row[i].backend);
+      if (row[i].backend < m.slots[i].provenance.size()) measured_by[i] = m.slots[i].provenance[row[i].backend];
+    }
     if (!st->svg.empty()) {
       IcicleOptions o;
       o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
@@ -299,6 +302,7 @@ void add_arch_commands(CLI::App& app) {
         s["name"] = m.slots[i].name;
         s["kind"] = m.slots[i].kind;
         s["backend"] = won[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(won[i]);
+        s["measured_by"] = measured_by[i].empty() ? nlohmann::json(nullptr) : nlohmann::json(measured_by[i]);
         slots.push_back(std::move(s));
       }
       nlohmann::json out{{"total", metrics_json(total)}, {"slots", slots}, {"manifest", to_json(m)}};
@@ -310,6 +314,9 @@ void add_arch_commands(CLI::App& app) {
       std::cout << out.dump(2) << '\n';
       return;
     }
+    // The text names the winning backend and who measured its table: "gemm (sglang: SGLang 0.5.14)".
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (!measured_by[i].empty()) won[i] += ": " + measured_by[i];
     print_tree(m, nodes, row, won);
     std::cout << fmt::format(
         "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"

@@ -283,6 +283,7 @@ struct KvRankFolded {
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
+  std::vector<std::string> provenance() const { return kernel.provenance(); }
 };
 
 // The HP all-to-all, serial or under HOP-B (Helix's batch-wise overlap, arXiv 2507.07120
@@ -332,6 +333,7 @@ struct HpExchange {
   }
   std::vector<ConfigField> config_fields() const { return exchange.config_fields(); }
   std::vector<std::string> backends() const { return exchange.backends(); }
+  std::vector<std::string> provenance() const { return exchange.provenance(); }
 
  private:
   // Slice i's attention starts when slice i − 1's ends; its exchange when both its

@@ -85,6 +85,7 @@ struct RankFolded {
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
+  std::vector<std::string> provenance() const { return kernel.provenance(); }
 };
 
 // The routing's own limits, checked by every expert worklet after its degree.

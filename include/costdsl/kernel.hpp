@@ -174,6 +174,9 @@ class Kernel {
     return fields;
   }
   const std::vector<std::string>& backends() const noexcept { return backends_; }
+  // Per backend, who measured the table it answers from ("SGLang 0.5.14"; a SCALED table:
+  // its neighbour config's); empty where it has none.
+  const std::vector<std::string>& provenance() const noexcept { return provenance_; }
   const Config& config() const noexcept { return config_; }
   const std::string& gpu() const noexcept { return gpu_; }
   // "profile" when at least one backend has a measured table for this config.
@@ -284,6 +287,7 @@ class Kernel {
     bool bounded = false;
   };
   std::vector<Bound> bound_;
+  std::vector<std::string> provenance_;  // per backend (build-time report only)
   // The one table, when binding found exactly one backend measured with one corner
   // (cache null otherwise): eval's short path reads only this.
   struct Sole {
@@ -379,6 +383,7 @@ void Kernel<K>::bind_profiles(ProfileSource& source, const std::string& framewor
                    interpolated_config(), model_time(config_)});
   bound_.resize(backends_.size());
   energy_caches_.resize(backends_.size());
+  provenance_.resize(backends_.size());
   for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
     const BackendTables& t = tables[b];
     if (t.time.size() > max_corners)
@@ -392,13 +397,17 @@ void Kernel<K>::bind_profiles(ProfileSource& source, const std::string& framewor
     }
     if (t.extrapolated) bound.coverage |= Coverage::extrapolated;
     energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
+    if (!t.time.empty()) provenance_[b] = t.provenance;
     measured_ = measured_ || bound.num_corners > 0;
   }
   // The preferred framework's table, where it holds the config, sets the other frameworks' aside.
   const auto preferred = std::find(backends_.begin(), backends_.end(), framework);
   if (preferred != backends_.end() && bound_[static_cast<std::size_t>(preferred - backends_.begin())].num_corners > 0)
     for (std::size_t b = 0; b < backends_.size(); ++b)
-      if (backends_[b] != framework && Timing::is_kernel_framework(backends_[b])) bound_[b] = Bound{};
+      if (backends_[b] != framework && Timing::is_kernel_framework(backends_[b])) {
+        bound_[b] = Bound{};
+        provenance_[b].clear();
+      }
   if constexpr (transfers) {
     if (!measured_)
       for (std::size_t b = 0; b < backends_.size(); ++b) bind_scaled(source, schema, b);
@@ -444,6 +453,7 @@ void Kernel<K>::bind_scaled(ProfileSource& source, const ProfileSchema& schema, 
     bound.num_corners = 1;
     bound.coverage |= Coverage::scaled | (tables[0].extrapolated ? Coverage::extrapolated : Coverage::none);
     tables_.push_back(std::move(scaled));
+    provenance_[backend] = tables[0].provenance;
     measured_ = true;
   } else {
     (void)source, (void)schema, (void)backend;

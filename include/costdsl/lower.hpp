@@ -17,10 +17,12 @@ RuntimeNode to_runtime(const Node& node, std::vector<SlotDescription>* slots) {
   if constexpr (Node::node_kind == NodeKind::leaf) {
     constexpr auto path = join_path<Prefix, Node::name>();
     const auto& k = node.kernel;
-    if (slots)
+    if (slots) {
       slots->push_back({std::string(path.view()), std::string(Node::kernel_type::kind),
                         slot_family_v<typename Node::kernel_type>,
-                        k.config_fields(), std::vector<std::string>(k.backends())});
+                        k.config_fields(), std::vector<std::string>(k.backends()), {}});
+      if constexpr (requires { k.provenance(); }) slots->back().provenance = k.provenance();
+    }
     return RuntimeNode::leaf(std::string(path.view()));
   } else {
     const LoweredNode self = node_traits<Node>::lowered(node);

@@ -21,6 +21,7 @@ struct SlotDescription {
   Family family = Family::other;  // the kernel's (K::family): what the pictures colour by
   std::vector<ConfigField> config;
   std::vector<std::string> backends;
+  std::vector<std::string> provenance;  // per backend, who measured its table (Kernel::provenance); may be empty
 };
 
 struct Manifest {

@@ -47,6 +47,9 @@ struct ProfileKey {
 struct ProfileGroup {
   ProfileKey key;
   std::vector<ProfilePoint> points;  // in file order
+  // Who measured the rows, from the optional framework and version columns ("SGLang
+  // 0.5.14"; each distinct text once, in file order, joined by ", "); empty without them.
+  std::string provenance;
 };
 
 class ProfileTable {
@@ -85,10 +88,18 @@ class ProfileTable {
     return out;
   }
 
-  void add(const ProfileKey& key, ProfilePoint point) {
+  void add(const ProfileKey& key, ProfilePoint point, std::string_view provenance = {}) {
     auto [it, inserted] = index_.try_emplace(key, groups_.size());
-    if (inserted) groups_.push_back(ProfileGroup{key, {}});
-    groups_[it->second].points.push_back(std::move(point));
+    if (inserted) groups_.push_back(ProfileGroup{key, {}, {}});
+    ProfileGroup& g = groups_[it->second];
+    g.points.push_back(std::move(point));
+    if (provenance.empty() || g.provenance == provenance) return;  // the common case: one text per group
+    for (std::size_t at = 0; at <= g.provenance.size();) {  // already listed?
+      const std::size_t end = std::min(g.provenance.find(", ", at), g.provenance.size());
+      if (std::string_view(g.provenance).substr(at, end - at) == provenance) return;
+      at = end + 2;
+    }
+    g.provenance += (g.provenance.empty() ? "" : ", ") + std::string(provenance);
   }
 
  private:

@@ -53,6 +53,7 @@ struct BackendTables {
   std::vector<TableCorner> time;
   std::shared_ptr<const void> energy;
   bool extrapolated = false;  // the blend reaches past the outermost measured configs
+  std::string provenance;     // who measured them ("SGLang 0.5.14"; see ProfileGroup)
 };
 
 class ProfileSource {

@@ -34,6 +34,11 @@ struct Gated {
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
+  std::vector<std::string> provenance() const
+    requires requires { kernel.provenance(); }
+  {
+    return kernel.provenance();
+  }
   double lower_bound_s(const Input& in) const
     requires requires { kernel.lower_bound_s(in); }
   {

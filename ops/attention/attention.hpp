@@ -74,6 +74,7 @@ struct ChunkedPrefill {
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
+  std::vector<std::string> provenance() const { return kernel.provenance(); }
   double lower_bound_s(const Input& chunks) const { return kernel.lower_bound_s(uniform(chunks)); }
 };
 

@@ -548,3 +548,39 @@ TEST_CASE("profile tables: a preferred framework's kernels, where its table hold
                        costdsl::InputError);
   fs::remove_all(root);
 }
+
+// Who measured a table (the optional framework and version columns) names the group and
+// the leaf that answers from it; each distinct text once, in file order.
+TEST_CASE("profile tables: a group's provenance and the leaf's") {
+  namespace fs = std::filesystem;
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  const fs::path root = fs::temp_directory_path() / "costdsl_test_provenance";
+  fs::remove_all(root);
+  fs::create_directories(root / "h200_sxm");
+  {
+    std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
+    out << "dtype,n,k,m,backend,time_ms,framework,version,source\n"
+           "bf16,4096,4096,1,sglang,0.01,SGLang,0.5.14,torch\n"
+           "bf16,4096,4096,64,sglang,0.02,SGLang,0.5.14,torch\n"
+           "bf16,4096,4096,1,vllm,0.03,vLLM,0.24.0,torch\n"
+           "bf16,4096,4096,64,vllm,0.04,vLLM,0.25.dev1,torch\n"
+           "bf16,4096,4096,128,vllm,0.05,vLLM,0.24.0,torch\n"
+           "bf16,8192,8192,1,sglang,0.01,,,torch\n";
+  }
+  const costdsl::ProfileTable t = costdsl::load_profile_csv(root / "h200_sxm" / "gemm.csv", costdsl::ProfileSchema{
+      "gemm", {{"dtype", costdsl::ColumnType::text}, {"n", costdsl::ColumnType::integer},
+               {"k", costdsl::ColumnType::integer}}, {"m"}});
+  CHECK(t.find({"bf16", "4096", "4096"}, "sglang")->provenance == "SGLang 0.5.14");
+  CHECK(t.find({"bf16", "4096", "4096"}, "vllm")->provenance == "vLLM 0.24.0, vLLM 0.25.dev1");
+  CHECK(t.find({"bf16", "8192", "8192"}, "sglang")->provenance.empty());
+  const costdsl::Timing timing = costdsl::load_timing("h200", costdsl::TimingMode::automatic, root);
+  const Kernel<Gemm> k(timing, {costdsl::Dtype::bf16, 4096, 4096}, {"sglang", "vllm"});
+  CHECK(k.provenance() == std::vector<std::string>{"SGLang 0.5.14", "vLLM 0.24.0, vLLM 0.25.dev1"});
+  // Rows without the columns, or no table: no provenance.
+  CHECK(Kernel<Gemm>(timing, {costdsl::Dtype::bf16, 8192, 8192}, {"sglang"}).provenance() ==
+        std::vector<std::string>{""});
+  CHECK(Kernel<Gemm>(timing, {costdsl::Dtype::fp8, 4096, 4096}, {"sglang"}).provenance() ==
+        std::vector<std::string>{""});
+  fs::remove_all(root);
+}

@@ -266,8 +266,14 @@ for name in ("model.layer.attn.prefill", "model.layer.attn.decode", "model.layer
     check(name in measured, f"eval --gpu h100: {name} should be a measured leaf; measured: {sorted(measured)}")
 check(any("ANALYTIC" in s["coverage"] for s in jh.get("slots", [])), "eval --gpu h100: norms stay analytic")
 r = run("eval", "--arch", "llama3_70b", "--tp", "8", "--gpu", "h100", "--prefill", "0:4096", "--decode", "64x2048")
-check("rms_norm [ANALYTIC]" in r.stdout and "attn_prefill (sglang)" in r.stdout,
-      "eval text on h100: measured leaves name their backend, analytic ones are flagged")
+check("rms_norm [ANALYTIC]" in r.stdout and "attn_prefill (sglang: SGLang 0.5.14)" in r.stdout
+      and ("all_reduce (nccl: NCCL 2.29.2)" in r.stdout or "all_reduce (custom: SGLang 0.5.14)" in r.stdout),
+      "eval text on h100: measured leaves name their backend and who measured it, analytic ones are flagged")
+slot = {s["name"]: s for s in jh.get("slots", [])}
+check(slot.get("model.layer.attn.prefill", {}).get("measured_by") == "SGLang 0.5.14"
+      and slot.get("model.layer.attn.input_norm", {}).get("measured_by", 0) is None,
+      f"eval --json: measured_by names the framework and version of a measured leaf's table, null otherwise: "
+      f"{slot.get('model.layer.attn.prefill')}")
 # Every shipped GPU but H200 runs its attention and GEMMs on measured leaves.
 for gpu in ("b200", "a100", "gb200", "b300", "l40s"):
     r = run("eval", "--arch", "llama3_8b", "--tp", "2", "--gpu", gpu, "--prefill", "0:2048", "--decode", "16x1024",

@@ -31,7 +31,7 @@ SlotDescription slot(std::string name, std::string_view kind) {
   boost::mp11::mp_for_each<kernels::All>([&](auto k) {
     if (decltype(k)::kind == kind) family = decltype(k)::family;
   });
-  return {std::move(name), std::string(kind), family, {}, {}};
+  return {std::move(name), std::string(kind), family, {}, {}, {}};
 }
 
 // ---------------------------------------------------------------------------

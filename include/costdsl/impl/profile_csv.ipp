@@ -22,8 +22,9 @@ using Cell = CsvCell;
 inline constexpr std::string_view backend_col = "backend";
 inline constexpr std::string_view time_col = "time_ms";
 inline constexpr std::string_view energy_col = "energy_j";
-// Optional provenance columns (who measured the row, with what): any text, kept in the
-// file for the reader and ignored by the loader. Tables the importer writes carry them.
+// Optional provenance columns (who measured the row, with what): any text, no rule on it.
+// framework and version name a group's source (ProfileGroup::provenance); tables the
+// importer writes carry all three.
 inline constexpr std::array<std::string_view, 3> provenance_cols{"framework", "version", "source"};
 
 
@@ -233,7 +234,10 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
           if (!known && name == d::time_col) slot = {Role::time, 0}, time_seen = known = true;
           if (!known && name == d::energy_col) slot = {Role::energy, 0}, has_energy = known = true;
           if (!known && std::find(d::provenance_cols.begin(), d::provenance_cols.end(), name) != d::provenance_cols.end())
-            slot = {Role::provenance, 0}, known = true;
+            slot = {Role::provenance, static_cast<std::size_t>(
+                                          std::find(d::provenance_cols.begin(), d::provenance_cols.end(), name) -
+                                          d::provenance_cols.begin())},
+            known = true;
           if (!known)
             throw fail(line_no, cells[c].col,
                        fmt::format("unknown column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
@@ -270,7 +274,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
       point.line = line_no;
       std::optional<double> time;
       std::size_t time_col_no = 1;
-      std::string_view time_text;
+      std::string_view time_text, framework, version;
       for (std::size_t c = 0; c < cells.size(); ++c) {
         const d::Cell& cell = cells[c];
         const d::Slot slot = slots[c];
@@ -306,7 +310,10 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
             time_col_no = cell.col;
             time_text = cell.text;
             break;
-          case Role::provenance: break;  // for the reader; no rule on its text
+          case Role::provenance:  // no rule on its text; framework and version name the group's source
+            if (slot.index == 0) framework = cell.text;
+            if (slot.index == 1) version = cell.text;
+            break;
           case Role::energy: {
             if (cell.text.empty()) break;  // not measured
             const auto v = d::parse_double(cell.text);
@@ -342,7 +349,10 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
                          why));
         return;
       }
-      table.add(key, std::move(point));
+      const std::string provenance =
+          framework.empty() || version.empty() ? std::string(framework.empty() ? version : framework)
+                                               : std::string(framework) + " " + std::string(version);
+      table.add(key, std::move(point), provenance);
   });
 
   if (!have_header) throw fail(1, 1, "empty file: no header line (only blank lines and comments)");

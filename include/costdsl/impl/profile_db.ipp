@@ -45,6 +45,7 @@ COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& requ
       continue;
     }
     out[b].time = {TableCorner{1.0, fitted(*t, *g, request, false)}};
+    out[b].provenance = g->provenance;
     if (t->has_energy()) out[b].energy = fitted(*t, *g, request, true);
   }
   return out;
@@ -129,6 +130,9 @@ COSTDSL_DECL BackendTables ProfileDb::between_configs(const ProfileTable& table,
     const auto it = std::find_if(near.begin(), near.end(), [&](const auto& e) { return e.first == at; });
     if (it == near.end()) return BackendTables{};  // a missing neighbour: no blend
     out.time.push_back(TableCorner{w, fitted(table, *it->second, request, false)});
+    const std::string& p = it->second->provenance;
+    if (!p.empty() && out.provenance.find(p) == std::string::npos)
+      out.provenance += (out.provenance.empty() ? "" : ", ") + p;
   }
   return out;
 }
