@@ -404,6 +404,25 @@ TEST_CASE("profile tables: the one-table short path answers as the general path"
   fs::remove_all(root);
 }
 
+// A profile root of the tests below: DIR/h200_sxm/ fresh, removed at the end.
+struct ScratchProfiles {
+  std::filesystem::path root;
+  explicit ScratchProfiles(std::string_view name) : root(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "h200_sxm");
+  }
+  ~ScratchProfiles() { std::filesystem::remove_all(root); }
+  ScratchProfiles(const ScratchProfiles&) = delete;
+  ScratchProfiles& operator=(const ScratchProfiles&) = delete;
+  // h200_sxm/<kind>.csv for writing, at full precision.
+  std::ofstream table(std::string_view kind) const {
+    std::ofstream out(root / "h200_sxm" / (std::string(kind) + ".csv"), std::ios::binary);
+    out.precision(17);
+    return out;
+  }
+  costdsl::Timing timing(costdsl::TimingMode mode) const { return costdsl::load_timing("h200", mode, root); }
+};
+
 // A table cell aiconfigurator did not measure (a quarter of its H100 attention grid) is
 // estimated when the kernel binds: its measured neighbours' time over the roofline's,
 // times the roofline's time of the missing call. With a measured efficiency that is
@@ -413,9 +432,8 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
   using costdsl::Coverage;
   using costdsl::Kernel;
   using costdsl::kernels::AttnPrefill;
-  const fs::path root = fs::temp_directory_path() / "costdsl_test_missing_cell";
-  fs::remove_all(root);
-  fs::create_directories(root / "h200_sxm");
+  const ScratchProfiles dir("costdsl_test_missing_cell");
+  const fs::path& root = dir.root;
   const costdsl::Timing roofline = costdsl::load_timing("h200", costdsl::TimingMode::roofline, root);
   const AttnPrefill::Config config{costdsl::Dtype::bf16, 32, 8, 128, 0};
   const auto roofline_ms = [&](std::uint64_t batch, std::uint64_t append) {
@@ -424,8 +442,7 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
   // The efficiency of a batch line: 0.6 for one request, 0.8 for more (fixed costs amortised).
   const auto efficiency = [](std::uint64_t batch) { return batch == 1 ? 0.6 : 0.8; };
   {
-    std::ofstream out(root / "h200_sxm" / "attn_prefill.csv", std::ios::binary);
-    out.precision(17);
+    std::ofstream out = dir.table("attn_prefill");
     out << "dtype,num_qo_heads,num_kv_heads,head_dim,batch,append,backend,time_ms\n";
     for (const std::uint64_t b : {1u, 2u, 4u})
       for (const std::uint64_t a : {512u, 1024u, 2048u})
@@ -452,7 +469,6 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
     CHECK(exact.time_s * 1e3 == doctest::Approx(0.8 * roofline_ms(2, 1024)).epsilon(1e-12));
     CHECK(exact.coverage == Coverage::none);
   }
-  fs::remove_all(root);
 }
 
 // A head configuration no table holds (a user's own model) answers from the nearest
@@ -465,9 +481,8 @@ TEST_CASE("profile tables: an unmeasured head configuration is its nearest neigh
   using costdsl::Coverage;
   using costdsl::Kernel;
   using costdsl::kernels::AttnDecode;
-  const fs::path root = fs::temp_directory_path() / "costdsl_test_scaled_config";
-  fs::remove_all(root);
-  fs::create_directories(root / "h200_sxm");
+  const ScratchProfiles dir("costdsl_test_scaled_config");
+  const fs::path& root = dir.root;
   const costdsl::Timing roofline = costdsl::load_timing("h200", costdsl::TimingMode::roofline, root);
   const auto roofline_ms = [&](const AttnDecode::Config& c, std::uint64_t batch, std::uint64_t kv) {
     return AttnDecode::roofline(*roofline.roofline(), c, {batch, kv}).time_s * 1e3;
@@ -475,8 +490,7 @@ TEST_CASE("profile tables: an unmeasured head configuration is its nearest neigh
   using costdsl::Dtype;
   const AttnDecode::Config group4{Dtype::bf16, 32, 8, 128}, group1{Dtype::bf16, 64, 64, 128};
   {
-    std::ofstream out(root / "h200_sxm" / "attn_decode.csv", std::ios::binary);
-    out.precision(17);
+    std::ofstream out = dir.table("attn_decode");
     out << "kv_dtype,num_qo_heads,num_kv_heads,head_dim,batch,total_kv,backend,time_ms\n";
     for (const std::uint64_t b : {1u, 8u, 64u})
       for (const std::uint64_t kv : {1024u, 8192u, 65536u}) {
@@ -506,7 +520,6 @@ TEST_CASE("profile tables: an unmeasured head configuration is its nearest neigh
     CHECK(fp8.source() == "roofline");
     if (mode == costdsl::TimingMode::automatic) CHECK(fp8.eval({8, 8 * 8192}).coverage == Coverage::analytic);
   }
-  fs::remove_all(root);
 }
 
 // A preferred framework (Timing::with_kernel_framework) takes its own table where it holds
@@ -517,9 +530,8 @@ TEST_CASE("profile tables: a preferred framework's kernels, where its table hold
   namespace fs = std::filesystem;
   using costdsl::Kernel;
   using costdsl::kernels::Gemm;
-  const fs::path root = fs::temp_directory_path() / "costdsl_test_kernel_framework";
-  fs::remove_all(root);
-  fs::create_directories(root / "h200_sxm");
+  const ScratchProfiles dir("costdsl_test_kernel_framework");
+  const fs::path& root = dir.root;
   {
     std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
     out << "dtype,n,k,m,backend,time_ms\n";
@@ -546,7 +558,6 @@ TEST_CASE("profile tables: a preferred framework's kernels, where its table hold
   CHECK_THROWS_WITH_AS(any.with_kernel_framework("tensorrt"),
                        doctest::Contains("kernel framework 'tensorrt' is not one of sglang, trtllm, vllm"),
                        costdsl::InputError);
-  fs::remove_all(root);
 }
 
 // Who measured a table (the optional framework and version columns) names the group and
@@ -555,9 +566,8 @@ TEST_CASE("profile tables: a group's provenance and the leaf's") {
   namespace fs = std::filesystem;
   using costdsl::Kernel;
   using costdsl::kernels::Gemm;
-  const fs::path root = fs::temp_directory_path() / "costdsl_test_provenance";
-  fs::remove_all(root);
-  fs::create_directories(root / "h200_sxm");
+  const ScratchProfiles dir("costdsl_test_provenance");
+  const fs::path& root = dir.root;
   {
     std::ofstream out(root / "h200_sxm" / "gemm.csv", std::ios::binary);
     out << "dtype,n,k,m,backend,time_ms,framework,version,source\n"
@@ -582,5 +592,4 @@ TEST_CASE("profile tables: a group's provenance and the leaf's") {
         std::vector<std::string>{""});
   CHECK(Kernel<Gemm>(timing, {costdsl::Dtype::fp8, 4096, 4096}, {"sglang"}).provenance() ==
         std::vector<std::string>{""});
-  fs::remove_all(root);
 }
