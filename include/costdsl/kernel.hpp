@@ -263,6 +263,7 @@ class Kernel {
     { K::transfer_distance(a, a) } -> std::convertible_to<double>;
     K::input_at(a, p);
   };
+  static_assert(!transfers || dims == 2, "a kind's transfer_distance needs 2D tables (Interp2D::scaled rescales them)");
   void bind_scaled(ProfileSource& source, const ProfileSchema& schema, std::size_t backend);
 
   Config config_;

@@ -93,13 +93,18 @@ class ProfileTable {
     if (inserted) groups_.push_back(ProfileGroup{key, {}, {}});
     ProfileGroup& g = groups_[it->second];
     g.points.push_back(std::move(point));
-    if (provenance.empty() || g.provenance == provenance) return;  // the common case: one text per group
-    for (std::size_t at = 0; at <= g.provenance.size();) {  // already listed?
-      const std::size_t end = std::min(g.provenance.find(", ", at), g.provenance.size());
-      if (std::string_view(g.provenance).substr(at, end - at) == provenance) return;
+    add_provenance(g.provenance, provenance);
+  }
+
+  // Adds `item` to a ", "-joined list of provenance texts unless it is empty or listed.
+  static void add_provenance(std::string& list, std::string_view item) {
+    if (item.empty() || list == item) return;  // the common case: one text per group
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t end = std::min(list.find(", ", at), list.size());
+      if (std::string_view(list).substr(at, end - at) == item) return;
       at = end + 2;
     }
-    g.provenance += (g.provenance.empty() ? "" : ", ") + std::string(provenance);
+    list += (list.empty() ? "" : ", ") + std::string(item);
   }
 
  private:

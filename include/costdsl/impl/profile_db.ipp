@@ -130,9 +130,7 @@ COSTDSL_DECL BackendTables ProfileDb::between_configs(const ProfileTable& table,
     const auto it = std::find_if(near.begin(), near.end(), [&](const auto& e) { return e.first == at; });
     if (it == near.end()) return BackendTables{};  // a missing neighbour: no blend
     out.time.push_back(TableCorner{w, fitted(table, *it->second, request, false)});
-    const std::string& p = it->second->provenance;
-    if (!p.empty() && out.provenance.find(p) == std::string::npos)
-      out.provenance += (out.provenance.empty() ? "" : ", ") + p;
+    ProfileTable::add_provenance(out.provenance, it->second->provenance);
   }
   return out;
 }

@@ -40,10 +40,7 @@ std::size_t fill_missing(Grid<D>& g, const ModelTime& model_time) {
   for (std::size_t i = 0; i < cells; ++i) any_missing = any_missing || g.valid[i] == cell_missing;
   if (!any_missing) return 0;
   for (std::size_t i = 0; i < cells; ++i) {
-    const auto ix = g.unflatten(i);
-    std::array<double, D> at{};
-    for (std::size_t d = 0; d < D; ++d) at[d] = g.axes[d][ix[d]];
-    const double m = model_time(at);
+    const double m = model_time(g.coords(i));
     if (!(m > 0) || !std::isfinite(m)) continue;
     model[i] = m;
     if (g.valid[i] == cell_measured) eff[i] = g.values[i] / m;

@@ -68,6 +68,14 @@ struct Grid {
     return ix;
   }
 
+  // A cell's coordinates on the axes.
+  std::array<double, D> coords(std::size_t flat) const noexcept {
+    const auto ix = unflatten(flat);
+    std::array<double, D> at{};
+    for (std::size_t d = 0; d < D; ++d) at[d] = axes[d][ix[d]];
+    return at;
+  }
+
   std::string describe(const std::array<std::size_t, D>& ix) const {
     std::string s = "(";
     for (std::size_t d = 0; d < D; ++d) {
@@ -115,10 +123,7 @@ template <std::size_t D, class Factor>
 void scale_cells(Grid<D>& g, const Factor& factor) {
   for (std::size_t i = 0; i < g.values.size(); ++i) {
     if (g.valid[i] == cell_missing) continue;
-    const auto ix = g.unflatten(i);
-    std::array<double, D> at{};
-    for (std::size_t d = 0; d < D; ++d) at[d] = g.axes[d][ix[d]];
-    const double f = factor(at);
+    const double f = factor(g.coords(i));
     const double v = g.values[i] * f;
     if (std::isfinite(v) && v >= 0 && std::isfinite(f)) {
       g.values[i] = v;

@@ -62,19 +62,6 @@ class Interp1D {
   }
   Interpolated operator()(double x) const noexcept { return query(x); }
 
-  // This table with every value times factor(std::array<double, 1>{x}); a factor that
-  // is not finite and >= 0 gives the empty table (a 1D table has no missing points).
-  template <class Factor>
-  Interp1D scaled(const Factor& factor) const {
-    Interp1D out = *this;
-    for (std::size_t i = 0; i < out.values_.size(); ++i) {
-      const double v = out.values_[i] * factor(std::array<double, 1>{axis_[i]});
-      if (!std::isfinite(v) || v < 0) return Interp1D{};
-      out.values_[i] = v;
-    }
-    return out;
-  }
-
   bool empty() const noexcept { return values_.empty(); }
   const Axis& axis() const noexcept { return axis_; }
   std::span<const double> values() const noexcept { return values_; }

@@ -88,14 +88,6 @@ class Interp3D {
     return detail::fill_missing<3>(grid_, model_time);
   }
 
-  // This table with every cell's value times factor(std::array<double, 3>).
-  template <class Factor>
-  Interp3D scaled(const Factor& factor) const {
-    Interp3D out = *this;
-    detail::scale_cells<3>(out.grid_, factor);
-    return out;
-  }
-
   bool empty() const noexcept { return grid_.empty(); }
   // axis 0 = x, 1 = y, 2 = z.
   const Axis& axis(std::size_t d) const noexcept { return grid_.axes[d]; }
