@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fields_json.hpp"
-#include "registry.hpp"
+#include "family.hpp"
 #include "costdsl/coverage.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
@@ -193,13 +193,6 @@ struct TimingOptions {
     return Timing::is_kernel_framework(framework) ? std::string(framework) : std::string();
   }
 };
-
-// What --family accepts: every family in tools/registry.hpp.
-inline std::vector<std::string> family_names() {
-  std::vector<std::string> names;
-  for (const archs::FamilyInfo& f : archs::families()) names.push_back(f.name);
-  return names;
-}
 
 // Which model, and how it is quantized: every command that builds a model takes these.
 inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {

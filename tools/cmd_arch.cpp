@@ -8,7 +8,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "registry.hpp"
+#include "family.hpp"
+#include "shipped_archs.hpp"
 #include "costdsl/describe.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "costdsl/manifest_json.hpp"
@@ -181,7 +182,7 @@ void add_arch_commands(CLI::App& app) {
     // at tp 1 and its widest ep: its hp groups fill the ep GPUs). An MoE family's TP experts:
     // the tp > 1 it accepts at ep 1 (one attention group, every expert split tp ways).
     enum class Vary { tp, ep, hp };
-    auto accepted = [](const archs::ArchInfo& a, Vary vary, std::uint32_t tp = 1, std::uint32_t ep = 0) {
+    auto accepted = [](const ShippedArch& a, Vary vary, std::uint32_t tp = 1, std::uint32_t ep = 0) {
       std::vector<std::uint32_t> ok;
       for (std::uint32_t d : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
         try {
@@ -198,9 +199,9 @@ void add_arch_commands(CLI::App& app) {
       return ok;
     };
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& a : archs::catalog()) {
-      const bool moe = archs::find_family(a.family).expert_parallel;
-      const bool kv_parallel = archs::find_family(a.family).kv_parallel;
+    for (const ShippedArch& a : shipped_archs()) {
+      const bool moe = find_family(a.family).expert_parallel;
+      const bool kv_parallel = find_family(a.family).kv_parallel;
       const std::vector<std::uint32_t> tps = accepted(a, Vary::tp);
       const std::vector<std::uint32_t> eps = moe ? accepted(a, Vary::ep) : std::vector<std::uint32_t>{1};
       const std::uint32_t widest = tps.empty() ? 1 : tps.back();

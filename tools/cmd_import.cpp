@@ -20,7 +20,8 @@
 #include "aiconfigurator.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "registry.hpp"
+#include "family.hpp"
+#include "shipped_archs.hpp"
 #include "costdsl/data_dir.hpp"
 #include "costdsl/gpu_catalog.hpp"
 #include "costdsl/manifest.hpp"
@@ -50,7 +51,7 @@ const Quantization::Choice shipped_quantizations[] = {
 // Every (kind, config) the shipped archs (and the models of `model_configs`, HuggingFace
 // config.json files) bind at those degrees and dtypes, as profile keys.
 std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_configs(
-    bool shipped_archs, const std::vector<std::string>& model_configs) {
+    bool for_shipped_archs, const std::vector<std::string>& model_configs) {
   std::map<std::string, std::set<std::vector<std::string>>, std::less<>> out;
   const Timing timing = load_timing("h100_sxm", TimingMode::roofline);  // configs do not depend on the GPU
   auto collect = [&](const ModelOptions& options) {
@@ -100,11 +101,11 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_co
       }
     }
   };
-  if (shipped_archs) {
-    for (const archs::ArchInfo& info : archs::catalog()) {
+  if (for_shipped_archs) {
+    for (const ShippedArch& info : shipped_archs()) {
       ModelOptions options;
       options.arch = info.name;
-      collect_all(options, archs::find_family(info.family).expert_parallel);
+      collect_all(options, find_family(info.family).expert_parallel);
     }
   }
   for (const std::string& file : model_configs) {
@@ -113,7 +114,7 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_co
     // A config costdsl cannot build (no supported family, a malformed file) is the user's
     // mistake: its message names the file.
     const std::string family = options.resolve().second;
-    collect_all(options, archs::find_family(family).expert_parallel);
+    collect_all(options, find_family(family).expert_parallel);
   }
   return out;
 }

@@ -36,7 +36,7 @@
 #include "costdsl/serve/unit_simulator.hpp"
 #include "model.hpp"
 #include "named_csv_rows.hpp"
-#include "registry.hpp"
+#include "family.hpp"
 
 namespace costdsl::cli::deployments {
 
@@ -328,7 +328,7 @@ class Simulator {
         auto [hf, family] = mo.resolve();
         m.config.emplace(std::move(hf));
         m.family = std::move(family);
-        m.expert_parallel = archs::find_family(m.family).expert_parallel;
+        m.expert_parallel = find_family(m.family).expert_parallel;
       } catch (const Error& e) {
         m.why = fmt::format("model {}: {}", model_path, e.what());
       }

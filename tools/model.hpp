@@ -86,24 +86,4 @@ std::unique_ptr<serve::ModelSource> open_model_source(const HfConfig& config, co
                                                       const Timing& timing, ops::moe::Routing routing = {},
                                                       bool hop_b = false);
 
-namespace models {
-// One per family (tools/models/<family>.cpp); a null timing checks and returns null.
-std::unique_ptr<Model> open_llama3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<Model> open_qwen3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<Model> open_mixtral(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<Model> open_gpt_oss(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<Model> open_deepseek_v3(const HfConfig& config, const ModelOptions& options, const Timing* timing);
-std::unique_ptr<serve::ModelSource> llama3_source(const HfConfig& config, const Timing& timing, bool hop_b);
-std::unique_ptr<serve::ModelSource> qwen3_source(const HfConfig& config, const Timing& timing, bool hop_b);
-std::unique_ptr<serve::ModelSource> qwen3_moe_source(const HfConfig& config, const Timing& timing,
-                                                     ops::moe::Routing routing);
-std::unique_ptr<serve::ModelSource> mixtral_source(const HfConfig& config, const Timing& timing,
-                                                   ops::moe::Routing routing);
-std::unique_ptr<serve::ModelSource> gpt_oss_source(const HfConfig& config, const Timing& timing,
-                                                   ops::moe::Routing routing);
-std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, const Timing& timing,
-                                                       ops::moe::Routing routing, bool hop_b);
-}  // namespace models
-
 }  // namespace costdsl::cli

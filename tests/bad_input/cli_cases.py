@@ -145,6 +145,9 @@ rejects("kernel --m not a number", GEMM + ["--m", "12abc"], "--m", "12abc")
 # ---- unknown names ------------------------------------------------------------------
 rejects("unknown gpu", ["eval", "--arch", "llama3_8b", "--gpu", "h300"], "unknown gpu 'h300'", "known: a100_sxm")
 rejects("unknown arch", ["eval", "--arch", "gpt5", "--gpu", "h200"], "unknown arch 'gpt5'", "known: llama3_8b")
+rejects("arch names are exact", ["eval", "--arch", "Llama3_8B", "--gpu", "h200"], "unknown arch 'Llama3_8B'")
+rejects("arch names are not paths", ["eval", "--arch", "../models/llama3_8b", "--gpu", "h200"],
+        "unknown arch '../models/llama3_8b'")
 rejects("unknown kernel kind", ["kernel", "matmul", "--gpu", "h200"], "unknown kernel kind 'matmul'", "known: gemm")
 rejects("unknown timing", EVAL + ["--timing", "fast"], "--timing", "fast", "auto,profile,roofline")
 rejects("unknown family", ["eval", "--model-config", str(models / "llama3_8b.json"), "--family", "mistral", "--gpu",

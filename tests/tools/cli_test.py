@@ -6,6 +6,7 @@ usage: cli_test.py COSTDSL CHECK_SVG_PY
 """
 import gzip
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -208,6 +209,35 @@ check(archs.get("gpt_oss_120b", {}).get("tp_experts") == [2, 4, 8] and
       f"archs: the MoE archs' TP-expert degrees (ep 1): {archs.get('gpt_oss_120b')}")
 r = run("manifest", "--arch", "llama3_8b")
 check(len(json.loads(r.stdout or "{}").get("slots", [])) == 16, "llama3_8b manifest must have 16 slots")
+
+# Families register themselves; shipped archs are data/models/*.json: a config.json of a
+# known family dropped into a data directory is an arch (its family from its architectures,
+# its summary from costdsl_summary when it has one), listed in family order, names in
+# numeric order. Every family --family takes is one `costdsl archs` can list.
+with tempfile.TemporaryDirectory() as tmp:
+    (pathlib.Path(tmp) / "models").mkdir()
+    mistral = json.loads((root / "data/models/llama3_8b.json").read_text())
+    del mistral["costdsl_summary"]
+    mistral["architectures"] = ["MistralForCausalLM"]
+    (pathlib.Path(tmp) / "models" / "my_mistral.json").write_text(json.dumps(mistral))
+    for name in ("qwen3_32b", "qwen3_8b"):
+        (pathlib.Path(tmp) / "models" / f"{name}.json").write_text((root / f"data/models/{name}.json").read_text())
+    env = dict(os.environ, COSTDSL_DATA_DIR=tmp)
+    listed = json.loads(run("archs", "--json", env=env).stdout or "[]")
+    check([(a["name"], a["family"], a["summary"]) for a in listed] ==
+          [("my_mistral", "llama", "MistralForCausalLM"), ("qwen3_8b", "qwen3", "Qwen3-8B, dense, q/k norm, TP"),
+           ("qwen3_32b", "qwen3", "Qwen3-32B, dense, q/k norm, TP")], f"archs from a data directory: {listed}")
+    mine = json.loads(run("eval", "--arch", "my_mistral", "--gpu", "h200", "--timing", "roofline", "--decode", "8x512",
+                          "--json", env=env).stdout or "{}")
+    ref = json.loads(run("eval", "--arch", "llama3_8b", "--gpu", "h200", "--timing", "roofline", "--decode", "8x512",
+                         "--json").stdout or "{}")
+    check(mine.get("total") == ref.get("total") and mine.get("total"), "a dropped-in Mistral config is Llama's model")
+    r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", expect=2, env=env)
+    check("unknown arch 'llama3_8b' (known: my_mistral, qwen3_8b, qwen3_32b)" in r.stderr, f"known archs: {r.stderr}")
+families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "deepseek_v3"]
+r = run("eval", "--help")
+check(f"{{{','.join(families)}}}" in r.stdout, "--family lists the registered families in meson's order")
+check(sorted({a["family"] for a in archs.values()}) == sorted(families), "every family ships an arch")
 
 # --hp (issue 20): --hp 1 is the tp tree byte for byte; --hp 2 splits the KV, the HP all-to-all
 # and merge join the attention slots, the FFN runs TP over hp × tp GPUs; decode attention

@@ -1,6 +1,7 @@
 // The DeepSeek-V3 family (MLA, dense then MoE layers, shared expert on a side stream)
 // for the CLI: its run-time forms (EP or TP experts under tp attention; the hp grain),
 // instantiated here once.
+#include "../family.hpp"
 #include "../model_impl.hpp"
 #include "costdsl/archs/deepseek_v3.hpp"
 
@@ -40,5 +41,14 @@ std::unique_ptr<serve::ModelSource> deepseek_v3_source(const HfConfig& config, c
       },
       true, timing, routing);
 }
+
+// Kimi-K2 (model_type kimi_k2) is DeepSeek-V3's architecture.
+COSTDSL_CLI_FAMILY(deepseek_v3){.name = "deepseek_v3",
+                                .architectures = {"DeepseekV3ForCausalLM"},
+                                .model_types = {"deepseek_v3", "kimi_k2"},
+                                .expert_parallel = true,
+                                .kv_parallel = true,
+                                .open = open_deepseek_v3,
+                                .source = deepseek_v3_source};
 
 }  // namespace costdsl::cli::models

@@ -1,5 +1,6 @@
 // The Qwen3-MoE family (DP attention + EP experts, or TP attention + TP experts) for the
 // CLI: its run-time forms, instantiated here once.
+#include "../family.hpp"
 #include "../model_impl.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 
@@ -15,12 +16,21 @@ std::unique_ptr<Model> open_qwen3_moe(const HfConfig& config, const ModelOptions
 }
 
 std::unique_ptr<serve::ModelSource> qwen3_moe_source(const HfConfig& config, const Timing& timing,
-                                                     ops::moe::Routing routing) {
+                                                     ops::moe::Routing routing, bool) {
   return source(
       [config](serve::Parallel p) {
         return by_expert_grain<Qwen3Moe, Qwen3MoeTpExperts>(archs::Qwen3MoeConfig::from_hf(config, p.tp, p.ep));
       },
       true, timing, routing);
 }
+
+// MiniMax-M2 reads as Qwen3-MoE (Qwen3MoeConfig::from_hf says what differs).
+COSTDSL_CLI_FAMILY(qwen3_moe){.name = "qwen3_moe",
+                              .architectures = {"Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM"},
+                              .model_types = {"qwen3_moe", "minimax_m2"},
+                              .expert_parallel = true,
+                              .kv_parallel = false,
+                              .open = open_qwen3_moe,
+                              .source = qwen3_moe_source};
 
 }  // namespace costdsl::cli::models
