@@ -1,86 +1,25 @@
 #pragma once
-// L4 Llama-3 (dense, TP): Sum(embed, layer × L (attn_block_tp, mlp_block_tp), lm_head).
-// One definition, two forms: Llama3<Fixed<cfg>> has compile-time dims and tp
-// (tp 16 on 8 KV heads does not compile); Llama3<Llama3Config> takes them at run
-// time (from a config.json) and throws a ConfigError instead.
-//
-// KV-parallel decode (hp > 1, the hptp grain): attention runs attn_block_hptp on
-// N = hp × tp GPUs and the FFN runs mlp_block_tp over all N. The grain is part of the
-// type, so that hp = 1 stays today's tree: a static form picks it from its hp, a
-// run-time form is tp unless built as Llama3<Llama3Config, AttnGrain::hptp>.
-// kv_replicate opts into tp above the KV heads by copying them (worklets/attn_grain.hpp).
-#include <cstdint>
-#include <span>
-#include <string>
-#include <type_traits>
+// L4 Llama-3 (dense, TP): the dense frame (archs/frames/dense_stack.hpp) with plain
+// attention. Llama3<Fixed<llama3_70b.with_tp(8)>> is the static form (tp 16 on 8 KV heads
+// does not compile), Llama3<Llama3Config> the run-time one (Llama3Config::from_hf reads a
+// config.json; head_dim defaults to hidden / heads); hp > 1 is the KV-parallel grain.
+#include <string_view>
 
-#include "costdsl/archs/support/input_scratch.hpp"
-#include "costdsl/dim_expr.hpp"
+#include "costdsl/archs/frames/dense_stack.hpp"
 #include "costdsl/dtype.hpp"
-#include "costdsl/error.hpp"
-#include "costdsl/fields.hpp"
-#include "costdsl/form.hpp"
-#include "costdsl/hf_config.hpp"
-#include "costdsl/inputs.hpp"
-#include "costdsl/labeled.hpp"
-#include "costdsl/ops/attention/attention.hpp"
-#include "costdsl/scale.hpp"
-#include "costdsl/static_value.hpp"
-#include "costdsl/sum.hpp"
-#include "costdsl/timing.hpp"
-#include "costdsl/worklets/attn_block_hptp.hpp"
-#include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
-#include "costdsl/worklets/embed_local.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
-#include "costdsl/worklets/detail/weight_dtype.hpp"
-#include "costdsl/worklets/mlp_block_tp.hpp"
 
 namespace costdsl::archs {
 
-// One scheduler iteration: prefill chunks and decode requests.
-using Iteration = ops::AttentionBatch;
-
-struct Llama3Config {
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
-                 (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                 (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (bool, kv_replicate),
-                 (bool, hop_b));
-
-  constexpr Llama3Config with_tp(std::uint32_t degree) const {
-    Llama3Config c = *this;
-    c.tp = degree;
-    return c;
-  }
-  constexpr Llama3Config with_hp(std::uint32_t degree) const {
-    Llama3Config c = *this;
-    c.hp = degree;
-    return c;
-  }
-
-  static Llama3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
-    const Quantization q = hf.quantization();
-    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    if (!hf.has("head_dim") && hidden % heads != 0)
-      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
-                      std::to_string(hidden) + " and there is no head_dim");
-    return {hidden,
-            heads,
-            hf.dim("num_key_value_heads", heads),
-            hf.dim("head_dim", hidden / heads),
-            hf.dim("intermediate_size"),
-            hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"),
-            tp,
-            hp,
-            hf.dtype(),
-            q.kv,
-            q.gemm,
-            false,
-            false};
-  }
+struct Llama3Layer {
+  static constexpr std::string_view name = "Llama3";
+  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+  static constexpr bool head_dim_required = false;
 };
+using Llama3Config = DenseConfig<Llama3Layer>;
+
+template <class Form, AttnGrain Grain = default_grain<Form>>
+using Llama3 = DenseStack<Form, Grain>;
 
 // Published shapes (data/models/*.json are the source of truth; a test checks they agree).
 inline constexpr Llama3Config llama3_8b{
@@ -96,96 +35,12 @@ inline constexpr Llama3Config llama3_405b{
     .intermediate = 53248, .vocab = 128256, .num_layers = 126, .tp = 1, .hp = 1,
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
-using worklets::AttnGrain;
-using worklets::default_grain;
-
-template <class Form, AttnGrain Grain = default_grain<Form>>
-class Llama3 {
-  static constexpr bool hptp = Grain == AttnGrain::hptp;
-  using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
-  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
-  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<AttnForm>, worklets::AttnBlockTp<AttnForm>>;
-
- public:
-  explicit Llama3(const Form& form = {})
-      : form_(form),
-        embed_(form),
-        attn_(worklets::attention_form(form)),
-        mlp_(worklets::ffn_form<Grain>(form)),
-        head_(form) {
-    require_nonzero(dim<"num_layers">(form));
-  }
-
-  auto build(const Timing& t) const {
-    const auto& c = values(form_);
-    return labeled<"model">(
-        "model (Llama3) [" + (hptp ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
-            "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
-            ", hidden=" + std::to_string(c.hidden) + "]",
-        sum(embed_.build(t),
-            labeled<"layer">("layer (decoder layer)", scale(dim<"num_layers">(form_), sum(attn_.build(t), mlp_.build(t)))),
-            head_.build(t)));
-  }
-
-  // Mixed prefill + decode iterations share one projection spine: every new
-  // token (prefill append or decode) is one row through the same GEMMs.
-  // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself);
-  // inputs(it, scratch) deals it once, for both, into the scratch, which the inputs borrow
-  // until it is used again: nothing allocated once warm (archs::BatchFeed passes one).
-  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<worklets::KvSlices::RankLoad>{}); }
-  auto inputs(const Iteration& it, InputScratch& scratch) const
-    requires hptp
-  {
-    scratch.reset();
-    return inputs_with(it, scratch.take<worklets::KvSlices::RankLoad>(values(form_).hp));
-  }
-
-  // KV cache bytes one token occupies across the whole model (each KV head once), and on
-  // one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
-  double kv_bytes_per_token() const { return worklets::kv_bytes_per_token(form_, values(form_).num_kv_heads); }
-  double kv_bytes_per_token_per_gpu() const { return worklets::kv_bytes_per_token_per_gpu(form_); }
-
-  // Weight bytes resident on one GPU: the sharded layers (projections in their weight
-  // format) plus the local embed and lm_head.
-  // QKV is split tp ways (replicated over hp; replicated KV heads counted per copy),
-  // o_proj and the FFN over all hp × tp GPUs.
-  double weight_bytes_per_gpu() const {
-    const auto& c = values(form_);
-    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
-    const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
-    const double mlp = 3.0 * h * c.intermediate / n;
-    const double norms = 2 * h;  // norms, embedding and lm_head stay in the activations' dtype
-    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
-           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
-  }
-
-  const Form& form() const noexcept { return form_; }
-
- private:
-  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<worklets::KvSlices::RankLoad> loads) const {
-    const ops::AttentionWork w = ops::collapse(it);
-    const std::uint64_t tokens = w.append_tokens;
-    const std::uint64_t requests = it.prefill.size() + w.decode_count;
-    return nest<"model">(costdsl::inputs(
-        embed_.inputs({tokens}),
-        nest<"layer">(costdsl::inputs(worklets::attention_inputs<Grain>(attn_, tokens, w, it, loads),
-                                      mlp_.inputs({tokens}))),
-        head_.inputs({requests})));
-  }
-
-  Form form_;
-  worklets::EmbedLocal<Form> embed_;
-  Attn attn_;
-  worklets::MlpBlockTp<FfnForm> mlp_;
-  worklets::LmHeadLocal<Form> head_;
-};
-
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time form (dims from a config.json) is instantiated once, in
 // libcostdsl-compiled (src/archs/llama3.cpp): a translation unit that evaluates it does not
 // generate its code again.
-extern template class Llama3<Llama3Config>;
-extern template class Llama3<Llama3Config, AttnGrain::hptp>;
+extern template class DenseStack<Llama3Config>;
+extern template class DenseStack<Llama3Config, AttnGrain::hptp>;
 #endif
 
 }  // namespace costdsl::archs

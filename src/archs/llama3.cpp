@@ -2,5 +2,5 @@
 // compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
 #include "costdsl/archs/llama3.hpp"
 
-template class costdsl::archs::Llama3<costdsl::archs::Llama3Config>;
-template class costdsl::archs::Llama3<costdsl::archs::Llama3Config, costdsl::archs::AttnGrain::hptp>;
+template class costdsl::archs::DenseStack<costdsl::archs::Llama3Config>;
+template class costdsl::archs::DenseStack<costdsl::archs::Llama3Config, costdsl::archs::AttnGrain::hptp>;

@@ -2,5 +2,5 @@
 // compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
 #include "costdsl/archs/qwen3.hpp"
 
-template class costdsl::archs::Qwen3<costdsl::archs::Qwen3Config>;
-template class costdsl::archs::Qwen3<costdsl::archs::Qwen3Config, costdsl::worklets::AttnGrain::hptp>;
+template class costdsl::archs::DenseStack<costdsl::archs::Qwen3Config>;
+template class costdsl::archs::DenseStack<costdsl::archs::Qwen3Config, costdsl::archs::AttnGrain::hptp>;

@@ -1,0 +1,187 @@
+#pragma once
+// The dense decoder frame (L4): Sum(embed, layer × L (attention block, MLP block), lm_head),
+// tensor-parallel, that every dense family is an instance of. A family is a Layer tag (its
+// name, its q/k norm, the config.json rules that differ) and DenseConfig<Layer> its shape:
+//
+//   struct Llama3Layer { static constexpr std::string_view name = "Llama3";
+//                        static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+//                        static constexpr bool head_dim_required = false; };
+//   using Llama3Config = DenseConfig<Llama3Layer>;
+//   template <class Form, AttnGrain G = default_grain<Form>> using Llama3 = DenseStack<Form, G>;
+//
+// The form's config type says which family the stack is. One definition, two forms:
+// DenseStack<Fixed<cfg>> has compile-time dims and tp (tp 16 on 8 KV heads does not
+// compile); DenseStack<DenseConfig<L>> takes them from a config.json at run time and throws
+// a ConfigError instead.
+//
+// KV-parallel decode (hp > 1, the hptp grain): attention runs attn_block_hptp on
+// N = hp × tp GPUs and the FFN runs mlp_block_tp over all N. The grain is part of the
+// type, so that hp = 1 stays the tp tree: a static form picks it from its hp, a run-time
+// form is tp unless built with AttnGrain::hptp. kv_replicate opts into tp above the KV
+// heads by copying them (worklets/attn_grain.hpp).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/detail/inline.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_hptp.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/attn_grain.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
+#include "costdsl/worklets/mlp_block_tp.hpp"
+
+namespace costdsl::archs {
+
+// One scheduler iteration: prefill chunks and decode requests.
+using Iteration = ops::AttentionBatch;
+
+using worklets::AttnGrain;
+using worklets::default_grain;
+
+template <class Layer>
+struct DenseConfig {
+  using layer = Layer;
+
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
+                 (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
+                 (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (bool, kv_replicate),
+                 (bool, hop_b));
+
+  constexpr DenseConfig with_tp(std::uint32_t degree) const {
+    DenseConfig c = *this;
+    c.tp = degree;
+    return c;
+  }
+  constexpr DenseConfig with_hp(std::uint32_t degree) const {
+    DenseConfig c = *this;
+    c.hp = degree;
+    return c;
+  }
+
+  // head_dim falls back to hidden / heads (transformers' LlamaConfig) unless the layer
+  // requires it (Qwen3 decouples it: 32B has 5120 / 64 = 80 and head_dim 128).
+  static DenseConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
+    const Quantization q = hf.quantization();
+    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
+    if (!Layer::head_dim_required && !hf.has("head_dim") && hidden % heads != 0)
+      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
+                      std::to_string(hidden) + " and there is no head_dim");
+    return {hidden,
+            heads,
+            hf.dim("num_key_value_heads", heads),
+            Layer::head_dim_required ? hf.dim("head_dim") : hf.dim("head_dim", hidden / heads),
+            hf.dim("intermediate_size"),
+            hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"),
+            tp,
+            hp,
+            hf.dtype(),
+            q.kv,
+            q.gemm,
+            false,
+            false};
+  }
+};
+
+template <class Form, AttnGrain Grain = default_grain<Form>>
+class DenseStack {
+  using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
+  static constexpr bool hptp = Grain == AttnGrain::hptp;
+  using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
+  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
+  using Attn = std::conditional_t<hptp, worklets::AttnBlockHptp<AttnForm, "attn", Layer::qk_norm>,
+                                  worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm>>;
+
+ public:
+  explicit DenseStack(const Form& form = {})
+      : form_(form),
+        embed_(form),
+        attn_(worklets::attention_form(form)),
+        mlp_(worklets::ffn_form<Grain>(form)),
+        head_(form) {
+    require_nonzero(dim<"num_layers">(form));
+  }
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    return labeled<"model">(
+        "model (" + std::string(Layer::name) + ") [" + (hptp ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
+            "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
+            ", hidden=" + std::to_string(c.hidden) + "]",
+        sum(embed_.build(t),
+            labeled<"layer">("layer (decoder layer)", scale(dim<"num_layers">(form_), sum(attn_.build(t), mlp_.build(t)))),
+            head_.build(t)));
+  }
+
+  // Mixed prefill + decode iterations share one projection spine: every new
+  // token (prefill append or decode) is one row through the same GEMMs.
+  // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself);
+  // inputs(it, scratch) deals it once, for both, into the scratch, which the inputs borrow
+  // until it is used again: nothing allocated once warm (archs::BatchFeed passes one).
+  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<worklets::KvSlices::RankLoad>{}); }
+  auto inputs(const Iteration& it, InputScratch& scratch) const
+    requires hptp
+  {
+    scratch.reset();
+    return inputs_with(it, scratch.take<worklets::KvSlices::RankLoad>(values(form_).hp));
+  }
+
+  // KV cache bytes one token occupies across the whole model (each KV head once), and on
+  // one GPU: a token's KV lives on one hp rank, split over its tp ranks' (replicated) heads.
+  double kv_bytes_per_token() const { return worklets::kv_bytes_per_token(form_, values(form_).num_kv_heads); }
+  double kv_bytes_per_token_per_gpu() const { return worklets::kv_bytes_per_token_per_gpu(form_); }
+
+  // Weight bytes resident on one GPU: the sharded layers (projections in their weight
+  // format) plus the local embed and (untied) lm_head.
+  // QKV is split tp ways (replicated over hp; replicated KV heads counted per copy),
+  // o_proj and the FFN over all hp × tp GPUs.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
+    const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
+    const double mlp = 3.0 * h * c.intermediate / n;
+    // norms (and the q/k norm's head_dim weights), embedding and lm_head in the activations' dtype
+    const double norms = 2 * h + (Layer::qk_norm == worklets::QkNorm::per_head ? 2 * hd : 0.0);
+    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
+           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+
+ private:
+  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<worklets::KvSlices::RankLoad> loads) const {
+    const ops::AttentionWork w = ops::collapse(it);
+    const std::uint64_t tokens = w.append_tokens;
+    const std::uint64_t requests = it.prefill.size() + w.decode_count;
+    return nest<"model">(costdsl::inputs(
+        embed_.inputs({tokens}),
+        nest<"layer">(costdsl::inputs(worklets::attention_inputs<Grain>(attn_, tokens, w, it, loads),
+                                      mlp_.inputs({tokens}))),
+        head_.inputs({requests})));
+  }
+
+  Form form_;
+  worklets::EmbedLocal<Form> embed_;
+  Attn attn_;
+  worklets::MlpBlockTp<FfnForm> mlp_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+}  // namespace costdsl::archs
