@@ -1,178 +1,62 @@
 #pragma once
-// L4 Mixtral (8x7B, 8x22B): 8 experts, top-2, no shared expert. Qwen3-MoE's layer
-// without the q/k norm: DP attention (attention TP a = tp inside each of dp = ep / tp
-// groups) and EP routed experts over all ep ranks.
-//
-//   model = Sum(Max_dp(embed), layer × L, Max_dp(lm_head))
-//   layer = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
-//
-// Experts EP-sharded (ep ∈ {1, 2, 4, 8}) or TP-sharded over one attention group (ExpertGrain::tp,
-// ep 1: moe_expert_tp); Max_dp is a run-time Fanout: one tree type serves every degree.
-#include <cstddef>
+// L4 Mixtral (8x7B, 8x22B): the DP-attention + EP MoE frame (archs/frames/moe_stack.hpp)
+// with Qwen3-MoE's layer less the q/k norm: 8 experts, top-2, no shared expert, every
+// expert a full gated MLP. Experts EP-sharded (ep ∈ {1, 2, 4, 8}) or TP-sharded over one
+// attention group (ExpertGrain::tp, ep 1).
 #include <cstdint>
 #include <string>
-#include <type_traits>
-#include <utility>
+#include <string_view>
 
-#include "costdsl/archs/support/dp_moe_model.hpp"
-#include "costdsl/archs/support/input_scratch.hpp"
-#include "costdsl/archs/support/moe_iteration.hpp"
-#include "costdsl/dim_expr.hpp"
+#include "costdsl/archs/frames/moe_stack.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
-#include "costdsl/fields.hpp"
-#include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
-#include "costdsl/inputs.hpp"
-#include "costdsl/labeled.hpp"
-#include "costdsl/ops/attention/attention.hpp"
-#include "costdsl/scale.hpp"
-#include "costdsl/static_value.hpp"
-#include "costdsl/sum.hpp"
-#include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
-#include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
-#include "costdsl/worklets/moe_expert_ep.hpp"
-#include "costdsl/worklets/moe_expert_tp.hpp"
-#include "costdsl/worklets/moe_router_local.hpp"
 
 namespace costdsl::archs {
 
-struct MixtralConfig {
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
-                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                 (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, ep), (Dtype, dtype),
-                 (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
-
-  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
-  constexpr MixtralConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
-    MixtralConfig c = *this;
-    c.tp = tp_degree;
-    c.ep = ep_degree;
-    return c;
-  }
+struct MixtralLayer {
+  static constexpr std::string_view name = "Mixtral", unit = "decoder layer:";
+  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+  using pattern = LayerPattern<AttnSpan::full>;
+  template <class C>
+  static constexpr double extra_weights(const C&) { return 0; }
 
   // Every expert is a full gated MLP: HF calls its width intermediate_size.
-  static MixtralConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class C>
+  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
                       std::to_string(hidden) + " and there is no head_dim");
     const Quantization q = hf.quantization();
-    return {hidden, heads, hf.dim("num_key_value_heads", heads), hf.dim("head_dim", hidden / heads),
-            hf.dim("intermediate_size"), hf.dim("num_local_experts"), hf.dim("num_experts_per_tok"),
-            hf.dim("vocab_size"), hf.dim("num_hidden_layers"), tp, ep, hf.dtype(), q.kv, q.gemm, q.moe};
+    return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
+            .head_dim = hf.dim("head_dim", hidden / heads), .moe_intermediate = hf.dim("intermediate_size"),
+            .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
+            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp,
+            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe};
   }
 };
+using MixtralConfig = MoeConfig<MixtralLayer>;
+
+template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
+using Mixtral = MoeStack<Form, Grain>;
 
 // Published shapes (data/models/mixtral_*.json are the source of truth; a test checks they agree).
 inline constexpr MixtralConfig mixtral_8x7b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
-    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
+    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0, .tp = 1, .ep = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 inline constexpr MixtralConfig mixtral_8x22b{
     .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
-    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .tp = 1, .ep = 1, .dtype = Dtype::bf16,
-    .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
-
-template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
-class Mixtral {
-  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
-  using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
-
- public:
-  // dp = ep / tp attention groups (TP experts: one group, ep 1).
-  static constexpr auto resolve_config(const Form& form) {
-    const auto tp = dim<"tp">(form);
-    const auto ep = dim<"ep">(form);
-    require_nonzero(tp);
-    require_nonzero(ep);
-    require_nonzero(dim<"num_layers">(form));
-    struct Resolved {
-      std::uint64_t tp, ep, dp;
-    };
-    if constexpr (tp_experts) {
-      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
-      (void)(dim<"moe_intermediate">(form) / tp);  // every expert split tp ways: checked before any worklet
-      return Resolved{tp.value(), ep.value(), 1};
-    } else {
-      return Resolved{tp.value(), ep.value(), (ep / tp).value()};
-    }
-  }
-  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
-
-  explicit Mixtral(const Form& form = {})
-      : form_(form), r_(resolve_config(form)), embed_(form), attn_(form), router_(form), experts_(form), head_(form) {}
-
-  auto build(const Timing& t) const {
-    const auto& c = values(form_);
-    return labeled<"model">(
-        "model (Mixtral) [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
-            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
-            ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
-        dp_model(r_.dp, embed_.build(t),
-                 labeled<"layer">(tp_experts ? "layer (decoder layer: TP attention, TP experts)"
-                                             : "layer (decoder layer: DP attention, EP experts)",
-                                  scale(dim<"num_layers">(form_), dp_moe_layer(r_.dp, sum(attn_.build(t), router_.build(t)),
-                                                                               experts_.build(t)))),
-                 head_.build(t)));
-  }
-
-  // As Qwen3Moe: each DP group runs its own rows; its tp ranks then split them for routing.
-  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
-  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
-
-  // KV cache bytes one token occupies across the model, and on one GPU of its DP group.
-  double kv_bytes_per_token() const {
-    const auto& c = values(form_);
-    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * c.num_layers;
-  }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
-
-  // Weights on one GPU: attention sharded by tp, experts by ep, router and embeddings replicated.
-  double weight_bytes_per_gpu() const {
-    const auto& c = values(form_);
-    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
-    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
-    const double experts = 3.0 * h * c.moe_intermediate * c.num_experts / (tp_experts ? c.tp : c.ep);
-    const double rest = h * c.num_experts + 2 * h;  // router, norms
-    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
-                           bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
-           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
-  }
-
-  const Form& form() const noexcept { return form_; }
-  const Resolved& resolved() const noexcept { return r_; }
-
- private:
-  template <class Groups>
-  auto inputs_with(const MoeIteration& it, Groups groups) const {
-    const auto work = dp_work("Mixtral", it, r_.dp, r_.tp, groups, ops::collapse);
-    const auto& w = work.groups;
-    const auto group = [&](std::size_t g) {  // TP experts: every rank gates all rows
-      const std::uint64_t rows = w[g].attention.append_tokens;
-      return costdsl::inputs(attn_.inputs({rows, w[g].attention}), router_.inputs({tp_experts ? rows : w[g].slice}));
-    };
-    return nest<"model">(
-        dp_model_inputs(groups, work, embed_, dp_moe_layer_inputs(groups, work, it.routing, experts_, group), head_));
-  }
-
-  Form form_;
-  Resolved r_;
-  worklets::EmbedLocal<Form> embed_;
-  worklets::AttnBlockTp<Form> attn_;
-  worklets::MoeRouterLocal<Form> router_;
-  Experts experts_;
-  worklets::LmHeadLocal<Form> head_;
-};
+    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0, .tp = 1, .ep = 1,
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time form is instantiated once, in libcostdsl-compiled (src/archs/mixtral.cpp).
-extern template class Mixtral<MixtralConfig>;
-extern template class Mixtral<MixtralConfig, worklets::ExpertGrain::tp>;
+extern template class MoeStack<MixtralConfig>;
+extern template class MoeStack<MixtralConfig, worklets::ExpertGrain::tp>;
 #endif
 
 }  // namespace costdsl::archs

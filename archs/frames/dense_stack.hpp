@@ -126,7 +126,8 @@ class DenseStack {
             "tp=" + std::to_string(c.tp) + ", layers=" + std::to_string(c.num_layers) +
             ", hidden=" + std::to_string(c.hidden) + "]",
         sum(embed_.build(t),
-            labeled<"layer">("layer (decoder layer)", scale(dim<"num_layers">(form_), sum(attn_.build(t), mlp_.build(t)))),
+            labeled<"layer">("layer (decoder layer)",
+                             scale(dim<"num_layers">(form_), sum(attn_.build(t), mlp_.build(t)))),
             head_.build(t)));
   }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The frame the DP-attention MoE families share (Qwen3-MoE, Mixtral, gpt-oss): the
-// embedding and LM head run per DP group, and each decoder layer runs its attention
+// The DP-attention MoE wiring of archs/frames/moe_stack.hpp (Qwen3-MoE, Mixtral, gpt-oss):
+// the embedding and LM head run per DP group, and each decoder layer runs its attention
 // block and router per DP group, then its experts over all ranks.
 //
 //   build:  dp_model(dp, embed.build(t), layers, head.build(t))

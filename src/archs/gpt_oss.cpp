@@ -2,5 +2,5 @@
 // compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
 #include "costdsl/archs/gpt_oss.hpp"
 
-template class costdsl::archs::GptOss<costdsl::archs::GptOssConfig>;
-template class costdsl::archs::GptOss<costdsl::archs::GptOssConfig, costdsl::worklets::ExpertGrain::tp>;
+template class costdsl::archs::MoeStack<costdsl::archs::GptOssConfig>;
+template class costdsl::archs::MoeStack<costdsl::archs::GptOssConfig, costdsl::worklets::ExpertGrain::tp>;

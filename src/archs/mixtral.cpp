@@ -2,5 +2,5 @@
 // compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
 #include "costdsl/archs/mixtral.hpp"
 
-template class costdsl::archs::Mixtral<costdsl::archs::MixtralConfig>;
-template class costdsl::archs::Mixtral<costdsl::archs::MixtralConfig, costdsl::worklets::ExpertGrain::tp>;
+template class costdsl::archs::MoeStack<costdsl::archs::MixtralConfig>;
+template class costdsl::archs::MoeStack<costdsl::archs::MixtralConfig, costdsl::worklets::ExpertGrain::tp>;

@@ -2,5 +2,5 @@
 // compiled with COSTDSL_SEPARATE_COMPILATION (they see an extern template).
 #include "costdsl/archs/qwen3_moe.hpp"
 
-template class costdsl::archs::Qwen3Moe<costdsl::archs::Qwen3MoeConfig>;
-template class costdsl::archs::Qwen3Moe<costdsl::archs::Qwen3MoeConfig, costdsl::worklets::ExpertGrain::tp>;
+template class costdsl::archs::MoeStack<costdsl::archs::Qwen3MoeConfig>;
+template class costdsl::archs::MoeStack<costdsl::archs::Qwen3MoeConfig, costdsl::worklets::ExpertGrain::tp>;

@@ -70,7 +70,7 @@ TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form 
   const GptOss<Fixed<gpt_oss_120b.with_parallel(2, 8)>> s;
   const GptOss<GptOssConfig> r(shipped("gpt_oss_120b.json", 2, 8));
   CHECK(s.resolved().dp == 4);
-  CHECK(r.resolved().layer_pairs == 18);
+  CHECK(r.resolved().periods == 18);
   const auto st = s.build(t);
   const auto rt = r.build(t);
   std::array<Metrics, n_slots<decltype(st)>> srow{}, rrow{};

@@ -1,0 +1,275 @@
+#pragma once
+// The DP-attention + EP MoE frame (L4) that Qwen3-MoE, Mixtral and gpt-oss are instances
+// of: attention TP a = tp inside each of dp = ep / tp groups, routed experts EP over all ep
+// ranks, the layer stack a repeated period of layers that differ only in the span their
+// attention reads.
+//
+//   model  = Sum(Max_dp(embed), period × L/P, Max_dp(lm_head))
+//   period = one layer, or Sum(span_1, ..., span_P) of them, each labeled by its span
+//   layer  = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
+//
+// A family is a Layer tag: its name, q/k norm, layer pattern (LayerPattern<AttnSpan...>:
+// gpt-oss's (sliding, full) pair is data, not a class of its own), how the period reads in
+// the layer label, the weights its layers add, and its config.json rules (from_hf).
+// MoeConfig<Layer> is its shape; the form's config type says which family the stack is.
+//
+// TP experts (ExpertGrain::tp, as TensorRT-LLM and vLLM run moe_tp_size = tp): one attention
+// group of tp GPUs (ep 1, dp 1), every routed expert split tp ways by its intermediate width
+// (moe_expert_tp, an all-reduce after); moe_intermediate % tp == 0 is checked first.
+//
+// Each DP group runs its own group's batch (a gap between groups is load imbalance);
+// the groups run independently until the dispatch all-to-all, so attention and the
+// router share one group section. Max_dp is a run-time Fanout (archs/support/dp_groups.hpp):
+// the degree dp = ep / tp is data, so one tree type serves every degree. The experts
+// are Max-folded over ranks inside their slots.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "costdsl/archs/support/dp_moe_model.hpp"
+#include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/archs/support/moe_iteration.hpp"
+#include "costdsl/dim_expr.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
+#include "costdsl/form.hpp"
+#include "costdsl/hf_config.hpp"
+#include "costdsl/inputs.hpp"
+#include "costdsl/labeled.hpp"
+#include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/scale.hpp"
+#include "costdsl/static_value.hpp"
+#include "costdsl/sum.hpp"
+#include "costdsl/timing.hpp"
+#include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/detail/weight_dtype.hpp"
+#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/expert_grain.hpp"
+#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/moe_expert_ep.hpp"
+#include "costdsl/worklets/moe_expert_tp.hpp"
+#include "costdsl/worklets/moe_router_local.hpp"
+
+namespace costdsl::archs {
+
+// What one layer's attention reads: the whole context, or its last sliding_window tokens
+// (decode reads at most that many KV tokens, ops::collapse_window; prefill attends to at
+// most that many keys per query, the prefill kernel's window).
+enum class AttnSpan : std::uint8_t { full, sliding };
+
+// The repeated unit of a layer stack, one span per layer.
+template <AttnSpan... Spans>
+struct LayerPattern {
+  static constexpr std::array<AttnSpan, sizeof...(Spans)> spans{Spans...};
+};
+
+template <class Layer>
+struct MoeConfig {
+  using layer = Layer;
+
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
+                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
+                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
+                 (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
+                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
+
+  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
+  constexpr MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
+    MoeConfig c = *this;
+    c.tp = tp_degree;
+    c.ep = ep_degree;
+    return c;
+  }
+
+  // The family's keys and rules (Layer::from_hf).
+  static MoeConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+    return Layer::template from_hf<MoeConfig>(hf, tp, ep);
+  }
+};
+
+template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
+class MoeStack {
+  using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
+  static constexpr auto spans = Layer::pattern::spans;
+  static constexpr std::size_t period = spans.size();
+  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
+  static constexpr bool windowed = [] {
+    for (AttnSpan s : spans)
+      if (s == AttnSpan::sliding) return true;
+    return false;
+  }();
+  using Attn = worklets::AttnBlockTp<Form, "attn", Layer::qk_norm>;
+  using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+
+ public:
+  // The arch's own partition: dp = ep / tp attention groups (TP experts: one group, ep 1,
+  // and every expert's intermediate split tp ways, checked before any worklet is built);
+  // a pattern of P layers repeats, so P divides num_layers (static: the division fails
+  // to compile).
+  static constexpr auto resolve_config(const Form& form) {
+    // One declaration per variable: each dim has its own type (its name is part of it).
+    const auto tp = dim<"tp">(form);
+    const auto ep = dim<"ep">(form);
+    const auto layers = dim<"num_layers">(form);
+    require_nonzero(tp), require_nonzero(ep), require_nonzero(layers);
+    if constexpr (windowed) require_nonzero(dim<"sliding_window">(form));
+    const auto periods = [&] {
+      if constexpr (period == 1) {
+        return layers;
+      } else {
+        if (!decltype(layers)::is_static && layers.value() % period != 0)
+          throw ConfigError("num_layers " + std::to_string(layers.value()) +
+                            (period == 2 ? " is odd: " : " is not a multiple of " + std::to_string(period) + ": ") +
+                            std::string(Layer::name) + " repeats " + std::string(Layer::period_rule));
+        return layers / sym<Layer::period_name>(Static<period>{});
+      }
+    }();
+    using periods_type = decltype(scale_count(periods));
+    struct Resolved {
+      std::uint64_t tp, ep, dp;
+      periods_type periods;
+    };
+    if constexpr (tp_experts) {
+      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
+      (void)(dim<"moe_intermediate">(form) / tp);
+      return Resolved{tp.value(), ep.value(), 1, scale_count(periods)};
+    } else {
+      return Resolved{tp.value(), ep.value(), (ep / tp).value(), scale_count(periods)};
+    }
+  }
+  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
+
+  explicit MoeStack(const Form& form = {})
+      : form_(form),
+        r_(resolve_config(form)),
+        embed_(form),
+        attn_(make_attn(form, std::make_index_sequence<period>{})),
+        router_(form),
+        experts_(form),
+        head_(form) {}
+
+  auto build(const Timing& t) const {
+    const auto& c = values(form_);
+    const auto layer = [&](const Attn& attn) {
+      return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)), experts_.build(t));
+    };
+    const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      if constexpr (period == 1) {
+        return layer(attn_[0]);
+      } else {
+        return sum(span_labeled<spans[I]>(layer(attn_[I]))...);
+      }
+    };
+    return labeled<"model">(
+        "model (" + std::string(Layer::name) + ") [tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
+            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_layers) +
+            ", experts=" + std::to_string(c.num_experts) + ", top_k=" + std::to_string(c.top_k) + "]",
+        dp_model(r_.dp, embed_.build(t),
+                 labeled<"layer">("layer (" + std::string(Layer::unit) +
+                                      (tp_experts ? " TP attention, TP experts)" : " DP attention, EP experts)"),
+                                  scale(r_.periods, stack(std::make_index_sequence<period>{}))),
+                 head_.build(t)));
+  }
+
+  // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
+  // split the rows (each routes and dispatches its slice). Every token is routed once.
+  // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
+  // buffers and allocates nothing once warm (see input_scratch.hpp).
+  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
+  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
+
+  // KV bytes a token holds: its full-attention layers'. A sliding layer keeps only its last
+  // `sliding_window` tokens (vLLM's hybrid KV cache manager; TensorRT-LLM's pool per window
+  // size): gpt-oss's is under 1.5% of a 9k-token request's KV, left out of this figure.
+  double kv_bytes_per_token() const {
+    const auto& c = values(form_);
+    std::uint32_t full = 0;
+    for (AttnSpan s : spans) full += s == AttnSpan::full;
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * (c.num_layers / period * full);
+  }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+
+  // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
+  // split tp ways), router, norms and what else the family's layers hold (Layer::
+  // extra_weights: q/k norm, attention sinks) replicated, with the embeddings.
+  double weight_bytes_per_gpu() const {
+    const auto& c = values(form_);
+    const double h = c.hidden, hd = c.head_dim, tp = c.tp;
+    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
+    const double rest = h * c.num_experts + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
+    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
+                           bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
+           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
+  }
+
+  const Form& form() const noexcept { return form_; }
+  const Resolved& resolved() const noexcept { return r_; }
+
+ private:
+  template <std::size_t... I>
+  static std::array<Attn, period> make_attn(const Form& form, std::index_sequence<I...>) {
+    return {Attn(form, spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
+  }
+
+  template <AttnSpan S, class Node>
+  auto span_labeled(Node node) const {
+    if constexpr (S == AttnSpan::sliding) {
+      return labeled<"sliding">("sliding (window " + std::to_string(values(form_).sliding_window) + " keys)",
+                                std::move(node));
+    } else {
+      return labeled<"full">("full (whole context)", std::move(node));
+    }
+  }
+
+  template <class Groups>
+  auto inputs_with(const MoeIteration& it, Groups groups) const {
+    const auto work = dp_work(Layer::name, it, r_.dp, r_.tp, groups, ops::collapse);
+    const auto& w = work.groups;
+    const auto layer = [&]<AttnSpan S>(const Attn& attn, std::integral_constant<AttnSpan, S>) {
+      const auto group = [&](std::size_t g) {
+        const auto a = [&] {
+          if constexpr (S == AttnSpan::sliding) {
+            return ops::collapse_window(it.groups[g], values(form_).sliding_window);
+          } else {
+            return w[g].attention;
+          }
+        }();
+        const std::uint64_t rows = w[g].attention.append_tokens;  // TP experts: every rank gates all rows
+        return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({tp_experts ? rows : w[g].slice}));
+      };
+      return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
+    };
+    const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      if constexpr (period == 1) {
+        return layer(attn_[0], std::integral_constant<AttnSpan, spans[0]>{});
+      } else {
+        return costdsl::inputs(span_nested<spans[I]>(layer(attn_[I], std::integral_constant<AttnSpan, spans[I]>{}))...);
+      }
+    };
+    return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<period>{}), head_));
+  }
+
+  template <AttnSpan S, class In>
+  static auto span_nested(In in) {
+    if constexpr (S == AttnSpan::sliding) {
+      return nest<"sliding">(std::move(in));
+    } else {
+      return nest<"full">(std::move(in));
+    }
+  }
+
+  Form form_;
+  Resolved r_;
+  worklets::EmbedLocal<Form> embed_;
+  std::array<Attn, period> attn_;  // one block per layer of the period; a sliding one's prefill has the window
+  worklets::MoeRouterLocal<Form> router_;
+  Experts experts_;
+  worklets::LmHeadLocal<Form> head_;
+};
+
+}  // namespace costdsl::archs
