@@ -8,6 +8,7 @@
 // query row and head, nothing next to the head_dim-wide dot products, so no kernel carries
 // them; their weights count.
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +24,11 @@
 namespace costdsl::archs {
 
 struct GptOssLayer {
+  // The family as --family names it and the config.json names it reads (`architectures`,
+  // else `model_type`).
+  static constexpr std::string_view family = "gpt_oss";
+  static constexpr std::array<std::string_view, 1> architectures{"GptOssForCausalLM"};
+  static constexpr std::array<std::string_view, 1> model_types{"gpt_oss"};
   static constexpr std::string_view name = "GptOss", unit = "a pair: sliding-window + full attention layer,";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
   using pattern = LayerPattern<AttnSpan::sliding, AttnSpan::full>;
@@ -68,9 +74,8 @@ inline constexpr GptOssConfig gpt_oss_20b{
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/gpt_oss.cpp).
-extern template class MoeStack<GptOssConfig>;
-extern template class MoeStack<GptOssConfig, worklets::ExpertGrain::tp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_MOE_STACK_INSTANCES(extern, GptOssConfig);
 #endif
 
 }  // namespace costdsl::archs

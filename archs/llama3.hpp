@@ -3,6 +3,7 @@
 // attention. Llama3<Fixed<llama3_70b.with_tp(8)>> is the static form (tp 16 on 8 KV heads
 // does not compile), Llama3<Llama3Config> the run-time one (Llama3Config::from_hf reads a
 // config.json; head_dim defaults to hidden / heads); hp > 1 is the KV-parallel grain.
+#include <array>
 #include <string_view>
 
 #include "costdsl/archs/frames/dense_stack.hpp"
@@ -12,6 +13,13 @@
 namespace costdsl::archs {
 
 struct Llama3Layer {
+  // The family as --family names it and the config.json `architectures` (else `model_type`)
+  // names it reads: Mistral and Qwen2 read as Llama, the same dense layer (Qwen2's q/k/v
+  // bias and Mistral-7B-v0.1's sliding window are not modelled).
+  static constexpr std::string_view family = "llama";
+  static constexpr std::array<std::string_view, 3> architectures{"LlamaForCausalLM", "MistralForCausalLM",
+                                                                 "Qwen2ForCausalLM"};
+  static constexpr std::array<std::string_view, 3> model_types{"llama", "mistral", "qwen2"};
   static constexpr std::string_view name = "Llama3";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
   static constexpr bool head_dim_required = false;
@@ -36,11 +44,8 @@ inline constexpr Llama3Config llama3_405b{
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form (dims from a config.json) is instantiated once, in
-// libcostdsl-compiled (src/archs/llama3.cpp): a translation unit that evaluates it does not
-// generate its code again.
-extern template class DenseStack<Llama3Config>;
-extern template class DenseStack<Llama3Config, AttnGrain::hptp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_DENSE_STACK_INSTANCES(extern, Llama3Config);
 #endif
 
 }  // namespace costdsl::archs

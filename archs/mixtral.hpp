@@ -3,6 +3,7 @@
 // with Qwen3-MoE's layer less the q/k norm: 8 experts, top-2, no shared expert, every
 // expert a full gated MLP. Experts EP-sharded (ep ∈ {1, 2, 4, 8}) or TP-sharded over one
 // attention group (ExpertGrain::tp, ep 1).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@
 namespace costdsl::archs {
 
 struct MixtralLayer {
+  // The family as --family names it and the config.json names it reads (`architectures`,
+  // else `model_type`).
+  static constexpr std::string_view family = "mixtral";
+  static constexpr std::array<std::string_view, 1> architectures{"MixtralForCausalLM"};
+  static constexpr std::array<std::string_view, 1> model_types{"mixtral"};
   static constexpr std::string_view name = "Mixtral", unit = "decoder layer:";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
   using pattern = LayerPattern<AttnSpan::full>;
@@ -54,9 +60,8 @@ inline constexpr MixtralConfig mixtral_8x22b{
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/mixtral.cpp).
-extern template class MoeStack<MixtralConfig>;
-extern template class MoeStack<MixtralConfig, worklets::ExpertGrain::tp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_MOE_STACK_INSTANCES(extern, MixtralConfig);
 #endif
 
 }  // namespace costdsl::archs

@@ -3,6 +3,7 @@
 // layer plus a per-head RMSNorm on q and k between the QKV projection and the rotary
 // embedding (the q_norm / k_norm leaves Qwen3-MoE has). head_dim is required in its
 // config.json: transformers' Qwen3Config defaults it to 128, not hidden / heads.
+#include <array>
 #include <string_view>
 
 #include "costdsl/archs/frames/dense_stack.hpp"
@@ -12,6 +13,11 @@
 namespace costdsl::archs {
 
 struct Qwen3Layer {
+  // The family as --family names it and the config.json names it reads (`architectures`,
+  // else `model_type`).
+  static constexpr std::string_view family = "qwen3";
+  static constexpr std::array<std::string_view, 1> architectures{"Qwen3ForCausalLM"};
+  static constexpr std::array<std::string_view, 1> model_types{"qwen3"};
   static constexpr std::string_view name = "Qwen3";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
   static constexpr bool head_dim_required = true;
@@ -32,9 +38,8 @@ inline constexpr Qwen3Config qwen3_32b{
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/qwen3.cpp).
-extern template class DenseStack<Qwen3Config>;
-extern template class DenseStack<Qwen3Config, AttnGrain::hptp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_DENSE_STACK_INSTANCES(extern, Qwen3Config);
 #endif
 
 }  // namespace costdsl::archs

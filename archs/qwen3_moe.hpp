@@ -4,6 +4,7 @@
 // no shared expert. Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(1, 8)>> is the static form,
 // Qwen3Moe<Qwen3MoeConfig> the run-time one (Qwen3MoeConfig::from_hf); ep 1 over tp > 1 GPUs
 // is the TP-experts grain.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +20,11 @@
 namespace costdsl::archs {
 
 struct Qwen3MoeLayer {
+  // The family as --family names it and the config.json names it reads (`architectures`,
+  // else `model_type`).
+  static constexpr std::string_view family = "qwen3_moe";
+  static constexpr std::array<std::string_view, 2> architectures{"Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM"};
+  static constexpr std::array<std::string_view, 2> model_types{"qwen3_moe", "minimax_m2"};
   static constexpr std::string_view name = "Qwen3Moe", unit = "decoder layer:";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
   using pattern = LayerPattern<AttnSpan::full>;
@@ -65,9 +71,8 @@ inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
     .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form is instantiated once, in libcostdsl-compiled (src/archs/qwen3_moe.cpp).
-extern template class MoeStack<Qwen3MoeConfig>;
-extern template class MoeStack<Qwen3MoeConfig, worklets::ExpertGrain::tp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_MOE_STACK_INSTANCES(extern, Qwen3MoeConfig);
 #endif
 
 }  // namespace costdsl::archs

@@ -197,7 +197,7 @@ void add_plan_command(CLI::App& app) {
     ctx.gpu = timing.gpu().name;
     ctx.timing = st->timing.timing;
     ctx.engine = engine;
-    // The family made per parallelism in its own translation unit (tools/models/*.cpp).
+    // The family made per parallelism in its own translation unit (tools/family.hpp).
     const std::unique_ptr<serve::ModelSource> source =
         open_model_source(hf, family, timing, ops::moe::Routing{st->model.routing_skew}, st->model.hop_b);
     serve::ModelSource& models = *source;

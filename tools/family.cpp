@@ -1,5 +1,5 @@
-// The family registry: the families tools/meson.build lists (cli_families.h),
-// each defined by COSTDSL_CLI_FAMILY in its tools/models/<stem>.cpp.
+// The family registry: the families tools/meson.build lists (cli_families.h), each defined
+// by COSTDSL_CLI_FAMILY in its own translation unit (tools/family.hpp).
 #include "family.hpp"
 
 #include <algorithm>

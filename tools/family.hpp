@@ -1,16 +1,15 @@
 #pragma once
-// A model family as the CLI knows it, registered beside its code:
-// tools/models/<stem>.cpp opens the family's archs and ends with
+// A model family as the CLI knows it, registered beside its code. A family on a shared
+// frame (archs/frames/) is one meson.build `frame_families` line, from which meson generates
+// its translation unit (frame_family.cpp.in: its names from its Layer tag, frame_family.hpp);
+// a family with its own frame writes tools/models/<stem>.cpp, ending with
 //
-//   COSTDSL_CLI_FAMILY(stem){.name = "llama", .architectures = {...},
-//   .model_types = {...},
-//                            .expert_parallel = false, .kv_parallel = true,
-//                            .open = open, .source = source};
+//   COSTDSL_CLI_FAMILY(stem){.name = "deepseek_v3", .architectures = {...}, .model_types = {...},
+//                            .expert_parallel = true, .kv_parallel = true, .open = open, .source = source};
 //
-// and the stem in tools/meson.build's `cli_families` (which compiles the file)
-// registers it: meson writes the list into cli_families.h, which family.cpp
-// reads. --family, config.json inference, `costdsl archs`, the importer's shape
-// filter and the planner all find a family here; nothing else names one.
+// and adds its stem to tools/meson.build's list. meson writes the list into cli_families.h,
+// which family.cpp reads: --family, config.json inference, `costdsl archs`, the importer's
+// shape filter and the planner all find a family there; nothing else names one.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,8 +52,7 @@ const ModelFamily& family_of(const HfConfig& config);
 
 }  // namespace costdsl::cli
 
-// Defines the family `stem` (tools/models/<stem>.cpp, inside namespace
-// costdsl::cli::models).
+// Defines the family `stem` (inside namespace costdsl::cli::models).
 #define COSTDSL_CLI_FAMILY(stem)                          \
   extern const ::costdsl::cli::ModelFamily stem##_family; \
   const ::costdsl::cli::ModelFamily stem##_family

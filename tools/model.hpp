@@ -3,7 +3,7 @@
 // arch commands (eval, describe, manifest, sweep, archs) need, behind one interface;
 // and, for `costdsl plan`, the same family as a serve::ModelSource (the arch made per
 // parallelism, its trees built on demand). Each family's templates are instantiated
-// once, in its own translation unit (tools/models/*.cpp), so the CLI compiles in
+// once, in its own translation unit (tools/family.hpp), so the CLI compiles in
 // parallel and no command re-instantiates a family.
 #include <cstdint>
 #include <memory>

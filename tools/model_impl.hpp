@@ -2,7 +2,7 @@
 // Model over one arch type: the built tree, its manifest and a BatchFeed (dense archs
 // take a batch whole, DP-attention MoE archs get it dealt over their groups); and a
 // family as a serve::ModelSource (serve::ArchFamily). Included only by
-// tools/models/*.cpp, one family each.
+// each family's translation unit (tools/family.hpp).
 #include <cstdint>
 #include <memory>
 #include <span>

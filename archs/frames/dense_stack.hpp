@@ -186,3 +186,10 @@ class DenseStack {
 };
 
 }  // namespace costdsl::archs
+
+// The run-time forms of one dense family (both grains), declared `extern` beside its config
+// under COSTDSL_SEPARATE_COMPILATION and defined (prefix empty) once in libcostdsl-compiled,
+// from the meson line that lists the family (meson.build, frame_families).
+#define COSTDSL_DENSE_STACK_INSTANCES(prefix, Config)             \
+  prefix template class ::costdsl::archs::DenseStack<Config>; \
+  prefix template class ::costdsl::archs::DenseStack<Config, ::costdsl::worklets::AttnGrain::hptp>

@@ -273,3 +273,10 @@ class MoeStack {
 };
 
 }  // namespace costdsl::archs
+
+// The run-time forms of one MoE family (EP and TP experts), declared `extern` beside its
+// config under COSTDSL_SEPARATE_COMPILATION and defined (prefix empty) once in
+// libcostdsl-compiled, from the meson line that lists the family (meson.build, frame_families).
+#define COSTDSL_MOE_STACK_INSTANCES(prefix, Config)             \
+  prefix template class ::costdsl::archs::MoeStack<Config>; \
+  prefix template class ::costdsl::archs::MoeStack<Config, ::costdsl::worklets::ExpertGrain::tp>

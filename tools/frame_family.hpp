@@ -1,0 +1,87 @@
+#pragma once
+// A family built on one of the shared frames (archs/frames/), registered for the CLI from its
+// config type alone: its names come from its Layer tag, how it opens from its frame. The
+// generated tools/<stem>_family.cpp of each meson frame_families line holds
+//
+//   COSTDSL_CLI_FAMILY(llama3) = frame_family<archs::Llama3Config>();
+//
+// Dense stacks take tp, hp (the KV-parallel grain above 1) and KV-head replication; MoE
+// stacks take tp and ep, TP experts where ep 1 spans tp > 1 GPUs.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "costdsl/archs/frames/dense_stack.hpp"
+#include "costdsl/archs/frames/moe_stack.hpp"
+#include "costdsl/error.hpp"
+#include "family.hpp"
+#include "model_impl.hpp"
+
+namespace costdsl::cli::models {
+
+namespace detail {
+
+template <class Config>
+inline constexpr bool is_dense = false;
+template <class Layer>
+inline constexpr bool is_dense<archs::DenseConfig<Layer>> = true;
+
+template <class Config>
+std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
+  using Layer = typename Config::layer;
+  if constexpr (is_dense<Config>) {
+    using Tp = archs::DenseStack<Config>;
+    using Hptp = archs::DenseStack<Config, worklets::AttnGrain::hptp>;
+    if (options.ep > 1 || options.dp > 1)
+      throw InputError(std::string(Layer::family) + " archs are dense: --ep and --dp must be 1");
+    const Config c = options.dense(Config::from_hf(config, options.tp));
+    // hp 1 is the tp tree (its own type); hp > 1 the KV-parallel grain.
+    return with_kv_hint(c, [&] { return c.hp == 1 ? open<Tp>(c, timing) : open<Hptp>(c, timing); });
+  } else {
+    using Ep = archs::MoeStack<Config>;
+    using TpExperts = archs::MoeStack<Config, worklets::ExpertGrain::tp>;
+    const Config c = Config::from_hf(config, options.tp, options.expert_parallel());
+    const ops::moe::Routing routing{options.routing_skew};
+    return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
+  }
+}
+
+template <class Config>
+std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const Timing& timing,
+                                                 ops::moe::Routing routing, bool hop_b) {
+  if constexpr (is_dense<Config>) {
+    const auto make = [config, hop_b](serve::Parallel p) {
+      Config c = Config::from_hf(config, p.tp, p.hp);
+      c.hop_b = hop_b && p.hp > 1;  // the hptp grain's option; the tp tree has no exchange
+      return c;
+    };
+    return grain_source([make](serve::Parallel p) { return archs::DenseStack<Config>(make(p)); },
+                        [make](serve::Parallel p) {
+                          return archs::DenseStack<Config, worklets::AttnGrain::hptp>(make(p));
+                        },
+                        false, timing);
+  } else {
+    return source(
+        [config](serve::Parallel p) {
+          return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(
+              Config::from_hf(config, p.tp, p.ep));
+        },
+        true, timing, routing);
+  }
+}
+
+}  // namespace detail
+
+template <class Config>
+ModelFamily frame_family() {
+  using Layer = typename Config::layer;
+  return {.name = std::string(Layer::family),
+          .architectures = std::vector<std::string>(Layer::architectures.begin(), Layer::architectures.end()),
+          .model_types = std::vector<std::string>(Layer::model_types.begin(), Layer::model_types.end()),
+          .expert_parallel = !detail::is_dense<Config>,
+          .kv_parallel = detail::is_dense<Config>,
+          .open = &detail::open_frame<Config>,
+          .source = &detail::frame_source<Config>};
+}
+
+}  // namespace costdsl::cli::models
