@@ -23,33 +23,25 @@ struct Qwen3MoeLayer {
   // The family as --family names it and the config.json names it reads (`architectures`,
   // else `model_type`).
   static constexpr std::string_view family = "qwen3_moe";
-  static constexpr std::array<std::string_view, 2> architectures{"Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM"};
-  static constexpr std::array<std::string_view, 2> model_types{"qwen3_moe", "minimax_m2"};
+  static constexpr std::array<std::string_view, 1> architectures{"Qwen3MoeForCausalLM"};
+  static constexpr std::array<std::string_view, 1> model_types{"qwen3_moe"};
   static constexpr std::string_view name = "Qwen3Moe", unit = "decoder layer:";
   static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
   using pattern = LayerPattern<AttnSpan::full>;
   template <class C>
   static constexpr double extra_weights(const C& c) { return 2.0 * c.head_dim; }  // the q/k norm
 
-  // MiniMax-M2 (model_type minimax_m2) is this layer too, under its own keys: experts as
-  // num_local_experts of intermediate_size, no shared expert. Its q/k norm over the whole
-  // projection and RoPE on rotary_dim of head_dim are costed as Qwen3's per-head norm and
-  // full RoPE (leaves of a few µs beside the GEMMs and the experts).
+  // head_dim is required (transformers' Qwen3MoeConfig defaults it to 128, not hidden / heads).
   template <class C>
   static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
     if (hf.dim("decoder_sparse_step", 1) != 1)
       throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
                       " is not 1; Qwen3Moe models every layer as MoE");
-    const bool minimax = hf.has("model_type") && hf.text("model_type") == "minimax_m2";
-    if (minimax && hf.has("shared_intermediate_size") && hf.find("shared_intermediate_size")->json != "0")
-      throw DataError(hf.file() + ": shared_intermediate_size " + hf.find("shared_intermediate_size")->json +
-                      " is not 0; a shared expert is not modelled in the qwen3_moe family");
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     const Quantization q = hf.quantization();
     return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim"),
-            .moe_intermediate = hf.dim(minimax ? "intermediate_size" : "moe_intermediate_size"),
-            .num_experts = hf.dim(minimax ? "num_local_experts" : "num_experts"),
+            .moe_intermediate = hf.dim("moe_intermediate_size"), .num_experts = hf.dim("num_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"),
             .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp, .ep = ep, .dtype = hf.dtype(),
             .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe};

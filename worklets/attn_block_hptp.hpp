@@ -355,6 +355,9 @@ struct HpExchange {
 
 template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
 class AttnBlockHptp {
+  static_assert(Norm != QkNorm::per_layer,
+                "costdsl: the per-layer q/k norm's all-reduce over the tp group is modelled in attn_block_tp only");
+
  public:
   // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, hp, dtype, kv_dtype, hop_b
   // (and gemm_dtype, the projections' weights, where the form has one).

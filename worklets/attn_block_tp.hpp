@@ -1,12 +1,13 @@
 #pragma once
 // L3 attn_block_tp: one TP group's attention block, ending at the TP all-reduce.
-//   input_norm → qkv_proj → [q_norm, k_norm] → rope → attention (kv_cache_append, prefill, decode)
-//   → o_proj → tp_allreduce (tp > 1)
+//   input_norm → qkv_proj → [q_norm, k_norm] → rope → [qk_norm_allreduce (per-layer q/k norm, tp > 1)]
+//   → attention (kv_cache_append, prefill, decode) → o_proj → tp_allreduce (tp > 1)
 // Partition math and its checks live in resolve_config only; hidden is never sharded;
 // tp == 1 is exactly pre_attn_local + attn_local (the same slot builders) with no
 // collective slot.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
@@ -74,21 +75,34 @@ class AttnBlockTp {
         {{"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank}});
     return labeled<Name>(
         label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
+                   when(per_layer_norm_allreduce(), leaf<"qk_norm_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)}))),
                    detail::attn_slots(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
-                              when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
+                   when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
   // Slot inputs in build() order; m = batch_tokens for every projection.
   auto inputs(const Input& in) const {
     const std::uint64_t m = in.batch_tokens;
     return nest<Name>(costdsl::inputs(
-        detail::pre_attn_slot_inputs<Norm>(m, r_), detail::attn_slot_inputs(m, in.attention),
+        detail::pre_attn_slot_inputs<Norm>(m, r_),
+        when(per_layer_norm_allreduce(), input<"qk_norm_allreduce">(kernels::AllReduce::Input{m * 2 * 4})),
+        detail::attn_slot_inputs(m, in.attention),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
   }
 
  private:
+  // The per-layer q/k norm's all-reduce of each token's two fp32 sums of squares: a slot
+  // only for QkNorm::per_layer, taken where tp > 1 (a static false otherwise: no slot).
+  auto per_layer_norm_allreduce() const {
+    if constexpr (Norm == QkNorm::per_layer) {
+      return r_.has_allreduce;
+    } else {
+      return std::false_type{};
+    }
+  }
+
   Form form_;
   Resolved r_;
   std::uint32_t window_ = 0;

@@ -149,7 +149,8 @@ with tempfile.TemporaryDirectory() as d:
         (pathlib.Path(d) / "l.json").write_text(json.dumps(dict(llama, architectures=[arch])))
         r = run("describe", "--model-config", str(pathlib.Path(d) / "l.json"))
         check("model (Llama3)" in r.stdout, f"describe: {arch} must read as the llama family")
-    # MiniMax-M2 reads as Qwen3-MoE under its own keys (MiniMax-M2.5's shape, 2 layers).
+    # MiniMax-M2 is its own family (MiniMax-M2.5's shape, 2 layers): the MoE frame with the
+    # per-layer q/k norm, whose all-reduce shows at tp > 1.
     mm = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072,
           "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 1536,
           "num_local_experts": 256, "num_experts_per_tok": 8, "vocab_size": 200064, "num_hidden_layers": 2,
@@ -157,8 +158,9 @@ with tempfile.TemporaryDirectory() as d:
           "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
     (pathlib.Path(d) / "mm.json").write_text(json.dumps(mm))
     r = run("describe", "--model-config", str(pathlib.Path(d) / "mm.json"), "--tp", "4", "--ep", "8")
-    check("model (Qwen3Moe)" in r.stdout and "experts=256" in r.stdout.replace(" ", ""),
-          f"describe: MiniMaxM2ForCausalLM must read as the qwen3_moe family with its 256 experts: {r.stdout[:600]}")
+    check("model (MiniMaxM2)" in r.stdout and "experts=256" in r.stdout.replace(" ", "") and
+          "qk_norm_allreduce" in r.stdout,
+          f"describe: MiniMaxM2ForCausalLM must read as the minimax_m2 family with its 256 experts: {r.stdout[:600]}")
     cfg["architectures"] = ["GPT2LMHeadModel"]
     (pathlib.Path(d) / "g.json").write_text(json.dumps(cfg))
     r = run("eval", "--model-config", str(pathlib.Path(d) / "g.json"), "--gpu", "h200", "--decode", "8x512", expect=2)
@@ -234,7 +236,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(mine.get("total") == ref.get("total") and mine.get("total"), "a dropped-in Mistral config is Llama's model")
     r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", expect=2, env=env)
     check("unknown arch 'llama3_8b' (known: my_mistral, qwen3_8b, qwen3_32b)" in r.stderr, f"known archs: {r.stderr}")
-families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "deepseek_v3"]
+families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "deepseek_v3"]
 r = run("eval", "--help")
 check(f"{{{','.join(families)}}}" in r.stdout, "--family lists the registered families in meson's order")
 check(sorted({a["family"] for a in archs.values()}) == sorted(families), "every family ships an arch")

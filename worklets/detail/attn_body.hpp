@@ -25,33 +25,51 @@
 namespace costdsl::worklets {
 
 // Qwen3 normalizes q and k per head (an RMSNorm over head_dim) between the projection
-// and the rotary embedding; Llama does not.
-enum class QkNorm : bool { none = false, per_head = true };
+// and the rotary embedding; Llama does not. MiniMax-M2 normalizes each token's whole q (and
+// k) projection at once (config.json qk_norm_type "per_layer"): under TP a rank holds a
+// slice of it, so the mean of squares is summed over the tp ranks first (attn_block_tp's
+// qk_norm_allreduce, q's and k's in one all-reduce of 2 fp32 per token, as vLLM's
+// MiniMaxText01RMSNormTP.forward_qk does: vllm/model_executor/layers/mamba/linear_attn.py,
+// called from models/minimax_m2.py, v0.17 to v0.19).
+enum class QkNorm : std::uint8_t { none, per_head, per_layer };
 
 namespace detail {
+
+// The width one q_norm (k_norm) row covers: a head, or the rank's whole projection.
+template <QkNorm Norm, class R>
+auto qk_norm_width(const R& r, const auto& heads_per_rank) {
+  if constexpr (Norm == QkNorm::per_layer) {
+    return to_dim(heads_per_rank * r.head_dim);
+  } else {
+    return to_dim(r.head_dim);
+  }
+}
 
 // dtype: the activations'; gemm_dtype: the projections' weights (worklets::gemm_weight_dtype).
 template <QkNorm Norm, class R>
 auto pre_attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
   using namespace kernels;
-  constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
+  constexpr std::bool_constant<Norm != QkNorm::none> has_qk_norm{};
   return costdsl::detail::splice(
       leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
       leaf<"qkv_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
-      when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
-      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.head_dim)}))),
+      when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, qk_norm_width<Norm>(r, r.num_qo_heads_per_rank)}))),
+      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, qk_norm_width<Norm>(r, r.num_kv_heads_per_rank)}))),
       leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
                                     to_dim(r.head_dim)})));
 }
 
-// m = rows through the projections; the per-head norms see one row per token and head.
+// m = rows through the projections; the per-head norms see one row per token and head, the
+// per-layer ones one per token.
 template <QkNorm Norm, class R>
 auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
-  constexpr std::bool_constant<Norm == QkNorm::per_head> has_qk_norm{};
+  constexpr std::bool_constant<Norm != QkNorm::none> has_qk_norm{};
+  const std::uint64_t q_rows = Norm == QkNorm::per_layer ? m : m * r.num_qo_heads_per_rank.value();
+  const std::uint64_t k_rows = Norm == QkNorm::per_layer ? m : m * r.num_kv_heads_per_rank.value();
   return costdsl::inputs(
       input<"input_norm">(kernels::RmsNorm::Input{m}), input<"qkv_proj">(kernels::Gemm::Input{m}),
-      when(has_qk_norm, input<"q_norm">(kernels::RmsNorm::Input{m * r.num_qo_heads_per_rank.value()})),
-      when(has_qk_norm, input<"k_norm">(kernels::RmsNorm::Input{m * r.num_kv_heads_per_rank.value()})),
+      when(has_qk_norm, input<"q_norm">(kernels::RmsNorm::Input{q_rows})),
+      when(has_qk_norm, input<"k_norm">(kernels::RmsNorm::Input{k_rows})),
       input<"rope">(kernels::Rope::Input{m}));
 }
 
