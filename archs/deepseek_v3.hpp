@@ -1,105 +1,34 @@
 #pragma once
-// L4 DeepSeek-V3: MLA attention (TP over heads inside each of dp = ep / tp groups),
-// first_k_dense_replace dense layers, then MoE layers with EP routed experts and one
-// shared expert on a side stream.
-//
-// KV-parallel decode (hp > 1, Helix for MLA): MLA's one latent KV head cannot be split by
-// heads, so attention is split by KV sequence alone: dp = ep / hp groups of hp GPUs, each
-// running mla_block_hp (tp 1 inside attention), and the dense MLPs TP over the hp GPUs of
-// their group (mlp_block_tp at tp = hp); the MoE stays EP over all ep GPUs. The grain is part
-// of the type, as in Llama3, so hp = 1 stays today's tree: a static form picks it from its hp,
-// a run-time form is tp unless built as DeepseekV3<DeepseekV3Config, AttnGrain::hptp>.
-//
-// TP experts (ExpertGrain::tp, as TensorRT-LLM runs DeepSeek-R1 at moe_tp_size = tp_size 8):
-// one attention group of tp GPUs (ep 1, dp 1), every routed expert split tp ways by its
-// intermediate width (moe_expert_tp, an all-reduce after), and the shared expert split tp
-// ways as the dense MLPs are: its partial output joins the routed experts' in that one
-// all-reduce (TensorRT-LLM adds them before it), so it has no collective of its own.
-// moe_intermediate % tp == 0 is checked first. The grain is part of the type as the
-// attention grain is: a static form with ep 1 over tp > 1 picks it, a run-time form is EP
-// unless built as DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>.
-//
-//   model       = Sum(Max_dp(embed), dense_layer × 3, moe_layer × 58, Max_dp(lm_head))
-//   dense_layer = Max_dp(Sum(mla_block_tp, mlp_block_tp))
-//   moe_layer   = Sum(Max_dp(Sum(mla_block_tp, moe_router_local)),
-//                     Parallel<9/10>(moe_expert_ep (dispatch … combine), moe_shared_expert))
-//
-// Two Scales: the dense and the MoE layers are different subtrees (INV-3). The shared
-// expert is launched with the dispatch from the same source (the router's output) and
-// joins at the combine, so it overlaps the whole routed path including its all-to-alls
-// (a Parallel, measured overlap about 0.9), never a Max. Max_dp is a run-time Fanout
-// (archs/support/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
-#include <algorithm>
+// L4 DeepSeek-V3 (and R1, V3.1; Kimi-K2 under its own model_type): the dense-then-MoE MLA
+// frame (archs/frames/mla_moe_stack.hpp): first_k_dense_replace dense layers, then MoE
+// layers of n_routed_experts top-k with n_shared_experts run as one wider shared expert.
+// DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>> is the static form,
+// DeepseekV3<DeepseekV3Config> the run-time one; hp > 1 the MLA KV-parallel grain, ep 1 over
+// tp > 1 GPUs TP experts.
+#include <array>
 #include <cstdint>
 #include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
+#include <string_view>
 
-#include "costdsl/archs/support/dp_groups.hpp"
-#include "costdsl/archs/support/input_scratch.hpp"
-#include "costdsl/archs/support/moe_iteration.hpp"
-#include "costdsl/dim_expr.hpp"
+#include "costdsl/archs/frames/mla_moe_stack.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
-#include "costdsl/fields.hpp"
-#include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
-#include "costdsl/inputs.hpp"
-#include "costdsl/labeled.hpp"
-#include "costdsl/ops/attention/mla.hpp"
-#include "costdsl/ops/moe/routing.hpp"
-#include "costdsl/parallel.hpp"
-#include "costdsl/scale.hpp"
-#include "costdsl/static_value.hpp"
-#include "costdsl/sum.hpp"
-#include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
-#include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
-#include "costdsl/worklets/mla_block_hp.hpp"
-#include "costdsl/worklets/mla_block_tp.hpp"
-#include "costdsl/worklets/mlp_block_tp.hpp"
-#include "costdsl/worklets/moe_expert_ep.hpp"
-#include "costdsl/worklets/moe_expert_tp.hpp"
-#include "costdsl/worklets/moe_router_local.hpp"
-#include "costdsl/worklets/moe_shared_expert.hpp"
 
 namespace costdsl::archs {
 
-struct DeepseekV3Config {
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_heads),
-                 (std::uint32_t, q_lora_rank), (std::uint32_t, kv_lora_rank),
-                 (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
-                 (std::uint32_t, v_head_dim), (std::uint32_t, intermediate),
-                 (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
-                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                 (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
-                 (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
-                 (Dtype, gemm_dtype), (Dtype, expert_dtype), (bool, hop_b));
+struct DeepseekV3Layer {
+  // The family as --family names it and the config.json names it reads (`architectures`,
+  // else `model_type`): Kimi-K2 is DeepSeek-V3's architecture.
+  static constexpr std::string_view family = "deepseek_v3";
+  static constexpr std::array<std::string_view, 1> architectures{"DeepseekV3ForCausalLM"};
+  static constexpr std::array<std::string_view, 2> model_types{"deepseek_v3", "kimi_k2"};
+  static constexpr std::string_view name = "DeepseekV3";
 
-  // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
-  // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,
-  // overlap the HP all-to-all with the next batch slice's attention (Helix HOP-B).
-  constexpr DeepseekV3Config with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
-    DeepseekV3Config c = *this;
-    c.tp = tp_degree;
-    c.ep = ep_degree;
-    return c;
-  }
-  constexpr DeepseekV3Config with_tp(std::uint32_t degree) const {
-    DeepseekV3Config c = *this;
-    c.tp = degree;
-    return c;
-  }
-  constexpr DeepseekV3Config with_hp(std::uint32_t degree) const {
-    DeepseekV3Config c = *this;
-    c.hp = degree;
-    return c;
-  }
-
-  static DeepseekV3Config from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp = 1) {
+  template <class C>
+  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp) {
     if (hf.dim("moe_layer_freq", 1) != 1)
       throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) +
                       " is not 1; DeepseekV3 models every layer after first_k_dense_replace as MoE");
@@ -113,31 +42,19 @@ struct DeepseekV3Config {
                       std::to_string(moe_intermediate) + " = " + std::to_string(shared_intermediate) +
                       " (the shared expert's intermediate size) overflows 32 bits");
     const Quantization q = hf.quantization();
-    return {hf.dim("hidden_size"),
-            hf.dim("num_attention_heads"),
-            hf.dim("q_lora_rank"),
-            hf.dim("kv_lora_rank"),
-            hf.dim("qk_nope_head_dim"),
-            hf.dim("qk_rope_head_dim"),
-            hf.dim("v_head_dim"),
-            hf.dim("intermediate_size"),
+    return {hf.dim("hidden_size"), hf.dim("num_attention_heads"), hf.dim("q_lora_rank"), hf.dim("kv_lora_rank"),
+            hf.dim("qk_nope_head_dim"), hf.dim("qk_rope_head_dim"), hf.dim("v_head_dim"), hf.dim("intermediate_size"),
             moe_intermediate,
             static_cast<std::uint32_t>(shared_intermediate),  // the shared experts run as one wider MLP
-            hf.dim("n_routed_experts"),
-            hf.dim("num_experts_per_tok"),
-            hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"),
-            hf.dim("first_k_dense_replace"),
-            tp,
-            ep,
-            hp,
-            hf.dtype(),
-            q.kv,
-            q.gemm,
-            q.moe,
-            false};
+            hf.dim("n_routed_experts"), hf.dim("num_experts_per_tok"), hf.dim("vocab_size"),
+            hf.dim("num_hidden_layers"), hf.dim("first_k_dense_replace"), tp, ep, hp, hf.dtype(), q.kv, q.gemm,
+            q.moe, false};
   }
 };
+using DeepseekV3Config = MlaMoeConfig<DeepseekV3Layer>;
+
+template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
+using DeepseekV3 = MlaMoeStack<Form, Grain, Experts>;
 
 // Published shapes (data/models/deepseek_v3.json is the source of truth; a test checks they agree).
 inline constexpr DeepseekV3Config deepseek_v3{
@@ -147,208 +64,9 @@ inline constexpr DeepseekV3Config deepseek_v3{
     .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16,
     .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16, .hop_b = false};
 
-using worklets::AttnGrain;
-using worklets::default_grain;
-
-using worklets::ExpertGrain;
-
-template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
-class DeepseekV3 {
-  static constexpr bool hp_grain = Grain == AttnGrain::hptp;
-  static constexpr bool tp_experts = Experts == ExpertGrain::tp;
-  // hp runs MLA at tp 1, so there is no tp to split the experts over.
-  static_assert(!(hp_grain && tp_experts), "DeepseekV3: TP experts run with the tp attention grain (AttnGrain::tp)");
-  // Under hp the dense MLPs run TP over the hp GPUs of a group (ffn_form: tp × hp, hp 1).
-  using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
-  using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<Form>>;
-  using RoutedExperts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
-
-  // The form the shared expert sees: whole on every rank beside EP experts; split tp ways
-  // beside TP experts (shared_intermediate / tp, checked here so the message names both).
-  static constexpr auto shared_form(const Form& form) {
-    if constexpr (!tp_experts) {
-      return form;
-    } else {
-      (void)(dim<"shared_intermediate">(form) / dim<"tp">(form));
-      if constexpr (is_fixed_v<Form>) {
-        return Fixed<[] {
-          auto c = Form::value;
-          c.shared_intermediate /= c.tp;
-          return c;
-        }()>{};
-      } else {
-        Form c = form;
-        c.shared_intermediate /= c.tp;
-        return c;
-      }
-    }
-  }
-  using SharedForm = decltype(shared_form(std::declval<const Form&>()));
-
- public:
-  // The arch's own partition: dp = ep / tp attention groups (ep / hp under the hp grain),
-  // and the layer split.
-  static constexpr auto resolve_config(const Form& form) {
-    const auto tp = dim<"tp">(form);
-    const auto ep = dim<"ep">(form);
-    require_nonzero(tp);
-    require_nonzero(ep);
-    if constexpr (tp_experts) {  // one group; every expert split tp ways, before any worklet is built
-      require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
-      (void)(dim<"moe_intermediate">(form) / tp);
-    }
-    const auto group = [&] {  // the GPUs of one DP group
-      if constexpr (hp_grain) {
-        const auto hp = dim<"hp">(form);
-        require_nonzero(hp);
-        require_le<"MLA has one latent KV head: under hp its attention is split by KV alone, tp must be 1">(
-            tp, sym<"max_tp">(Static<1>{}));
-        return hp;
-      } else {
-        return tp;
-      }
-    }();
-    const std::uint64_t dp = [&]() -> std::uint64_t {  // TP experts: one group (ep / tp would not divide)
-      if constexpr (tp_experts) {
-        return 1;
-      } else {
-        return (ep / group).value();
-      }
-    }();
-    const auto dense = dim<"num_dense_layers">(form);
-    const auto moe = dim<"num_layers">(form) - dense;  // first_k_dense_replace may not exceed num_layers
-    require_nonzero(dense);
-    require_nonzero(moe);
-    using dense_type = decltype(scale_count(dense));
-    using moe_type = decltype(scale_count(moe));
-    struct Resolved {
-      std::uint64_t tp, ep, dp;
-      std::uint64_t group;  // GPUs per DP group: tp, or hp under the hp grain
-      dense_type num_dense_layers;
-      moe_type num_moe_layers;
-    };
-    return Resolved{tp.value(), ep.value(), dp, group.value(), scale_count(dense), scale_count(moe)};
-  }
-  using Resolved = decltype(resolve_config(std::declval<const Form&>()));
-
-  explicit DeepseekV3(const Form& form = {})
-      : form_(form),
-        r_(resolve_config(form)),
-        embed_(form),
-        attn_(form),
-        mlp_(worklets::ffn_form<Grain>(form)),
-        router_(form),
-        experts_(form),
-        shared_(shared_form(form)),
-        head_(form) {}
-
-  auto build(const Timing& t) const {
-    const auto& c = values(form_);
-    return labeled<"model">(
-        "model (DeepseekV3) [" + (hp_grain ? "hp=" + std::to_string(c.hp) + ", " : std::string()) +
-            "tp=" + std::to_string(c.tp) + ", ep=" + std::to_string(c.ep) +
-            ", dp=" + std::to_string(r_.dp) + ", layers=" + std::to_string(c.num_dense_layers) + " dense + " +
-            std::to_string(value_of(r_.num_moe_layers)) + " moe, experts=" + std::to_string(c.num_experts) +
-            ", top_k=" + std::to_string(c.top_k) + "]",
-        sum(dp_groups(r_.dp, embed_.build(t)),
-            labeled<"dense_layer">("dense_layer (MLA + dense MLP)",
-                                   scale(r_.num_dense_layers, dp_groups(r_.dp, sum(attn_.build(t), mlp_.build(t))))),
-            labeled<"moe_layer">(tp_experts ? "moe_layer (MLA, TP experts: routed + shared split tp ways, shared on a side stream)"
-                                            : "moe_layer (MLA, EP routed experts + shared expert on a side stream)",
-                                 scale(r_.num_moe_layers,
-                                       sum(dp_groups(r_.dp, sum(attn_.build(t), router_.build(t))),
-                                           parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t))))),
-            dp_groups(r_.dp, head_.build(t))));
-  }
-
-  // Each DP group's rows run its own MLA spine; after the group's all-reduce its tp (or
-  // hp) ranks split the rows (each routes, dispatches and runs the shared expert on its
-  // slice; the busiest slice sets the shared expert's time). Every token is routed once.
-  // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
-  // buffers and allocates nothing once warm (see input_scratch.hpp).
-  auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
-  auto inputs(const MoeIteration& it, InputScratch& scratch) const { return inputs_with(it, ScratchGroups(scratch)); }
-
-  // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,
-  // shared by all heads. It is NOT split by TP: every rank of a group holds it whole;
-  // under hp a token's latent lives on one rank of its group.
-  double kv_bytes_per_token() const {
-    const auto& c = values(form_);
-    return double(c.kv_lora_rank + c.qk_rope_head_dim) * bytes_per_element(c.kv_dtype) * c.num_layers;
-  }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).hp; }
-
-  // Weights on one GPU: attention heads and dense MLPs sharded by tp, routed experts by
-  // ep; the latent projections, shared expert, router and embeddings replicated. TP
-  // experts: the routed and the shared experts split tp ways. Under hp
-  // every rank absorbs q for all heads (q_b, W_UK whole) but projects out heads / hp
-  // (W_UV, o_proj), and the dense MLPs are split hp ways.
-  double weight_bytes_per_gpu() const {
-    const auto& c = values(form_);
-    const double h = c.hidden, tp = c.tp, heads = double(c.num_heads) / tp, heads_out = heads / c.hp;
-    const double attn = h * c.q_lora_rank + c.q_lora_rank * heads * (c.qk_nope_head_dim + c.qk_rope_head_dim) +
-                        h * (c.kv_lora_rank + c.qk_rope_head_dim) + c.kv_lora_rank * heads * c.qk_nope_head_dim +
-                        c.kv_lora_rank * heads_out * c.v_head_dim + heads_out * c.v_head_dim * h;
-    const double norms = 2 * h + c.q_lora_rank + c.kv_lora_rank;  // input, post, q_a and kv_a norms
-    const double dense = 3.0 * h * c.intermediate / (tp * c.hp);
-    const double expert_split = tp_experts ? tp : c.ep, shared_split = tp_experts ? tp : 1;
-    const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / expert_split);
-    const double shared = 3.0 * h * c.shared_intermediate / shared_split, router = h * c.num_experts;
-    const double moe_layers = c.num_layers - c.num_dense_layers;
-    const double gemm = c.num_layers * attn + c.num_dense_layers * dense + moe_layers * shared;
-    return bytes_per_element(worklets::gemm_weight_dtype(form_)) * gemm +
-           bytes_per_element(worklets::expert_weight_dtype(form_)) * moe_layers * experts +
-           bytes_per_element(c.dtype) * (c.num_layers * norms + moe_layers * router + 2.0 * c.vocab * h + h);
-  }
-
-  const Form& form() const noexcept { return form_; }
-  const Resolved& resolved() const noexcept { return r_; }
-
- private:
-  template <class Groups>
-  auto inputs_with(const MoeIteration& it, Groups groups) const {
-    const auto work = dp_work("DeepseekV3", it, r_.dp, r_.group, groups, ops::collapse_mla);
-    const auto& w = work.groups;
-    const auto tokens_of = [&](std::size_t g) { return w[g].attention.append_tokens; };
-    const auto mla = [&](std::size_t g) {
-      if constexpr (hp_grain) {
-        return attn_.inputs({tokens_of(g), w[g].attention, it.groups[g].decode_kv});
-      } else {
-        return attn_.inputs({tokens_of(g), w[g].attention});
-      }
-    };
-    return nest<"model">(costdsl::inputs(
-        groups.fan(r_.dp, [&](std::size_t g) { return embed_.inputs({tokens_of(g)}); }),
-        nest<"dense_layer">(costdsl::inputs(
-            groups.fan(r_.dp, [&](std::size_t g) { return costdsl::inputs(mla(g), mlp_.inputs({tokens_of(g)})); }))),
-        nest<"moe_layer">(costdsl::inputs(
-            // TP experts: every rank gates and runs its expert shards over all of its group's rows
-            groups.fan(r_.dp, [&](std::size_t g) {
-              return costdsl::inputs(mla(g), router_.inputs({tp_experts ? tokens_of(g) : w[g].slice}));
-            }),
-            groups.stored(experts_, {work.tokens, work.max_slice, it.routing}),
-            shared_.inputs({tp_experts ? work.tokens : work.max_slice}))),
-        groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
-  }
-
-  Form form_;
-  Resolved r_;
-  worklets::EmbedLocal<Form> embed_;
-  Attn attn_;
-  worklets::MlpBlockTp<FfnForm> mlp_;
-  worklets::MoeRouterLocal<Form> router_;
-  RoutedExperts experts_;
-  worklets::MoeSharedExpert<SharedForm> shared_;
-  worklets::LmHeadLocal<Form> head_;
-};
-
 #if defined(COSTDSL_SEPARATE_COMPILATION)
-// The run-time form (dims from a config.json) is instantiated once, in
-// libcostdsl-compiled (src/archs/deepseek_v3.cpp): a translation unit that evaluates it does not
-// generate its code again.
-extern template class DeepseekV3<DeepseekV3Config>;
-extern template class DeepseekV3<DeepseekV3Config, AttnGrain::hptp>;
-extern template class DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>;
+// The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
+COSTDSL_MLA_MOE_STACK_INSTANCES(extern, DeepseekV3Config);
 #endif
 
 }  // namespace costdsl::archs

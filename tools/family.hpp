@@ -1,13 +1,8 @@
 #pragma once
-// A model family as the CLI knows it, registered beside its code. A family on a shared
-// frame (archs/frames/) is one meson.build `frame_families` line, from which meson generates
-// its translation unit (frame_family.cpp.in: its names from its Layer tag, frame_family.hpp);
-// a family with its own frame writes tools/models/<stem>.cpp, ending with
-//
-//   COSTDSL_CLI_FAMILY(stem){.name = "deepseek_v3", .architectures = {...}, .model_types = {...},
-//                            .expert_parallel = true, .kv_parallel = true, .open = open, .source = source};
-//
-// and adds its stem to tools/meson.build's list. meson writes the list into cli_families.h,
+// A model family as the CLI knows it, registered beside its code: every family is an
+// instance of a frame (archs/frames/) and one meson.build `frame_families` line, from which
+// meson generates its translation unit (frame_family.cpp.in: COSTDSL_CLI_FAMILY with
+// frame_family<Config>(), its names from its Layer tag) and the list in cli_families.h,
 // which family.cpp reads: --family, config.json inference, `costdsl archs`, the importer's
 // shape filter and the planner all find a family there; nothing else names one.
 #include <memory>

@@ -6,12 +6,14 @@
 //   COSTDSL_CLI_FAMILY(llama3) = frame_family<archs::Llama3Config>();
 //
 // Dense stacks take tp, hp (the KV-parallel grain above 1) and KV-head replication; MoE
-// stacks take tp and ep, TP experts where ep 1 spans tp > 1 GPUs.
+// stacks take tp and ep, TP experts where ep 1 spans tp > 1 GPUs; MLA MoE stacks take tp, ep
+// and hp (MLA's KV-parallel grain), TP experts as the MoE stacks do.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "costdsl/archs/frames/dense_stack.hpp"
+#include "costdsl/archs/frames/mla_moe_stack.hpp"
 #include "costdsl/archs/frames/moe_stack.hpp"
 #include "costdsl/error.hpp"
 #include "family.hpp"
@@ -25,6 +27,10 @@ template <class Config>
 inline constexpr bool is_dense = false;
 template <class Layer>
 inline constexpr bool is_dense<archs::DenseConfig<Layer>> = true;
+template <class Config>
+inline constexpr bool is_mla = false;
+template <class Layer>
+inline constexpr bool is_mla<archs::MlaMoeConfig<Layer>> = true;
 
 template <class Config>
 std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
@@ -37,6 +43,22 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
     const Config c = options.dense(Config::from_hf(config, options.tp));
     // hp 1 is the tp tree (its own type); hp > 1 the KV-parallel grain.
     return with_kv_hint(c, [&] { return c.hp == 1 ? open<Tp>(c, timing) : open<Hptp>(c, timing); });
+  } else if constexpr (is_mla<Config>) {
+    using Ep = archs::MlaMoeStack<Config>;
+    using Hp = archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>;
+    using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
+    // MLA has one latent KV head: nothing to replicate.
+    if (options.kv_replicate)
+      throw InputError("--kv-replicate: " + std::string(Layer::family) +
+                       " archs do not take KV-head replication (MLA has one latent KV head, shared by every query "
+                       "head; split the KV with --hp instead)");
+    Config c = Config::from_hf(config, options.tp, options.expert_parallel(), options.hp);
+    c.hop_b = options.hop_b;
+    const ops::moe::Routing routing{options.routing_skew};
+    // hp 1 is the tp tree (its own type), with TP experts where ep 1 spans tp > 1 GPUs; hp > 1
+    // the KV-parallel grain.
+    if (c.hp != 1) return open<Hp>(c, timing, routing);
+    return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
   } else {
     using Ep = archs::MoeStack<Config>;
     using TpExperts = archs::MoeStack<Config, worklets::ExpertGrain::tp>;
@@ -60,6 +82,19 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
                           return archs::DenseStack<Config, worklets::AttnGrain::hptp>(make(p));
                         },
                         false, timing);
+  } else if constexpr (is_mla<Config>) {
+    // Both attention grains: hp 1 workers run the tp tree (TP experts at ep 1 over tp > 1
+    // GPUs), hp > 1 decode workers the MLA hp grain (tp 1, dp = ep / hp groups of hp GPUs).
+    using Ep = archs::MlaMoeStack<Config>;
+    using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
+    return grain_source(
+        [config](serve::Parallel p) { return by_expert_grain<Ep, TpExperts>(Config::from_hf(config, p.tp, p.ep)); },
+        [config, hop_b](serve::Parallel p) {
+          Config c = Config::from_hf(config, p.tp, p.ep, p.hp);
+          c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
+          return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(c);
+        },
+        true, timing, routing);
   } else {
     return source(
         [config](serve::Parallel p) {
@@ -79,7 +114,7 @@ ModelFamily frame_family() {
           .architectures = std::vector<std::string>(Layer::architectures.begin(), Layer::architectures.end()),
           .model_types = std::vector<std::string>(Layer::model_types.begin(), Layer::model_types.end()),
           .expert_parallel = !detail::is_dense<Config>,
-          .kv_parallel = detail::is_dense<Config>,
+          .kv_parallel = detail::is_dense<Config> || detail::is_mla<Config>,
           .open = &detail::open_frame<Config>,
           .source = &detail::frame_source<Config>};
 }
