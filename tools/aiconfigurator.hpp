@@ -123,7 +123,7 @@ inline const std::vector<Signature>& signatures() {
       {"linear_attention",
        {"op_name", "kernel_source", "phase", "batch_size", "seq_len", "num_tokens", "d_conv", "num_k_heads",
         "head_k_dim", "num_v_heads", "head_v_dim", "latency"}},
-      {"linear_attention_other", {"op_name", "phase", "seq_len", "d_conv", "latency"}, false},
+      {"linear_attn_other", {"op_name", "phase", "seq_len", "d_conv", "latency"}, false},
       {"mhc_module", {"op_name", "hc_mult", "latency"}, false},
       {"moe_alltoall", {"op_name", "moe_dtype", "num_tokens", "topk", "num_experts", "moe_ep_size", "latency"}, false},
   };

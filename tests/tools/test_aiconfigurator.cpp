@@ -581,7 +581,7 @@ TEST_CASE("aiconfigurator: GDN rows map by kernel_source to the four gdn kinds; 
                   "TRTLLM,1.3.0rc20,H100,mamba2,causal_conv1d_fn,context,1,1,1,8192,128,4,64,64,8,256,m,0.01\n",
                   &mamba)
             .empty());
-  CHECK(mamba.table == "linear_attention_other");
+  CHECK(mamba.table == "linear_attn_other");
   CHECK_FALSE(mamba.modelled);
 }
 
