@@ -13,6 +13,10 @@
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/fused_add_rms_norm.hpp"
 #include "costdsl/kernels/fused_moe.hpp"
+#include "costdsl/kernels/gdn_conv1d_decode.hpp"
+#include "costdsl/kernels/gdn_conv1d_prefill.hpp"
+#include "costdsl/kernels/gdn_decode.hpp"
+#include "costdsl/kernels/gdn_prefill.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/kv_cache_append.hpp"
@@ -32,7 +36,8 @@ namespace costdsl::kernels {
 
 using All = boost::mp11::mp_list<Gemm, GroupedGemm, FusedMoe, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
                                  KvCacheAppend, AttnPrefill, AttnDecode, MergeAttnStates, MlaPrefill, MlaDecode, MoeRouter,
-                                 MoeSum, AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler>;
+                                 MoeSum, AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler, GdnConv1dPrefill,
+                                 GdnConv1dDecode, GdnPrefill, GdnDecode>;
 
 // The family of a kernel kind (for the lower-bound view and the pictures);
 // kinds outside the catalogue are Family::other.

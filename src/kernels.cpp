@@ -14,6 +14,10 @@ template class Kernel<kernels::AttnPrefill>;
 template class Kernel<kernels::Embedding>;
 template class Kernel<kernels::FusedAddRmsNorm>;
 template class Kernel<kernels::FusedMoe>;
+template class Kernel<kernels::GdnConv1dDecode>;
+template class Kernel<kernels::GdnConv1dPrefill>;
+template class Kernel<kernels::GdnDecode>;
+template class Kernel<kernels::GdnPrefill>;
 template class Kernel<kernels::Gemm>;
 template class Kernel<kernels::GroupedGemm>;
 template class Kernel<kernels::KvCacheAppend>;
@@ -31,7 +35,7 @@ template class Kernel<kernels::SiluAndMul>;
 
 // A new kind needs its line here: its header's COSTDSL_KERNEL_COMPILED_ONCE makes every caller
 // in separate compilation expect Kernel<K> from this file (a missing line fails at link time).
-static_assert(boost::mp11::mp_size<kernels::All>::value == 22,
+static_assert(boost::mp11::mp_size<kernels::All>::value == 26,
               "src/kernels.cpp: instantiate Kernel<K> for every kind in kernels::All");
 
 }  // namespace costdsl

@@ -4,9 +4,10 @@
 // aiconfigurator (Apache-2.0) publishes per-GPU tables in its own schema (CSV, gzipped for
 // most TensorRT-LLM and vLLM tables, or the same columns as the text files of its older
 // releases), one framework and version per file: GEMM, context / generation
-// attention, context / generation MLA, fused MoE, NCCL collectives and the framework's
-// custom all-reduce. A table is recognised by its header columns (and its op_name column
-// where two tables share columns), whatever the file is called. Each row maps to one
+// attention, context / generation MLA, fused MoE, NCCL collectives, the framework's
+// custom all-reduce and Gated DeltaNet's (GDN) conv and delta-rule kernels. A table is
+// recognised by its header columns (and its op_name column where two tables share
+// columns), whatever the file is called. Each row maps to one
 // costdsl kernel call, typed (the kind's Config and Input) so that `costdsl import`
 // writes it into a profile table and `costdsl validate` evaluates the model on it.
 //
@@ -15,8 +16,9 @@
 // counted where a well-formed row is something costdsl does not model (a sliding window,
 // a weight-only dtype, power-law routing, ...): every such row is counted under its
 // reason and reported, never dropped silently. aiconfigurator's tables of what costdsl
-// has no kind for (attention modules, GDN, encoder attention, ...) are recognised by
-// their columns too, and reported as such, not read.
+// has no kind for (attention modules, KDA, Mamba2, encoder attention, ...) are recognised
+// by their columns too (KDA's by its op_name: it shares GDN's), and reported as such,
+// not read.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -44,6 +46,10 @@
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/fused_moe.hpp"
+#include "costdsl/kernels/gdn_conv1d_decode.hpp"
+#include "costdsl/kernels/gdn_conv1d_prefill.hpp"
+#include "costdsl/kernels/gdn_decode.hpp"
+#include "costdsl/kernels/gdn_prefill.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
@@ -60,7 +66,8 @@ enum class Table : std::uint8_t {
   generation_mla,
   moe,
   nccl,
-  custom_allreduce
+  custom_allreduce,
+  gdn
 };
 
 constexpr std::string_view name(Table t) noexcept {
@@ -73,6 +80,7 @@ constexpr std::string_view name(Table t) noexcept {
     case Table::moe: return "moe";
     case Table::nccl: return "nccl";
     case Table::custom_allreduce: return "custom_allreduce";
+    case Table::gdn: return "gdn";
   }
   return "?";
 }
@@ -110,7 +118,12 @@ inline const std::vector<Signature>& signatures() {
       {"encoder_attention", {"op_name", "batch_size", "isl", "num_heads", "head_dim", "attn_dtype", "latency"}, false},
       {"quantization_scale", {"op_name", "m", "k", "quant_dtype", "latency"}, false},  // compute_scale, scale_matrix
       {"mla_bmm", {"op_name", "bmm_dtype", "num_tokens", "num_heads", "latency"}, false},
-      {"linear_attention", {"op_name", "phase", "seq_len", "d_conv", "latency"}, false},  // gdn, kda, mamba2
+      // GDN's and KDA's (one op per file: read_table_text reads gdn files only), then the
+      // other linear-attention and state-space tables (mamba2's).
+      {"linear_attention",
+       {"op_name", "kernel_source", "phase", "batch_size", "seq_len", "num_tokens", "d_conv", "num_k_heads",
+        "head_k_dim", "num_v_heads", "head_v_dim", "latency"}},
+      {"linear_attn_other", {"op_name", "phase", "seq_len", "d_conv", "latency"}, false},
       {"mhc_module", {"op_name", "hc_mult", "latency"}, false},
       {"moe_alltoall", {"op_name", "moe_dtype", "num_tokens", "topk", "num_experts", "moe_ep_size", "latency"}, false},
   };
@@ -134,7 +147,8 @@ struct Call {
 };
 using AnyCall = std::variant<Call<kernels::Gemm>, Call<kernels::AttnPrefill>, Call<kernels::AttnDecode>,
                              Call<kernels::MlaPrefill>, Call<kernels::MlaDecode>, Call<kernels::FusedMoe>,
-                             Call<kernels::AllReduce>>;
+                             Call<kernels::AllReduce>, Call<kernels::GdnConv1dPrefill>,
+                             Call<kernels::GdnConv1dDecode>, Call<kernels::GdnPrefill>, Call<kernels::GdnDecode>>;
 
 struct Provenance {
   std::string framework, version, source;
@@ -290,6 +304,68 @@ std::optional<AnyCall> make_call(typename K::Config c, typename K::Input in, std
   return AnyCall(Call<K>{std::move(c), in, point});
 }
 
+// A GDN row (op_name gdn): its kernel_source names the kind, which must run in the row's
+// phase. Context rows are `batch_size` fresh sequences of `seq_len` tokens each;
+// generation rows one token per request. Heads are the rank's; the tables time bf16
+// models (aiconfigurator's GDN collectors run bfloat16 activations, fp32 states).
+inline std::optional<AnyCall> gdn_call(const Cells& r, std::string& why) {
+  using namespace kernels;
+  enum class Kind : std::uint8_t { conv_prefill, conv_decode, prefill, decode };
+  struct Source {
+    std::string_view kernel_source, phase;
+    Kind kind;
+  };
+  // SGLang's, vLLM's and TensorRT-LLM's names for the four kernels (vLLM's chunked rule
+  // runs FlashInfer's kernel where it can, FLA's Triton one elsewhere).
+  static constexpr std::array<Source, 7> sources{{
+      {"causal_conv1d_fn", "context", Kind::conv_prefill},
+      {"causal_conv1d_update", "generation", Kind::conv_decode},
+      {"chunk_gated_delta_rule", "context", Kind::prefill},
+      {"chunk_gated_delta_rule_flashinfer", "context", Kind::prefill},
+      {"chunk_gated_delta_rule_triton", "context", Kind::prefill},
+      {"fused_recurrent_gated_delta_rule", "generation", Kind::decode},
+      {"fused_recurrent_gated_delta_rule_packed_decode", "generation", Kind::decode},
+  }};
+  const std::string_view source = r.text("kernel_source"), phase = r.text("phase");
+  const auto it =
+      std::find_if(sources.begin(), sources.end(), [&](const Source& s) { return s.kernel_source == source; });
+  if (it == sources.end()) {
+    why = source == "flashinfer_gated_delta_rule_decode"
+              ? fmt::format("kernel_source {}: a bf16 recurrent state (gdn_decode's state is fp32)", source)
+              : fmt::format("kernel_source {}: no GDN kind runs it (causal_conv1d_fn, causal_conv1d_update, "
+                            "chunk_gated_delta_rule[_flashinfer, _triton], fused_recurrent_gated_delta_rule"
+                            "[_packed_decode])",
+                            source);
+    return std::nullopt;
+  }
+  if (phase != it->phase) {
+    why = fmt::format("phase {} for kernel_source {}: it runs in the {} phase", phase, source, it->phase);
+    return std::nullopt;
+  }
+  const std::uint64_t b = r.count("batch_size"), l = r.count("seq_len"), tokens = r.count("num_tokens");
+  const std::uint64_t hk = r.count("num_k_heads"), dk = r.count("head_k_dim"), hv = r.count("num_v_heads"),
+                      dv = r.count("head_v_dim"), d_conv = r.count("d_conv");
+  if (phase == "generation" && l != 1) {
+    why = fmt::format("seq_len {} in generation: one token per request is a decode step", l);
+    return std::nullopt;
+  }
+  if (tokens != b * l) {
+    why = fmt::format("num_tokens {} is not batch_size {} × seq_len {} (a batch of equal-length sequences)", tokens, b,
+                      l);
+    return std::nullopt;
+  }
+  const Dtype dt = Dtype::bf16;
+  switch (it->kind) {
+    case Kind::conv_prefill:
+      return make_call<GdnConv1dPrefill>({dt, hk, dk, hv, dv, d_conv}, {b, l}, {double(b), double(l)}, why);
+    case Kind::conv_decode:
+      return make_call<GdnConv1dDecode>({dt, hk, dk, hv, dv, d_conv}, {b}, {double(b)}, why);
+    case Kind::prefill: return make_call<GdnPrefill>({dt, hk, dk, hv, dv}, {b, l}, {double(b), double(l)}, why);
+    case Kind::decode: return make_call<GdnDecode>({dt, hk, dk, hv, dv}, {b}, {double(b)}, why);
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 // Maps one row of a recognised table; nullopt with `why` set when costdsl does not model it.
@@ -436,6 +512,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       const std::uint64_t n = r.count("num_gpus"), bytes = 2 * r.count("message_size");
       return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
     }
+    case Table::gdn: return detail::gdn_call(r, why);
   }
   return std::nullopt;
 }
@@ -506,6 +583,12 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       throw DataError(fmt::format("{}:{}:{}: row has {} cells but the header has {} columns", file, line,
                                   cells.size() > header.size() ? cells[header.size()].col : raw.size() + 1,
                                   cells.size(), header.size()));
+    // GDN and KDA tables share their columns, one op per file: a file whose first row is
+    // not GDN's is one costdsl has no kind for (KDA's gates are per channel, not per head).
+    if (rep.rows == 0 && signatures()[*sig].name == "linear_attention" && cells[index.at("op_name")].text != "gdn") {
+      rep.modelled = false;
+      return;
+    }
     ++rep.rows;
     const detail::Cells r(file, line, index, cells);
     // One framework per file: its rows' backend and the --framework choice are the file's,
@@ -538,6 +621,7 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       else if (sname == "attention" && op == "generation_attention") t = Table::generation_attention;
       else if (sname == "mla" && (op == "mla_context" || op == "context_mla")) t = Table::context_mla;
       else if (sname == "mla" && (op == "mla_generation" || op == "generation_mla")) t = Table::generation_mla;
+      else if (sname == "linear_attention" && op == "gdn") t = Table::gdn;
       else {
         rep.skips.add(fmt::format("op_name {}: not an op of a {} table", op, sname), r.where("op_name"));
         return;
@@ -660,7 +744,7 @@ struct KindReport {
 
 struct ImportResult {
   std::vector<KindReport> kinds;
-  std::map<std::string, std::string> tables;  // kind → profile table text
+  std::map<std::string, std::string> tables;  // kind → profile table text (kinds with rows written)
   std::vector<const Row*> held_out;           // the rows held back, in read order
 };
 
@@ -729,7 +813,9 @@ void with_kind(std::string_view kind, F&& f) {
   };
   one(std::type_identity<Gemm>{}), one(std::type_identity<AttnPrefill>{}), one(std::type_identity<AttnDecode>{}),
       one(std::type_identity<MlaPrefill>{}), one(std::type_identity<MlaDecode>{}), one(std::type_identity<FusedMoe>{}),
-      one(std::type_identity<AllReduce>{});
+      one(std::type_identity<AllReduce>{}), one(std::type_identity<GdnConv1dPrefill>{}),
+      one(std::type_identity<GdnConv1dDecode>{}), one(std::type_identity<GdnPrefill>{}),
+      one(std::type_identity<GdnDecode>{});
 }
 
 inline std::string number_text(double v) { return fmt::format("{}", v); }
@@ -847,9 +933,13 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
       groups.insert({config, backend});
     }
     rep.configs = groups.size();
-    // Every table is read back by the strict loader before it is handed out.
-    load_profile_csv_text(out, kind + ".csv", schema);
-    res.tables.emplace(kind, std::move(out));
+    // A kind none of whose configs is wanted (the GDN kinds under --for-archs: no shipped
+    // arch binds them) writes no table: a header alone would only warn on every load.
+    if (rep.rows > 0) {
+      // Every table is read back by the strict loader before it is handed out.
+      load_profile_csv_text(out, kind + ".csv", schema);
+      res.tables.emplace(kind, std::move(out));
+    }
     res.kinds.push_back(std::move(rep));
   }
   return res;

@@ -45,7 +45,9 @@ using Call = std::variant<aic::Call<kernels::Gemm>, aic::Call<kernels::AttnPrefi
                           aic::Call<kernels::MlaPrefill>, aic::Call<kernels::MlaDecode>, aic::Call<kernels::FusedMoe>,
                           AllReduceCall, aic::Call<kernels::RmsNorm>, aic::Call<kernels::SiluAndMul>,
                           aic::Call<kernels::Rope>, aic::Call<kernels::Embedding>, vidur::ResidualAdd,
-                          aic::Call<kernels::P2p>>;
+                          aic::Call<kernels::P2p>, aic::Call<kernels::GdnConv1dPrefill>,
+                          aic::Call<kernels::GdnConv1dDecode>, aic::Call<kernels::GdnPrefill>,
+                          aic::Call<kernels::GdnDecode>>;
 
 struct Row {
   Call call;

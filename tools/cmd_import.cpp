@@ -194,10 +194,10 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
   for (const auto& [fw, n] : by_framework) counts.push_back(fmt::format("{} {}", fw, n));
   std::cout << fmt::format("\nmapped rows by framework: {}\n",
                            counts.empty() ? std::string("none") : fmt::format("{}", fmt::join(counts, ", ")));
-  std::cout << fmt::format("\n{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
+  std::cout << fmt::format("\n{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
                            "held out", "not needed");
   for (const aic::KindReport& k : imp.kinds)
-    std::cout << fmt::format("{:<14} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
+    std::cout << fmt::format("{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
                              k.held_out, k.not_wanted);
   std::cout << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
                "accuracy check; not needed: configs no wanted model uses)\n";
@@ -238,8 +238,8 @@ void add_import_command(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* aic_cmd = import->add_subcommand(
       "aiconfigurator",
-      "Read NVIDIA aiconfigurator tables (gemm, attention, MLA, MoE, NCCL, custom all-reduce; recognised by their "
-      "columns) and write OUT/<gpu>/<kind>.csv");
+      "Read NVIDIA aiconfigurator tables (gemm, attention, MLA, MoE, NCCL, custom all-reduce, GDN; recognised by "
+      "their columns) and write OUT/<gpu>/<kind>.csv");
   aic_cmd->add_option("dir", st->dir, "a directory of aiconfigurator tables (.csv / .txt, plain or .gz), or one table")
       ->required();
   aic_cmd->add_option("--gpu", st->gpu, "the GPU they were measured on (see `costdsl gpus`)")->required();

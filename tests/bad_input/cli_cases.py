@@ -127,6 +127,18 @@ rejects("kernel attn_decode --num-kv-heads 0",
          "--batch", "1", "--total-kv", "100"], "attn_decode: num_kv_heads 0 must be in 1..1024")
 rejects("kernel gemm --n 0", ["kernel", "gemm", "--gpu", "h200", "--m", "1", "--n", "0", "--k", "4096"],
         "gemm: n 0 and k 4096 must both be at least 1")
+GDN = ["--gpu", "h200", "--num-k-heads", "4", "--head-k-dim", "128", "--head-v-dim", "128", "--batch", "8"]
+rejects("kernel gdn_decode --num-v-heads 6 over 4 k heads", ["kernel", "gdn_decode", *GDN, "--num-v-heads", "6"],
+        "gdn_decode: num_v_heads 6 must be a multiple of num_k_heads 4",
+        "each k head is shared by num_v_heads / num_k_heads v heads")
+rejects("kernel gdn_prefill --head-k-dim 512",
+        ["kernel", "gdn_prefill", "--gpu", "h200", "--num-k-heads", "4", "--head-k-dim", "512", "--num-v-heads", "8",
+         "--head-v-dim", "128", "--batch", "1", "--seq-len", "1024"], "gdn_prefill: head_k_dim 512 must be in 1..256")
+rejects("kernel gdn_conv1d_decode --d-conv 1",
+        ["kernel", "gdn_conv1d_decode", *GDN, "--num-v-heads", "8", "--d-conv", "1"],
+        "gdn_conv1d_decode: d_conv 1 must be in 2..8")
+rejects("kernel gdn_decode --dtype fp8", ["kernel", "gdn_decode", *GDN, "--num-v-heads", "8", "--dtype", "fp8"],
+        "gdn_decode: dtype fp8 is not one the gated delta rule runs in")
 
 # ---- malformed --prefill / --decode ---------------------------------------------
 rejects("--prefill without colon", EVAL + ["--prefill", "4096"], "--prefill '4096' must be PREFIX:APPEND")

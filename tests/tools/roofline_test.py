@@ -65,6 +65,14 @@ TABLES = {
                              f"{PROV},custom_allreduce,ca,bfloat16,8,1048576,sglang_graph,0.02",
                              f"{PROV},custom_allreduce,ca,bfloat16,8,16777216,sglang_graph,0.5",  # past 8 MiB
                              f"{PROV},custom_allreduce,ca,bfloat16,8,1048576,sglang_eager,0.04"],  # skipped
+    "gdn.csv": ["framework,version,device,op_name,kernel_source,phase,batch_size,seq_len,num_tokens,d_model,d_conv,"
+                "num_k_heads,head_k_dim,num_v_heads,head_v_dim,model_name,latency",
+                f"{PROV},gdn,causal_conv1d_fn,context,2,1024,2048,4096,4,2,128,4,128,q,0.01",
+                f"{PROV},gdn,causal_conv1d_update,generation,64,1,64,4096,4,2,128,4,128,q,0.003",
+                f"{PROV},gdn,chunk_gated_delta_rule,context,2,1024,2048,4096,4,2,128,4,128,q,0.06",
+                f"{PROV},gdn,fused_recurrent_gated_delta_rule_packed_decode,generation,64,1,64,4096,4,2,128,4,128,q,"
+                "0.01",
+                f"{PROV},gdn,flashinfer_gated_delta_rule_decode,generation,64,1,64,4096,4,2,128,4,128,q,0.01"],  # skip
 }
 MLP_OPS = ["emb", "input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act", "add"]
 
@@ -149,11 +157,14 @@ with tempfile.TemporaryDirectory() as tmp:
           f"gemm.fp8_block rows {counts.get('gemm.fp8_block')} (block-scaled fp8 is not per-tensor fp8's group)")
     check(counts.get("rms_norm.fp16") == {"h100_sxm": 6}, "two norms per vidur row, three rows")
     check(counts.get("silu_and_mul.fp16") == {"h100_sxm": 2}, "the NaN mlp_act median is skipped")
+    for g in ("gdn_conv1d_prefill.bf16", "gdn_conv1d_decode.bf16", "gdn_prefill.bf16", "gdn_decode.bf16"):
+        check(counts.get(g) == {"h100_sxm": 1}, f"{g} rows {counts.get(g)} (one GDN row per kind)")
     skipped = groups["skipped"]
     for reason in ("gemm.fp8: gpu 'a100_sxm' (sm_80) has no fp8 tensor-core path",
                    "gemm.fp8_block: gpu 'a100_sxm' (sm_80) has no fp8_block tensor-core path",
                    "latency NaN", "window_size > 0", "distribution power_law_1.2", "op_name all_gather",
-                   "backend sglang_eager", "time_stats.mlp_act.median NaN"):
+                   "backend sglang_eager", "time_stats.mlp_act.median NaN",
+                   "kernel_source flashinfer_gated_delta_rule_decode: a bf16 recurrent state"):
         check(any(reason in k for k in skipped), f"skipped: no reason {reason!r} in {list(skipped)}")
 
     rows = srv.ask({"op": "rows", "groups": names, "calls": True})

@@ -486,3 +486,159 @@ TEST_CASE("aiconfigurator: vLLM's MLA op names, TRT-LLM's custom all-reduce; oth
   CHECK_FALSE(rep.modelled);
   CHECK(rep.rows == 0);
 }
+
+namespace {
+
+const std::string gdn_header =
+    "framework,version,device,op_name,kernel_source,phase,batch_size,seq_len,num_tokens,d_model,d_conv,num_k_heads,"
+    "head_k_dim,num_v_heads,head_v_dim,model_name,latency\n";
+// One SGLang GDN row: per-rank heads 2 k / 4 v of 128 (Qwen3.5-9B at tp 8), conv width 4.
+std::string gdn_row(const std::string& source, const std::string& phase, std::uint64_t batch, std::uint64_t seq_len,
+                    double ms, std::uint64_t num_k_heads = 2, std::uint64_t num_v_heads = 4,
+                    std::uint64_t num_tokens = 0) {
+  return fmt::format("SGLang,0.5.14,NVIDIA H100 80GB HBM3,gdn,{},{},{},{},{},4096,4,{},128,{},128,Qwen/Qwen3.5-9B,{}\n",
+                     source, phase, batch, seq_len, num_tokens ? num_tokens : batch * seq_len, num_k_heads, num_v_heads,
+                     ms);
+}
+
+}  // namespace
+
+TEST_CASE("aiconfigurator: GDN rows map by kernel_source to the four gdn kinds; the rest are counted") {
+  aic::FileReport rep;
+  const auto rows = read_text(
+      gdn_header + gdn_row("causal_conv1d_fn", "context", 2, 100, 0.01) +
+          gdn_row("causal_conv1d_update", "generation", 8, 1, 0.002) +
+          gdn_row("chunk_gated_delta_rule", "context", 2, 100, 0.05) +
+          gdn_row("chunk_gated_delta_rule_flashinfer", "context", 4, 64, 0.04) +
+          gdn_row("chunk_gated_delta_rule_triton", "context", 1, 32, 0.03) +
+          gdn_row("fused_recurrent_gated_delta_rule", "generation", 16, 1, 0.006) +
+          gdn_row("fused_recurrent_gated_delta_rule_packed_decode", "generation", 8, 1, 0.005) +
+          gdn_row("mystery_scan", "context", 2, 100, 0.05) +                                // unknown kernel
+          gdn_row("flashinfer_gated_delta_rule_decode", "generation", 8, 1, 0.004) +        // bf16 state
+          gdn_row("causal_conv1d_fn", "generation", 8, 1, 0.002) +                          // wrong phase
+          gdn_row("fused_recurrent_gated_delta_rule", "generation", 8, 2, 0.004) +          // 2 tokens a request
+          gdn_row("chunk_gated_delta_rule", "context", 2, 100, 0.05, 2, 4, 150) +           // num_tokens ≠ b·l
+          gdn_row("chunk_gated_delta_rule", "context", 2, 100, 0.05, 4, 6),                 // 6 v over 4 k heads
+      &rep);
+  CHECK(rep.table == "linear_attention");
+  CHECK(rep.modelled);
+  CHECK(rep.rows == 13);
+  CHECK(rep.mapped == 7);
+  REQUIRE(rows.size() == 7);
+
+  const auto& cp = std::get<aic::Call<kernels::GdnConv1dPrefill>>(rows[0].call);
+  CHECK(cp.config.dtype == Dtype::bf16);
+  CHECK(cp.config.num_k_heads == 2);
+  CHECK(cp.config.head_k_dim == 128);
+  CHECK(cp.config.num_v_heads == 4);
+  CHECK(cp.config.head_v_dim == 128);
+  CHECK(cp.config.d_conv == 4);
+  CHECK(cp.input.batch == 2);
+  CHECK(cp.input.seq_len == 100);
+  CHECK(cp.point == std::array<double, 2>{2, 100});
+  const auto& cd = std::get<aic::Call<kernels::GdnConv1dDecode>>(rows[1].call);
+  CHECK(cd.input.batch == 8);
+  CHECK(cd.config.d_conv == 4);
+  for (std::size_t i : {2, 3, 4}) CHECK(std::holds_alternative<aic::Call<kernels::GdnPrefill>>(rows[i].call));
+  const auto& p = std::get<aic::Call<kernels::GdnPrefill>>(rows[3].call);
+  CHECK(p.input.batch == 4);
+  CHECK(p.input.seq_len == 64);
+  CHECK(rows[3].provenance.source == "chunk_gated_delta_rule_flashinfer");
+  for (std::size_t i : {5, 6}) CHECK(std::holds_alternative<aic::Call<kernels::GdnDecode>>(rows[i].call));
+  CHECK(std::get<aic::Call<kernels::GdnDecode>>(rows[5].call).input.batch == 16);
+  for (const aic::Row& r : rows) {
+    CHECK(r.backend == "sglang");
+    CHECK(r.table == aic::Table::gdn);
+    CHECK(r.provenance.framework == "SGLang");
+    CHECK(r.provenance.version == "0.5.14");
+  }
+
+  CHECK(rep.skips.total() == 6);
+  auto reason = [&](std::string_view needle) {
+    for (const auto& [why, e] : rep.skips.reasons)
+      if (has(why, needle)) return e.count;
+    return std::size_t{0};
+  };
+  CHECK(reason("kernel_source mystery_scan: no GDN kind runs it") == 1);
+  CHECK(reason("kernel_source flashinfer_gated_delta_rule_decode: a bf16 recurrent state") == 1);
+  CHECK(reason("phase generation for kernel_source causal_conv1d_fn: it runs in the context phase") == 1);
+  CHECK(reason("seq_len 2 in generation: one token per request is a decode step") == 1);
+  CHECK(reason("num_tokens 150 is not batch_size 2 × seq_len 100") == 1);
+  CHECK(reason("gdn_prefill config rejected: gdn_prefill: num_v_heads 6 must be a multiple of num_k_heads 4") == 1);
+
+  // KDA shares GDN's columns: its files are reported as a table costdsl has no kind for,
+  // not read (no row counted); Mamba2's have columns of their own.
+  aic::FileReport kda;
+  std::string kda_text = gdn_header + gdn_row("fused_recurrent_kda", "generation", 8, 1, 0.004);
+  kda_text.replace(kda_text.find(",gdn,"), 5, ",kda,");
+  CHECK(read_text(kda_text, &kda).empty());
+  CHECK(kda.table == "linear_attention");
+  CHECK_FALSE(kda.modelled);
+  CHECK(kda.rows == 0);
+  aic::FileReport mamba;
+  CHECK(read_text("framework,version,device,op_name,kernel_source,phase,batch_size,seq_len,num_tokens,d_model,d_state,"
+                  "d_conv,nheads,head_dim,n_groups,chunk_size,model_name,latency\n"
+                  "TRTLLM,1.3.0rc20,H100,mamba2,causal_conv1d_fn,context,1,1,1,8192,128,4,64,64,8,256,m,0.01\n",
+                  &mamba)
+            .empty());
+  CHECK(mamba.table == "linear_attn_other");
+  CHECK_FALSE(mamba.modelled);
+}
+
+TEST_CASE("aiconfigurator: imported GDN tables are what the gdn kernels read, measured and scaled") {
+  std::string text = gdn_header;
+  // A 3 × 3 prefill grid, time linear in each axis, and a decode line.
+  for (std::uint64_t b : {1, 2, 4})
+    for (std::uint64_t l : {64, 256, 1024})
+      text += gdn_row("chunk_gated_delta_rule", "context", b, l, 0.02 + 1e-5 * double(b * l));
+  for (std::uint64_t b : {1, 4, 16})
+    text += gdn_row("fused_recurrent_gated_delta_rule_packed_decode", "generation", b, 1, 0.004 + 0.001 * double(b));
+  const auto rows = read_text(text);
+  REQUIRE(rows.size() == 12);
+  const aic::ImportResult imp = aic::import_rows(rows, {}, "h100_sxm");
+  REQUIRE(imp.tables.count("gdn_prefill") == 1);
+  REQUIRE(imp.tables.count("gdn_decode") == 1);
+  CHECK(has(imp.tables.at("gdn_prefill"), "dtype,num_k_heads,head_k_dim,num_v_heads,head_v_dim,batch,seq_len,"
+                                          "backend,time_ms,framework,version,source\n"));
+  CHECK(has(imp.tables.at("gdn_prefill"),
+            "bf16,2,128,4,128,2,256,sglang,0.02512,SGLang,0.5.14,chunk_gated_delta_rule\n"));
+  CHECK(has(imp.tables.at("gdn_decode"), "bf16,2,128,4,128,4,sglang,0.008,SGLang,0.5.14,"));
+
+  TempDir dir("gdn");
+  fs::create_directories(dir.path / "h100_sxm");
+  for (const auto& [kind, table] : imp.tables) std::ofstream(dir.path / "h100_sxm" / (kind + ".csv")) << table;
+  const Timing t = load_timing("h100", TimingMode::automatic, dir.path);
+
+  const kernels::GdnPrefill::Config cfg{Dtype::bf16, 2, 128, 4, 128};
+  const Kernel<kernels::GdnPrefill> prefill(t, cfg);
+  CHECK(prefill.source() == "profile");
+  const Metrics on_grid = prefill.eval({2, 256});
+  CHECK(on_grid.coverage == Coverage::none);
+  CHECK(on_grid.time_ms() == doctest::Approx(0.02512));
+  CHECK(prefill.backends()[on_grid.backend] == "sglang");
+  // Between grid lines, linearly on both axes.
+  CHECK(prefill.eval({3, 512}).time_ms() == doctest::Approx(0.02 + 1e-5 * 3 * 512));
+  const Kernel<kernels::GdnDecode> decode(t, {Dtype::bf16, 2, 128, 4, 128});
+  CHECK(decode.eval({8}).coverage == Coverage::none);
+  CHECK(decode.eval({8}).time_ms() == doctest::Approx(0.004 + 0.001 * 8));
+  // A layout no table holds (twice the heads, e.g. tp 4 instead of 8) answers from the
+  // measured one, scaled by the roofline's time ratio; the decode kind has no such rule.
+  const Metrics scaled = Kernel<kernels::GdnPrefill>(t, {Dtype::bf16, 4, 128, 8, 128}).eval({2, 256});
+  CHECK(has(scaled.coverage, Coverage::scaled));
+  CHECK_FALSE(has(scaled.coverage, Coverage::analytic));
+  CHECK(scaled.time_ms() > on_grid.time_ms());
+  CHECK(has(Kernel<kernels::GdnDecode>(t, {Dtype::bf16, 4, 128, 8, 128}).eval({8}).coverage, Coverage::analytic));
+  // Keeping only other kinds' configs (--for-archs: no shipped arch binds a GDN kind)
+  // writes no GDN table at all, the rows counted as not needed.
+  aic::ImportOptions only_gemm;
+  only_gemm.wanted["gemm"] = {{"bf16", "4096", "4096"}};
+  const aic::ImportResult none = aic::import_rows(rows, only_gemm, "h100_sxm");
+  CHECK(none.tables.empty());
+  REQUIRE(none.kinds.size() == 2);
+  CHECK(none.kinds[0].kind == "gdn_decode");
+  CHECK(none.kinds[0].not_wanted == 3);
+  CHECK(none.kinds[1].not_wanted == 9);
+  // No conv table was imported: the conv kinds take the roofline.
+  CHECK(has(Kernel<kernels::GdnConv1dPrefill>(t, {Dtype::bf16, 2, 128, 4, 128, 4}).eval({2, 256}).coverage,
+            Coverage::analytic));
+}

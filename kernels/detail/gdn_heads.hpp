@@ -1,0 +1,60 @@
+#pragma once
+// One rank's Gated DeltaNet head layout, shared by the four GDN kinds (gdn_conv1d_prefill,
+// gdn_conv1d_decode, gdn_prefill, gdn_decode): num_k_heads query/key heads of head_k_dim,
+// num_v_heads value heads of head_v_dim, each k head shared by num_v_heads / num_k_heads v
+// heads (GVA). Each v head owns a recurrent state of head_k_dim × head_v_dim.
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+#include "costdsl/detail/str.hpp"
+#include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
+
+namespace costdsl::kernels::detail {
+
+struct GdnHeads {
+  std::uint64_t num_k_heads = 0, head_k_dim = 0, num_v_heads = 0, head_v_dim = 0;
+
+  // FLA's kernels hold a head_k_dim × (block of head_v_dim) state tile per program and
+  // assert head dims of at most 256; head counts beyond 1024 per rank are no real model.
+  static constexpr std::uint64_t max_heads = 1024, max_head_dim = 256;
+
+  double k_dim() const noexcept { return double(num_k_heads) * double(head_k_dim); }
+  double v_dim() const noexcept { return double(num_v_heads) * double(head_v_dim); }
+  // The channels of the packed q | k | v projection output the short convolution runs over.
+  double conv_dim() const noexcept { return 2 * k_dim() + v_dim(); }
+  // Elements of one sequence's recurrent state: a head_k_dim × head_v_dim matrix per v head.
+  double state_elements() const noexcept { return v_dim() * double(head_k_dim); }
+
+  // Throws a ConfigError naming the kind, the field, its value and the rule.
+  void validate(std::string_view kind, Dtype dtype) const {
+    if (dtype != Dtype::bf16 && dtype != Dtype::fp16 && dtype != Dtype::fp32)
+      throw ConfigError(costdsl::detail::str(
+          kind, ": dtype ", dtype, " is not one the gated delta rule runs in (bf16, fp16, fp32 activations)"));
+    auto check = [&](std::string_view field, std::uint64_t v, std::uint64_t max) {
+      if (v == 0 || v > max) throw ConfigError(costdsl::detail::str(kind, ": ", field, " ", v, " must be in 1..", max));
+    };
+    check("num_k_heads", num_k_heads, max_heads);
+    check("head_k_dim", head_k_dim, max_head_dim);
+    check("num_v_heads", num_v_heads, max_heads);
+    check("head_v_dim", head_v_dim, max_head_dim);
+    if (num_v_heads % num_k_heads != 0)
+      throw ConfigError(costdsl::detail::str(kind, ": num_v_heads ", num_v_heads,
+                                             " must be a multiple of num_k_heads ", num_k_heads,
+                                             " (each k head is shared by num_v_heads / num_k_heads v heads)"));
+  }
+
+  // How far apart two layouts run, for a kind's transfer_distance: octaves of the v/k
+  // group weigh 4 (how each k head's loads are shared), of the head dims 2 each (tile
+  // shapes), of the v head count 1 (more of the same programs).
+  static double distance(const GdnHeads& a, const GdnHeads& b) noexcept {
+    const auto octaves = [](double x, double y) { return std::abs(std::log2(x / y)); };
+    return 4 * octaves(double(a.num_v_heads) / double(a.num_k_heads), double(b.num_v_heads) / double(b.num_k_heads)) +
+           2 * octaves(double(a.head_k_dim), double(b.head_k_dim)) +
+           2 * octaves(double(a.head_v_dim), double(b.head_v_dim)) +
+           octaves(double(a.num_v_heads), double(b.num_v_heads));
+  }
+};
+
+}  // namespace costdsl::kernels::detail
