@@ -102,7 +102,25 @@ class MoeStack {
       if (s == AttnSpan::sliding) return true;
     return false;
   }();
-  using Attn = worklets::AttnBlockTp<Form, "attn", Layer::qk_norm>;
+  // Attention above num_kv_heads ranks copies each KV head to tp / num_kv_heads of them, as
+  // the frameworks do unasked (vLLM's QKVParallelLinear: num_kv_head_replicas,
+  // vllm/model_executor/layers/linear.py; SGLang's and TensorRT-LLM's alike): the form
+  // attention sees then has tp KV heads, one a rank.
+  static constexpr auto attention_form(const Form& form) {
+    const auto replicated = [](auto c) {
+      if (c.tp > c.num_kv_heads) c.num_kv_heads = c.tp;
+      return c;
+    };
+    if constexpr (is_fixed_v<Form>) {
+      if constexpr (Form::value.tp > Form::value.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+      return Fixed<replicated(Form::value)>{};
+    } else {
+      if (form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+      return replicated(form);
+    }
+  }
+  using AttnForm = decltype(attention_form(std::declval<const Form&>()));
+  using Attn = worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm>;
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
  public:
@@ -191,7 +209,11 @@ class MoeStack {
     for (AttnSpan s : spans) full += s == AttnSpan::full;
     return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * (c.num_layers / period * full);
   }
-  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).tp; }
+  // On one GPU: its tp-th of the heads, or its one copy of a replicated head.
+  double kv_bytes_per_token_per_gpu() const {
+    const double per_gpu = kv_bytes_per_token() / values(form_).tp, heads = values(form_).num_kv_heads;
+    return stored_kv_heads() == heads ? per_gpu : per_gpu * stored_kv_heads() / heads;
+  }
 
   // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
   // split tp ways), router, norms and what else the family's layers hold (Layer::
@@ -199,7 +221,8 @@ class MoeStack {
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
-    const double attn = h * (c.num_qo_heads + 2.0 * c.num_kv_heads) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double kv = stored_kv_heads();  // replicated KV heads counted per copy
+    const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = h * c.num_experts + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
     return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
@@ -211,9 +234,12 @@ class MoeStack {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
+  // KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
+  double stored_kv_heads() const { return values(attention_form(form_)).num_kv_heads; }
+
   template <std::size_t... I>
   static std::array<Attn, period> make_attn(const Form& form, std::index_sequence<I...>) {
-    return {Attn(form, spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
+    return {Attn(attention_form(form), spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
   }
 
   template <AttnSpan S, class Node>

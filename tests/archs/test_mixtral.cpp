@@ -79,9 +79,18 @@ TEST_CASE("Mixtral: ep must divide the 8 experts and be a multiple of tp (run-ti
                        "ep 16 does not divide num_experts 8", ConfigError);
   CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x22b.with_parallel(4, 6)), "tp 4 does not divide ep 6",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x22b.with_parallel(16, 16)),
-                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
-                       ConfigError);
+  // Attention above the 8 KV heads copies them (two ranks a head at tp 16), where they divide tp.
+  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x22b.with_parallel(12, 12)),
+                       "num_kv_heads 8 does not divide tp 12", ConfigError);
+  // (tp 16 takes TP experts: its 8 experts do not split 16 ways by ep.)
+  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> wide(mixtral_8x22b.with_parallel(16, 1));
+  CHECK(wide.kv_bytes_per_token_per_gpu() == doctest::Approx(wide.kv_bytes_per_token() / 8));  // one head a rank
+  const Mixtral<MixtralConfig> narrow(mixtral_8x22b.with_parallel(8, 8));
+  CHECK(narrow.kv_bytes_per_token_per_gpu() == doctest::Approx(narrow.kv_bytes_per_token() / 8));
+  // Both forms replicate alike (the static one at compile time).
+  CHECK(wide.weight_bytes_per_gpu() == Mixtral<Fixed<mixtral_8x22b.with_parallel(16, 1)>>().weight_bytes_per_gpu());
+  CHECK(wide.kv_bytes_per_token_per_gpu() ==
+        Mixtral<Fixed<mixtral_8x22b.with_parallel(16, 1)>>().kv_bytes_per_token_per_gpu());
   CHECK_THROWS_AS(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, 0)), ConfigError);
   for (std::uint32_t ep : {1u, 2u, 4u, 8u}) CHECK_NOTHROW(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, ep)));
 }

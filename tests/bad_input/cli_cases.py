@@ -321,8 +321,8 @@ with tempfile.TemporaryDirectory() as d:
     rejects("config overflow (deepseek_v3)",
             config("bigd.json", "deepseek_v3", n_shared_experts=3, moe_intermediate_size=2 ** 31),
             "n_shared_experts 3 * moe_intermediate_size 2147483648", "overflows 32 bits")
-    rejects("config tp above kv heads (qwen3_moe)", config("q.json", "qwen3_moe") + ["--tp", "8", "--ep", "8"],
-            "tp 8 exceeds num_kv_heads 4")
+    rejects("config tp above kv heads, not dividing (qwen3_moe)", config("q.json", "qwen3_moe") + ["--tp", "6", "--ep", "6"],
+            "num_kv_heads 4 does not divide tp 6")
     rejects("config hp × tp not dividing the FFN (llama)",
             config("ffn.json", "llama", intermediate_size=14000) + ["--tp", "8", "--hp", "4"],
             "hp*tp 32 does not divide intermediate 14000")

@@ -159,14 +159,18 @@ TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decom
                        "moe_sum: top_k 0 must be in 1..1024", ConfigError);
 }
 
-TEST_CASE("partition checks: ep % tp, num_experts % ep, tp <= kv heads; messages name fields and values") {
+TEST_CASE("partition checks: ep % tp, num_experts % ep, kv heads dividing tp; messages name fields and values") {
   CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(3, 8))), "tp 3 does not divide ep 8",
                        ConfigError);
   CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(2, 12))),
                        "ep 12 does not divide num_experts 128", ConfigError);
-  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(8, 8))),
-                       "tp may not exceed num_kv_heads (KV heads are not replicated): tp 8 exceeds num_kv_heads 4",
-                       ConfigError);
+  // Above its 4 KV heads attention copies them (as the frameworks do): 8 ranks of one head each.
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(6, 6))),
+                       "num_kv_heads 4 does not divide tp 6", ConfigError);
+  const Qwen3Moe<Qwen3MoeConfig> tp8(qwen3_235b_a22b.with_parallel(8, 8));
+  CHECK(tp8.resolved().dp == 1);
+  CHECK(tp8.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token() / 4);  // 1 of 4 heads a rank, not 1/8 of them
+  CHECK(to_json(make_manifest(tp8.build(roofline_h200())))["node_labels"].dump().find("kv/rank=1") != std::string::npos);
   CHECK_THROWS_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(0, 8))), ConfigError);
   CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 512))),
                        "ep may not exceed the routing capacity: ep 512 exceeds max_ep 256", ConfigError);

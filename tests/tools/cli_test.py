@@ -198,15 +198,17 @@ check(archs.get("llama3_70b", {}).get("hp") == [1, 2, 4, 8] and archs["llama3_70
 check(archs.get("deepseek_v3", {}).get("hp") == [1, 2, 4, 8, 16, 32, 64] and archs["deepseek_v3"].get("hp_at_ep") == 64,
       f"deepseek_v3 at ep 64 must accept hp 1 to 64 (128 heads, ep/hp groups): {archs.get('deepseek_v3')}")
 check(archs.get("qwen3_235b_a22b", {}).get("hp") == [1], "the GQA MoE archs take no hp yet")
-check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4], "qwen3_235b_a22b: tp is bounded by its 4 KV heads")
+check(archs.get("qwen3_235b_a22b", {}).get("tp") == [1, 2, 4, 8, 16, 32, 64],
+      "qwen3_235b_a22b: tp above its 4 KV heads copies them (as the frameworks do), up to its 64 query heads")
 check(8 in archs.get("deepseek_v3", {}).get("ep", []), "deepseek_v3 must accept ep 8")
 check(archs.get("qwen3_8b", {}).get("tp") == [1, 2, 4, 8] and archs["qwen3_8b"].get("ep") == [1],
       "qwen3_8b: dense, tp bounded by its 8 KV heads")
 check(archs.get("mixtral_8x7b", {}).get("ep") == [1, 2, 4, 8], "mixtral_8x7b: ep must divide its 8 experts")
 check(archs.get("gpt_oss_20b", {}).get("ep") == [1, 2, 4, 8, 16, 32], "gpt_oss_20b: ep must divide its 32 experts")
-check(archs.get("gpt_oss_120b", {}).get("tp") == [1, 2, 4, 8], "gpt_oss_120b: tp is bounded by its 8 KV heads")
-check(archs.get("gpt_oss_120b", {}).get("tp_experts") == [2, 4, 8] and
-      archs.get("qwen3_235b_a22b", {}).get("tp_experts") == [2, 4] and
+check(archs.get("gpt_oss_120b", {}).get("tp") == [1, 2, 4, 8, 16, 32, 64],
+      "gpt_oss_120b: tp above its 8 KV heads copies them, up to its 64 query heads")
+check(archs.get("gpt_oss_120b", {}).get("tp_experts") == [2, 4, 8, 16, 32, 64] and
+      archs.get("qwen3_235b_a22b", {}).get("tp_experts") == [2, 4, 8, 16, 32, 64] and
       8 in archs.get("deepseek_v3", {}).get("tp_experts", []) and "tp_experts" not in archs.get("llama3_70b", {}),
       f"archs: the MoE archs' TP-expert degrees (ep 1): {archs.get('gpt_oss_120b')}")
 r = run("manifest", "--arch", "llama3_8b")
