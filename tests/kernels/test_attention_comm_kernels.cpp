@@ -21,6 +21,8 @@
 #include "costdsl/kernels/p2p.hpp"
 #include "costdsl/kernels/reduce_scatter.hpp"
 #include "costdsl/timing.hpp"
+
+#include "leaf_checks.hpp"
 #include "costdsl/token_axis.hpp"
 
 using namespace costdsl;
@@ -68,29 +70,8 @@ void check_sweep(const typename K::Config& c, std::size_t expected_size, Pred in
   }
 }
 
-// The analytic leaf: ANALYTIC, positive time, our own work, no backend.
-template <class K>
-Metrics check_analytic(const typename K::Config& c, const typename K::Input& in) {
-  const Kernel<K> k(h200(), c);
-  CHECK(k.source() == "roofline");
-  const Metrics m = k.eval(in);
-  CHECK(has(m.coverage, Coverage::analytic));
-  CHECK(m.time_s > 0);
-  CHECK(m.energy_j > 0);
-  CHECK(m.flops == K::flops(c, in));
-  CHECK(m.bytes == K::bytes(c, in));
-  CHECK(m.backend == no_backend);
-  CHECK(k.lower_bound_s(in) > 0);
-  CHECK(k.lower_bound_s(in) < m.time_s);
-  return m;
-}
-
-template <class K>
-void check_zero(const typename K::Config& c, const typename K::Input& in) {
-  CHECK(K::flops(c, in) == 0);
-  CHECK(K::bytes(c, in) == 0);
-  CHECK(Kernel<K>(h200(), c).eval(in) == Metrics{});
-}
+using kernel_test::check_analytic;
+using kernel_test::check_zero;
 
 // Prefill sweeps: one fresh request per point, append over the 18 token-axis points
 // 32..32768 (powers of two and 3·2^k).

@@ -18,6 +18,8 @@
 #include "costdsl/kernels/gdn_prefill.hpp"
 #include "costdsl/timing.hpp"
 
+#include "leaf_checks.hpp"
+
 using namespace costdsl;
 using namespace costdsl::kernels;
 
@@ -45,30 +47,8 @@ const GdnConv1dDecode::Config conv_decode{Dtype::bf16, 2, 128, 4, 128, 4};
 const GdnPrefill::Config prefill{Dtype::bf16, 2, 128, 4, 128};
 const GdnDecode::Config decode{Dtype::bf16, 2, 128, 4, 128};
 
-// The analytic leaf: ANALYTIC, positive time at or above the hardware bound, our own work.
-template <class K>
-Metrics check_analytic(const typename K::Config& c, const typename K::Input& in) {
-  const Kernel<K> k(h200(), c);
-  CHECK(k.source() == "roofline");
-  const Metrics m = k.eval(in);
-  CHECK(has(m.coverage, Coverage::analytic));
-  CHECK(m.time_s > 0);
-  CHECK(m.energy_j > 0);
-  CHECK(m.flops == K::flops(c, in));
-  CHECK(m.bytes == K::bytes(c, in));
-  CHECK(m.backend == no_backend);
-  CHECK(k.lower_bound_s(in) > 0);
-  CHECK(k.lower_bound_s(in) < m.time_s);
-  return m;
-}
-
-template <class K>
-void check_zero(const typename K::Config& c, const typename K::Input& in) {
-  CHECK(K::flops(c, in) == 0);
-  CHECK(K::bytes(c, in) == 0);
-  CHECK(K::roofline(*h200().roofline(), c, in).time_s == 0);
-  CHECK(Kernel<K>(h200(), c).eval(in) == Metrics{});
-}
+using kernel_test::check_analytic;
+using kernel_test::check_zero;
 
 // The roofline never gets faster with more requests or more tokens per sequence.
 template <class K>
