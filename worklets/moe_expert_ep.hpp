@@ -3,8 +3,14 @@
 //   dispatch (all_to_all, ep > 1) → experts (fused_moe: gate/up GEMM, SiLU·mul, down GEMM
 //   over the rank's experts, as SGLang and vLLM launch it) → combine (all_to_all, ep > 1)
 //   → moe_sum (ep > 1: each token's top_k outputs, back from the other ranks, summed)
+//   → combine_allreduce (ep > 1 over replicated tokens, in place of the all-to-all path)
 // With ep = 1 the fused module sums a token's expert outputs itself (no combine, no
-// moe_sum slot). The experts slot is ONE slot for any ep: its callable runs the launch
+// moe_sum slot). Where every EP rank already holds every token (one attention group over
+// all of them: attention DP 1, after its TP all-reduce) the frameworks skip the dispatch:
+// each rank gates all tokens, runs its own experts on the rows routed to them, sums a
+// token's local outputs, and one all-reduce over the ep ranks combines the partial sums
+// (combine_allreduce; vLLM takes its all-to-all kernels only at DP > 1, SGLang and
+// TensorRT-LLM without attention DP all-reduce alike). The owner says so at construction. The experts slot is ONE slot for any ep: its callable runs the launch
 // for every rank's routed rows and folds the ranks with the Max algebra (time = slowest
 // rank, work sums). Ranks are interchangeable, so they never get slots of their own
 // (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
@@ -24,6 +30,7 @@
 #include "costdsl/form.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/all_to_all.hpp"
 #include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
@@ -127,7 +134,9 @@ class MoeExpertEp {
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
-  explicit MoeExpertEp(const Form& form) : form_(form), r_(resolve_config(form)) {}
+  // replicated_tokens: every EP rank holds every token (see the file comment).
+  explicit MoeExpertEp(const Form& form, bool replicated_tokens = false)
+      : form_(form), r_(resolve_config(form)), replicated_(replicated_tokens) {}
 
   const Resolved& resolved() const noexcept { return r_; }
 
@@ -140,10 +149,11 @@ class MoeExpertEp {
     const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate),
               k = to_dim(r_.top_k);
     return labeled<Name>(
-        label, sum(when(r_.has_a2a, leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
+        label, sum(when(a2a_path(), leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
-                   when(r_.has_a2a, leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   when(r_.has_a2a, leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k})))));
+                   when(a2a_path(), leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
+                   when(a2a_path(), leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k}))),
+                   when(allreduce_path(), leaf<"combine_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.ep)})))));
   }
 
   // The routing is computed once here; the experts slot reads it. inputs(in)
@@ -152,11 +162,11 @@ class MoeExpertEp {
   auto inputs(const Input& in) const {
     auto owned = std::make_unique<ops::moe::EpLoad>();
     const ops::moe::A2aSizes a2a = route(in, *owned);
-    return inputs_for(a2a, ops::moe::EpLoadRef(std::move(owned)), in.max_source_tokens);
+    return inputs_for(a2a, ops::moe::EpLoadRef(std::move(owned)), in);
   }
   auto inputs(const Input& in, ops::moe::EpLoad& storage) const {
     const ops::moe::A2aSizes a2a = route(in, storage);
-    return inputs_for(a2a, ops::moe::EpLoadRef(storage), in.max_source_tokens);
+    return inputs_for(a2a, ops::moe::EpLoadRef(storage), in);
   }
 
  private:
@@ -168,15 +178,38 @@ class MoeExpertEp {
   }
   // `first` (owning or borrowing `load`) goes to the experts slot. The most tokens one rank
   // dispatches is also the most it sums after the combine.
-  auto inputs_for(const ops::moe::A2aSizes& a2a, ops::moe::EpLoadRef first, std::uint64_t max_source_tokens) const {
-    return nest<Name>(costdsl::inputs(when(r_.has_a2a, input<"dispatch">(a2a.dispatch)),
-                                      input<"experts">(std::move(first)),
-                                      when(r_.has_a2a, input<"combine">(a2a.combine)),
-                                      when(r_.has_a2a, input<"moe_sum">(kernels::MoeSum::Input{max_source_tokens}))));
+  auto inputs_for(const ops::moe::A2aSizes& a2a, ops::moe::EpLoadRef first, const Input& in) const {
+    return nest<Name>(costdsl::inputs(
+        when(a2a_path(), input<"dispatch">(a2a.dispatch)), input<"experts">(std::move(first)),
+        when(a2a_path(), input<"combine">(a2a.combine)),
+        when(a2a_path(), input<"moe_sum">(kernels::MoeSum::Input{in.max_source_tokens})),
+        when(allreduce_path(), input<"combine_allreduce">(kernels::AllReduce::Input{in.tokens * r_.row_bytes}))));
+  }
+
+  // Which combine the ranks run (ep > 1): the all-to-all pair with its moe_sum, or, over
+  // replicated tokens, one all-reduce. ep 1 of a static form: neither slot exists.
+  auto a2a_path() const {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r_.has_a2a)>, bool>) {
+      return r_.has_a2a && !replicated_;
+    } else if constexpr (static_cast<bool>(std::remove_cvref_t<decltype(r_.has_a2a)>::value)) {
+      return !replicated_;
+    } else {
+      return std::false_type{};
+    }
+  }
+  auto allreduce_path() const {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r_.has_a2a)>, bool>) {
+      return r_.has_a2a && replicated_;
+    } else if constexpr (static_cast<bool>(std::remove_cvref_t<decltype(r_.has_a2a)>::value)) {
+      return replicated_;
+    } else {
+      return std::false_type{};
+    }
   }
 
   Form form_;
   Resolved r_;
+  bool replicated_ = false;
 };
 
 }  // namespace costdsl::worklets

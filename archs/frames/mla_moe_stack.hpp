@@ -202,7 +202,7 @@ class MlaMoeStack {
         attn_(form),
         mlp_(worklets::ffn_form<Grain>(form)),
         router_(form),
-        experts_(form),
+        experts_(make_experts(form, r_)),
         shared_(shared_form(form)),
         head_(form) {}
 
@@ -288,11 +288,24 @@ class MlaMoeStack {
         nest<"moe_layer">(costdsl::inputs(
             // TP experts: every rank gates and runs its expert shards over all of its group's rows
             groups.fan(r_.dp, [&](std::size_t g) {
-              return costdsl::inputs(mla(g), router_.inputs({tp_experts ? tokens_of(g) : w[g].slice}));
+              return costdsl::inputs(
+                  mla(g), router_.inputs({tp_experts || replicated_tokens(r_) ? tokens_of(g) : w[g].slice}));
             }),
             groups.stored(experts_, {work.tokens, work.max_slice, it.routing}),
             shared_.inputs({tp_experts ? work.tokens : work.max_slice}))),
         groups.fan(r_.dp, [&](std::size_t g) { return head_.inputs({w[g].requests}); })));
+  }
+
+  // One tp attention group over every EP rank (dp 1, ep > 1): every rank holds every token
+  // after MLA's TP all-reduce, gates them all and combines the routed experts by one
+  // all-reduce (worklets/moe_expert_ep.hpp). The shared expert keeps its place beside them.
+  static bool replicated_tokens(const Resolved& r) { return !tp_experts && !hp_grain && r.dp == 1 && r.ep > 1; }
+  static RoutedExperts make_experts(const Form& form, const Resolved& r) {
+    if constexpr (tp_experts) {
+      return RoutedExperts(form);
+    } else {
+      return RoutedExperts(form, replicated_tokens(r));
+    }
   }
 
   Form form_;

@@ -167,7 +167,7 @@ class MoeStack {
         embed_(form),
         attn_(make_attn(form, std::make_index_sequence<period>{})),
         router_(form),
-        experts_(form),
+        experts_(make_experts(form, r_)),
         head_(form) {}
 
   auto build(const Timing& t) const {
@@ -194,7 +194,8 @@ class MoeStack {
   }
 
   // Each DP group's rows run its own spine; after the group's all-reduce its tp ranks
-  // split the rows (each routes and dispatches its slice). Every token is routed once.
+  // split the rows (each routes and dispatches its slice); with one group over all the EP
+  // ranks every rank gates every row and none is dispatched. Every token is routed once.
   // inputs(it) owns its per-group lists; inputs(it, scratch) borrows the scratch's
   // buffers and allocates nothing once warm (see input_scratch.hpp).
   auto inputs(const MoeIteration& it) const { return inputs_with(it, OwnedGroups{}); }
@@ -234,6 +235,18 @@ class MoeStack {
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
+  // One attention group over every EP rank (dp 1, ep > 1): after its TP all-reduce every rank
+  // holds every token, so each gates them all and the experts combine by one all-reduce
+  // (worklets/moe_expert_ep.hpp) instead of slicing the rows and dispatching them.
+  static bool replicated_tokens(const Resolved& r) { return !tp_experts && r.dp == 1 && r.ep > 1; }
+  static Experts make_experts(const Form& form, const Resolved& r) {
+    if constexpr (tp_experts) {
+      return Experts(form);
+    } else {
+      return Experts(form, replicated_tokens(r));
+    }
+  }
+
   // KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
   double stored_kv_heads() const { return values(attention_form(form_)).num_kv_heads; }
 
@@ -266,7 +279,8 @@ class MoeStack {
           }
         }();
         const std::uint64_t rows = w[g].attention.append_tokens;  // TP experts: every rank gates all rows
-        return costdsl::inputs(attn.inputs({a.append_tokens, a}), router_.inputs({tp_experts ? rows : w[g].slice}));
+        return costdsl::inputs(attn.inputs({a.append_tokens, a}),
+                               router_.inputs({tp_experts || replicated_tokens(r_) ? rows : w[g].slice}));
       };
       return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
     };

@@ -121,9 +121,9 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   static_assert(std::is_same_v<decltype(arch.resolved().num_dense_layers), Static<3>>);
   static_assert(std::is_same_v<decltype(arch.resolved().num_moe_layers), Static<58>>);
   const auto tree = arch.build(roofline_h200());
-  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + dispatch, fused experts, combine, moe_sum 4
-  // + shared 3) + lm_head 2
-  static_assert(n_slots<decltype(tree)> == 47);
+  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + dispatch, fused experts, combine, moe_sum,
+  // combine_allreduce 5 + shared 3) + lm_head 2
+  static_assert(n_slots<decltype(tree)> == 48);
   const nlohmann::json j = to_json(make_manifest(tree));
   CHECK(j["slots"][1]["name"] == "model.dense_layer.dp.attn.input_norm");
   CHECK(j["slots"][21]["name"] == "model.moe_layer.dp.attn.input_norm");
@@ -131,10 +131,12 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   CHECK(j["slots"][39]["name"] == "model.moe_layer.moe.experts");
   CHECK(j["slots"][39]["kind"] == "fused_moe");
   CHECK(j["slots"][41]["name"] == "model.moe_layer.moe.moe_sum");
-  CHECK(j["slots"][42]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
-  CHECK(j["slots"][42]["config"]["n"]["value"] == 2 * 2048);
+  CHECK(j["slots"][42]["name"] == "model.moe_layer.moe.combine_allreduce");
+  CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
+  CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
   const auto local = DeepseekV3<Fixed<deepseek_v3>>().build(roofline_h200());
-  static_assert(n_slots<decltype(local)> == 47 - 6);  // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum
+  // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum, combine_allreduce
+  static_assert(n_slots<decltype(local)> == 48 - 7);
 }
 
 TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serially") {
@@ -143,11 +145,14 @@ TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serial
   const auto tree = arch.build(t);
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
   const std::vector<ops::AttentionBatch> groups{b.it()};
-  std::array<Metrics, 47> row{};
+  std::array<Metrics, 48> row{};
   evaluate(tree, arch.inputs({groups, {}}), row);
   Metrics routed = algebra::empty(), shared = algebra::empty();
-  for (std::size_t i = 38; i < 42; ++i) algebra::accumulate_sum(routed, row[i]);
-  for (std::size_t i = 42; i < 45; ++i) algebra::accumulate_sum(shared, row[i]);
+  for (std::size_t i = 38; i < 43; ++i) algebra::accumulate_sum(routed, row[i]);
+  for (std::size_t i = 43; i < 46; ++i) algebra::accumulate_sum(shared, row[i]);
+  // tp 8 = ep 8: one attention group, every rank holds every token: no dispatch, one all-reduce.
+  CHECK(row[38].time_s == 0);
+  CHECK(row[42].time_s > 0);
   CHECK(routed.time_s > 0);
   CHECK(shared.time_s > 0);
   // Re-aggregating the row over the manifest's flat nodes reproduces the total (INV-6).

@@ -52,12 +52,12 @@ struct OneGroup {
 
 TEST_CASE("GptOss: the layer pair (sliding, full) is the repeated unit; slots in build order") {
   using Tree = decltype(GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>().build(roofline_h200()));
-  // embed 1 + pair 2 × (attn 7 + router 2 + moe 4) + lm_head 2; tp 1: no all-reduce.
-  static_assert(n_slots<Tree> == 1 + 2 * 13 + 2);
+  // embed 1 + pair 2 × (attn 7 + router 2 + moe 5) + lm_head 2; tp 1: no attention all-reduce.
+  static_assert(n_slots<Tree> == 1 + 2 * 14 + 2);
   const std::vector<std::string> layer{
       "dp.attn.input_norm", "dp.attn.qkv_proj",    "dp.attn.rope",   "dp.attn.kv_cache_append", "dp.attn.prefill",
       "dp.attn.decode",     "dp.attn.o_proj",      "dp.router.post_norm", "dp.router.router",   "moe.dispatch",
-      "moe.experts",        "moe.combine",         "moe.moe_sum"};
+      "moe.experts",        "moe.combine",         "moe.moe_sum",    "moe.combine_allreduce"};
   CHECK(std::string(slot_paths<Tree>[0]) == "model.dp.embed.embedding");
   for (std::size_t i = 0; i < layer.size(); ++i) {
     CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.sliding." + layer[i]);

@@ -20,12 +20,12 @@ using moe_test::roofline_h200;
 
 TEST_CASE("Mixtral: Qwen3-MoE's DP/EP layer without q/k norm; slots in build order") {
   using Tree = decltype(Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>>().build(roofline_h200()));
-  // embed 1 + layer (attn 8 + router 2 + moe 4) + lm_head 2, for any batch and any dp.
-  static_assert(n_slots<Tree> == 1 + 10 + 4 + 2);
+  // embed 1 + layer (attn 8 + router 2 + moe 5) + lm_head 2, for any batch and any dp.
+  static_assert(n_slots<Tree> == 1 + 10 + 5 + 2);
   const std::vector<std::string> layer{
       "dp.attn.input_norm", "dp.attn.qkv_proj", "dp.attn.rope",     "dp.attn.kv_cache_append", "dp.attn.prefill",
       "dp.attn.decode",     "dp.attn.o_proj",   "dp.attn.tp_allreduce", "dp.router.post_norm",  "dp.router.router",
-      "moe.dispatch",       "moe.experts",      "moe.combine",      "moe.moe_sum"};
+      "moe.dispatch",       "moe.experts",      "moe.combine",      "moe.moe_sum",    "moe.combine_allreduce"};
   CHECK(std::string(slot_paths<Tree>[0]) == "model.dp.embed.embedding");
   for (std::size_t i = 0; i < layer.size(); ++i)
     CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer." + layer[i]);

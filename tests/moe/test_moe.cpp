@@ -97,10 +97,11 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   constexpr auto rr = worklets::MoeExpertEp<Form>::resolve_config(Form{});
   static_assert(decltype(rr.experts_per_rank)::is_static);
   static_assert(rr.experts_per_rank.value() == 16);
-  // dispatch, the fused experts, combine, the top-k sum after the combine.
+  // dispatch, the fused experts, combine, the top-k sum after the combine; and the all-reduce
+  // that replaces the three where every rank holds every token (zero here).
   const auto tree = w.build(roofline_h200());
-  static_assert(n_slots<decltype(tree)> == 4);
-  std::array<Metrics, 4> row{};
+  static_assert(n_slots<decltype(tree)> == 5);
+  std::array<Metrics, 5> row{};
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
@@ -118,6 +119,21 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   // The top-k sum after the combine: the busiest source rank's 520 tokens, 8 rows each.
   CHECK(row[3].flops == kernels::MoeSum::flops({Dtype::bf16, 4096, 8}, {520}));
   CHECK(row[3].time_s > 0);
+  CHECK(row[4] == Metrics{});
+  // Over replicated tokens (one attention group over the 8 ranks): the same expert loads, no
+  // all-to-all or moe_sum, one all-reduce of every token's hidden-wide partial sum.
+  const worklets::MoeExpertEp<Form> over_replicated{Form{}, true};
+  std::array<Metrics, 5> rep{};
+  evaluate(over_replicated.build(roofline_h200()), over_replicated.inputs({4160, 520, skew}), rep);
+  CHECK(rep[1] == row[1]);
+  CHECK(rep[0] == Metrics{});
+  CHECK(rep[2] == Metrics{});
+  CHECK(rep[3] == Metrics{});
+  const Kernel<kernels::AllReduce> all_reduce(roofline_h200(), {8});
+  const Metrics expected = all_reduce.eval({4160ull * 4096 * 2});
+  CHECK(rep[4].time_s == expected.time_s);
+  CHECK(rep[4].bytes == expected.bytes);
+  CHECK(rep[4].time_s > 0);
   const nlohmann::json j = to_json(make_manifest(tree));
   CHECK(j["slots"][0]["name"] == "moe.dispatch");
   CHECK(j["slots"][1]["name"] == "moe.experts");
@@ -193,7 +209,7 @@ TEST_CASE("a shared expert composes as a Parallel side stream next to the routed
   const worklets::MoeExpertEp<Form> routed{Form{}};
   const worklets::MoeSharedExpert<Form> shared{Form{}};
   const auto tree = parallel(Ratio<9, 10>{}, routed.build(roofline_h200()), shared.build(roofline_h200()));
-  static_assert(n_slots<decltype(tree)> == 4 + 3);
+  static_assert(n_slots<decltype(tree)> == 5 + 3);
   const auto in = costdsl::inputs(routed.inputs({2048, 256, {}}), shared.inputs({256}));
   const Metrics both = evaluate(tree, in);
   const Metrics a = evaluate(routed.build(roofline_h200()), routed.inputs({2048, 256, {}}));
