@@ -34,7 +34,7 @@ struct GdnConv1dDecode {
   static constexpr std::array<std::string_view, 1> axes{"batch"};
 
   static detail::GdnHeads heads(const Config& c) {
-    return {c.num_k_heads.value, c.head_k_dim.value, c.num_v_heads.value, c.head_v_dim.value};
+    return detail::GdnHeads::of(c);
   }
 
   static std::array<double, 1> point(const Config&, const Input& in) { return {double(in.batch)}; }
@@ -65,19 +65,12 @@ struct GdnConv1dDecode {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), Dtype::fp32);
   }
 
-  // 1..1024 requests (powers of two), aiconfigurator's decode grid.
-  static std::vector<Input> sweep(const Config&) {
-    std::vector<Input> grid;
-    for (std::uint64_t b = 1; b <= 1024; b *= 2) grid.push_back({b});
-    return grid;
-  }
+  static std::vector<Input> sweep(const Config&) { return detail::gdn_decode_sweep<Input>(); }
   static std::vector<std::string> default_backends() { return {"sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) {
     heads(c).validate(kind, c.dtype);
-    // causal-conv1d's kernels take widths 2..4; 8 leaves room and stays a short conv.
-    if (c.d_conv < 2 || c.d_conv > 8)
-      throw ConfigError(costdsl::detail::str(kind, ": d_conv ", c.d_conv.value, " must be in 2..8"));
+    detail::validate_conv_width(kind, c.d_conv.value);
   }
 };
 

@@ -37,7 +37,7 @@ struct GdnConv1dPrefill {
   static constexpr std::array<std::string_view, 2> axes{"batch", "seq_len"};
 
   static detail::GdnHeads heads(const Config& c) {
-    return {c.num_k_heads.value, c.head_k_dim.value, c.num_v_heads.value, c.head_v_dim.value};
+    return detail::GdnHeads::of(c);
   }
 
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.seq_len)}; }
@@ -98,9 +98,7 @@ struct GdnConv1dPrefill {
 
   static void validate(const Config& c) {
     heads(c).validate(kind, c.dtype);
-    // causal-conv1d's kernels take widths 2..4; 8 leaves room and stays a short conv.
-    if (c.d_conv < 2 || c.d_conv > 8)
-      throw ConfigError(costdsl::detail::str(kind, ": d_conv ", c.d_conv.value, " must be in 2..8"));
+    detail::validate_conv_width(kind, c.d_conv.value);
   }
 };
 

@@ -34,7 +34,7 @@ struct GdnDecode {
   static constexpr std::array<std::string_view, 1> axes{"batch"};
 
   static detail::GdnHeads heads(const Config& c) {
-    return {c.num_k_heads.value, c.head_k_dim.value, c.num_v_heads.value, c.head_v_dim.value};
+    return detail::GdnHeads::of(c);
   }
   // The recurrent state's element size: fp32 whatever the activations' dtype (frameworks
   // keep mamba_ssm_dtype float32 for GDN models).
@@ -78,12 +78,7 @@ struct GdnDecode {
     return rf.lower_bound_s(flops(c, in), bytes(c, in), Dtype::fp32);
   }
 
-  // 1..1024 requests (powers of two), aiconfigurator's decode grid.
-  static std::vector<Input> sweep(const Config&) {
-    std::vector<Input> grid;
-    for (std::uint64_t b = 1; b <= 1024; b *= 2) grid.push_back({b});
-    return grid;
-  }
+  static std::vector<Input> sweep(const Config&) { return detail::gdn_decode_sweep<Input>(); }
   static std::vector<std::string> default_backends() { return {"sglang", "vllm", "trtllm"}; }
 
   static void validate(const Config& c) { heads(c).validate(kind, c.dtype); }

@@ -51,7 +51,7 @@ struct GdnPrefill {
   static constexpr double fp32_bytes = 4;
 
   static detail::GdnHeads heads(const Config& c) {
-    return {c.num_k_heads.value, c.head_k_dim.value, c.num_v_heads.value, c.head_v_dim.value};
+    return detail::GdnHeads::of(c);
   }
 
   static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.seq_len)}; }

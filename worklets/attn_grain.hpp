@@ -33,29 +33,43 @@ inline constexpr AttnGrain default_grain = [] {
 }();
 
 namespace detail {
+// Whether a config copies its KV heads above tp = num_kv_heads: a dense config opts in
+// (kv_replicate: hp is the other way past it); a config without the field (the MoE
+// frame's) always does, as the frameworks do unasked there (vLLM's QKVParallelLinear:
+// num_kv_head_replicas, vllm/model_executor/layers/linear.py).
+template <class Config>
+constexpr bool replicates_kv(const Config& c) noexcept {
+  if constexpr (requires { c.kv_replicate; }) {
+    return c.kv_replicate;
+  } else {
+    return true;
+  }
+}
+
 // The config with its KV heads replicated up to tp (each rank holds one copy of one head).
 template <class Config>
 constexpr Config with_replicated_kv(Config c) noexcept {
-  if (c.kv_replicate && c.tp > c.num_kv_heads) c.num_kv_heads = c.tp;
+  if (replicates_kv(c) && c.tp > c.num_kv_heads) c.num_kv_heads = c.tp;
   return c;
 }
 }  // namespace detail
 
-// The form attention sees: the config's own, or with replicated KV heads where it opts in
-// and tp exceeds them (then num_kv_heads must divide tp: every copy serves whole groups).
+// The form attention sees: the config's own, or with replicated KV heads where it copies
+// them and tp exceeds them (then num_kv_heads must divide tp: every copy serves whole groups).
 template <class Form>
 constexpr auto attention_form(const Form& form) {
   if constexpr (is_fixed_v<Form>) {
     constexpr auto& c = Form::value;
-    if constexpr (c.kv_replicate && c.tp > c.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+    if constexpr (detail::replicates_kv(c) && c.tp > c.num_kv_heads)
+      (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
     return Fixed<detail::with_replicated_kv(c)>{};
   } else {
-    if (form.kv_replicate && form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
+    if (detail::replicates_kv(form) && form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
     return detail::with_replicated_kv(form);
   }
 }
 
-// KV heads held over the tp ranks: the model's, or tp copies under kv_replicate.
+// KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
 template <class Form>
 constexpr double stored_kv_heads(const Form& form) {
   return values(attention_form(form)).num_kv_heads;

@@ -46,6 +46,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
+#include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
@@ -103,23 +104,9 @@ class MoeStack {
     return false;
   }();
   // Attention above num_kv_heads ranks copies each KV head to tp / num_kv_heads of them, as
-  // the frameworks do unasked (vLLM's QKVParallelLinear: num_kv_head_replicas,
-  // vllm/model_executor/layers/linear.py; SGLang's and TensorRT-LLM's alike): the form
-  // attention sees then has tp KV heads, one a rank.
-  static constexpr auto attention_form(const Form& form) {
-    const auto replicated = [](auto c) {
-      if (c.tp > c.num_kv_heads) c.num_kv_heads = c.tp;
-      return c;
-    };
-    if constexpr (is_fixed_v<Form>) {
-      if constexpr (Form::value.tp > Form::value.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
-      return Fixed<replicated(Form::value)>{};
-    } else {
-      if (form.tp > form.num_kv_heads) (void)(dim<"tp">(form) / dim<"num_kv_heads">(form));
-      return replicated(form);
-    }
-  }
-  using AttnForm = decltype(attention_form(std::declval<const Form&>()));
+  // the frameworks do unasked (worklets::attention_form: a config without kv_replicate
+  // always copies): the form attention sees then has tp KV heads, one a rank.
+  using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
   using Attn = worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm>;
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
@@ -248,11 +235,11 @@ class MoeStack {
   }
 
   // KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
-  double stored_kv_heads() const { return values(attention_form(form_)).num_kv_heads; }
+  double stored_kv_heads() const { return worklets::stored_kv_heads(form_); }
 
   template <std::size_t... I>
   static std::array<Attn, period> make_attn(const Form& form, std::index_sequence<I...>) {
-    return {Attn(attention_form(form), spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
+    return {Attn(worklets::attention_form(form), spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
   }
 
   template <AttnSpan S, class Node>

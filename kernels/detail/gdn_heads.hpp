@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "costdsl/detail/str.hpp"
 #include "costdsl/dtype.hpp"
@@ -15,6 +16,13 @@ namespace costdsl::kernels::detail {
 
 struct GdnHeads {
   std::uint64_t num_k_heads = 0, head_k_dim = 0, num_v_heads = 0, head_v_dim = 0;
+
+  // The layout a GDN kind's Config declares (its num_k_heads, head_k_dim, num_v_heads and
+  // head_v_dim dims).
+  template <class Config>
+  static GdnHeads of(const Config& c) noexcept {
+    return {c.num_k_heads.value, c.head_k_dim.value, c.num_v_heads.value, c.head_v_dim.value};
+  }
 
   // FLA's kernels hold a head_k_dim × (block of head_v_dim) state tile per program and
   // assert head dims of at most 256; head counts beyond 1024 per rank are no real model.
@@ -56,5 +64,20 @@ struct GdnHeads {
            octaves(double(a.num_v_heads), double(b.num_v_heads));
   }
 };
+
+// The short convolution's width (the conv kinds' d_conv): causal-conv1d's kernels take 2..4;
+// 8 leaves room and stays a short conv.
+inline void validate_conv_width(std::string_view kind, std::uint64_t d_conv) {
+  if (d_conv < 2 || d_conv > 8)
+    throw ConfigError(costdsl::detail::str(kind, ": d_conv ", d_conv, " must be in 2..8"));
+}
+
+// The decode kinds' grid: 1..1024 requests (powers of two), aiconfigurator's decode grid.
+template <class Input>
+std::vector<Input> gdn_decode_sweep() {
+  std::vector<Input> grid;
+  for (std::uint64_t b = 1; b <= 1024; b *= 2) grid.push_back({b});
+  return grid;
+}
 
 }  // namespace costdsl::kernels::detail
