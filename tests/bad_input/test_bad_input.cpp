@@ -612,7 +612,7 @@ TEST_CASE("bad_input: tp 0 and ep 0") {
 
 TEST_CASE("bad_input: unknown gpu") {
   check_error<InputError>([] { load_timing("h300"); },
-                          {"unknown gpu 'h300' (known: a100_sxm, b200_sxm, b300_sxm, gb200, h100_sxm, h200_sxm, l40s"});
+                          {"unknown gpu 'h300' (known: a100_sxm, b200_sxm, b300_sxm, gb200, gb300, h100_sxm, h200_sxm, l40s, rtx_pro_6000_server"});
   check_error<InputError>([] { load_timing(""); }, {"unknown gpu ''"});
   // Aliases are case- and separator-insensitive, so these are the same GPU.
   CHECK(load_timing("H200-SXM", TimingMode::roofline).gpu().name == "h200_sxm");

@@ -309,7 +309,7 @@ check(slot.get("model.layer.attn.prefill", {}).get("measured_by") == "SGLang 0.5
       f"eval --json: measured_by names the framework and version of a measured leaf's table, null otherwise: "
       f"{slot.get('model.layer.attn.prefill')}")
 # Every shipped GPU but H200 runs its attention and GEMMs on measured leaves.
-for gpu in ("b200", "a100", "gb200", "b300", "l40s"):
+for gpu in ("b200", "a100", "gb200", "b300", "gb300", "l40s", "rtx_pro_6000"):
     r = run("eval", "--arch", "llama3_8b", "--tp", "2", "--gpu", gpu, "--prefill", "0:2048", "--decode", "16x1024",
             "--json")
     js = json.loads(r.stdout or "{}")
