@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "family.hpp"
 #include "shipped_archs.hpp"
 #include "costdsl/describe.hpp"
@@ -72,7 +73,7 @@ void print_tree(const Manifest& m, std::span<const Metrics> node_metrics, std::s
   auto line = [&](const std::string& name, double per_copy_s, double copies, const std::string& tail) {
     const double contribution = per_copy_s * copies;
     const std::string per_copy = copies > 1 ? fmt::format("  ({:.4f} ms ×{})", per_copy_s * 1e3, copies) : "";
-    std::cout << fmt::format("{:<58} {:>10.4f} ms {:>6.2f}%{}{}\n", name, contribution * 1e3,
+    cli::out() << fmt::format("{:<58} {:>10.4f} ms {:>6.2f}%{}{}\n", name, contribution * 1e3,
                              total > 0 ? 100 * contribution / total : 0.0, per_copy, tail);
   };
   auto walk = [&](std::size_t i, int depth, double copies, auto& self) -> void {
@@ -153,14 +154,14 @@ nlohmann::json bounds_json(const BoundsView& v) {
 }
 
 void print_bounds(const Manifest& m, std::span<const Metrics> row, const BoundsView& v) {
-  std::cout << fmt::format("\n{:<44} {:>11} {:>11} {:>6}\n", "leaf (one copy)", "time", "bound", "eff.");
+  cli::out() << fmt::format("\n{:<44} {:>11} {:>11} {:>6}\n", "leaf (one copy)", "time", "bound", "eff.");
   for (std::size_t i = 0; i < row.size(); ++i) {
     const double t = row[i].time_s, b = v.slot_bound_s[i];
-    std::cout << fmt::format("{:<44} {:>8.4f} ms {:>8.4f} ms {:>5.0f}%\n", m.slots[i].name, t * 1e3, b * 1e3,
+    cli::out() << fmt::format("{:<44} {:>8.4f} ms {:>8.4f} ms {:>5.0f}%\n", m.slots[i].name, t * 1e3, b * 1e3,
                              t > 0 ? 100 * b / t : 0.0);
   }
   auto pct = [&](double x) { return v.total_s > 0 ? 100 * x / v.total_s : 0.0; };
-  std::cout << fmt::format(
+  cli::out() << fmt::format(
       "\ntotal                       {:>10.4f} ms\n"
       "balanced (Max → mean)       {:>10.4f} ms  load imbalance {:.1f}%\n"
       "without communication       {:>10.4f} ms  communication {:.1f}%\n"
@@ -222,12 +223,12 @@ void add_arch_commands(CLI::App& app) {
                                 : fmt::format(", TP experts at tp ∈ {{{}}} (ep 1)", fmt::join(tp_experts, ","))) +
             (kv_parallel ? fmt::format(", hp ∈ {{{}}} (at tp 1, ep {}; dp = ep/hp)", fmt::join(hps, ","), hp_ep)
                          : std::string());
-        std::cout << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),
+        cli::out() << fmt::format("{:<16} {:<12} tp ∈ {{{}}}{}  {}\n", a.name, a.family, fmt::join(tps, ","),
                                  moe ? moe_degrees : fmt::format(", hp ∈ {{{}}} (at tp {})", fmt::join(hps, ","), widest),
                                  a.summary);
       }
     }
-    if (*list_json) std::cout << out.dump(2) << '\n';
+    if (*list_json) cli::out() << out.dump(2) << '\n';
   });
 
   // describe / manifest
@@ -247,7 +248,7 @@ void add_arch_commands(CLI::App& app) {
       const Timing timing = load_timing(st->gpu, TimingMode::roofline);
       const std::unique_ptr<Model> model = open_model(st->model, timing);
       const Manifest& m = model->manifest();
-      std::cout << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
+      cli::out() << (as_manifest || st->json ? to_json(m).dump(2) + "\n" : describe(m));
     });
   }
 
@@ -312,14 +313,14 @@ void add_arch_commands(CLI::App& app) {
         out["bounds"] = bounds_json(v);
         for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
       }
-      std::cout << out.dump(2) << '\n';
+      cli::out() << out.dump(2) << '\n';
       return;
     }
     // The text names the winning backend and who measured its table: "gemm (sglang: SGLang 0.5.14)".
     for (std::size_t i = 0; i < row.size(); ++i)
       if (!measured_by[i].empty()) won[i] += ": " + measured_by[i];
     print_tree(m, nodes, row, won);
-    std::cout << fmt::format(
+    cli::out() << fmt::format(
         "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
         "work  {}, {}, {:.3g} J\n",
         total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),

@@ -20,6 +20,7 @@
 #include "aiconfigurator.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "family.hpp"
 #include "shipped_archs.hpp"
 #include "costdsl/data_dir.hpp"
@@ -145,7 +146,7 @@ std::vector<std::string> model_config_files(const std::vector<std::string>& args
         options.resolve();
         out.push_back(f);
       } catch (const Error& e) {
-        std::cout << fmt::format("--for-models: passing over {}: {}\n", f, e.what());
+        cli::out() << fmt::format("--for-models: passing over {}: {}\n", f, e.what());
       }
     }
   }
@@ -153,17 +154,17 @@ std::vector<std::string> model_config_files(const std::vector<std::string>& args
 }
 
 void print_import_report(const aic::ReadResult& read, const aic::ImportResult& imp) {
-  std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", "source file", "table", "framework", "rows",
+  cli::out() << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", "source file", "table", "framework", "rows",
                            "mapped", "skipped");
   std::map<std::string, std::size_t> by_framework;  // mapped rows; NCCL's apart (every framework's collective)
   for (const aic::FileReport& f : read.files) {
     const std::string name = std::filesystem::path(f.file).filename().string();
     if (f.table.empty()) {
-      std::cout << fmt::format("{:<50} {:<18} not a measurement table (no latency column): not read\n", name, "-");
+      cli::out() << fmt::format("{:<50} {:<18} not a measurement table (no latency column): not read\n", name, "-");
       continue;
     }
     if (!f.modelled) {
-      std::cout << fmt::format("{:<50} {:<18} an aiconfigurator table costdsl has no kernel kind for: not read\n", name,
+      cli::out() << fmt::format("{:<50} {:<18} an aiconfigurator table costdsl has no kernel kind for: not read\n", name,
                                f.table);
       continue;
     }
@@ -176,30 +177,30 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
                         f.versions.size() > 1 ? fmt::format(" +{}", f.versions.size() - 1) : std::string());
     }
     if (!f.selected) {
-      std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8}   not imported (--framework)\n", name, f.table, who, f.rows);
+      cli::out() << fmt::format("{:<50} {:<18} {:<18} {:>8}   not imported (--framework)\n", name, f.table, who, f.rows);
       continue;
     }
-    std::cout << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", name, f.table, who, f.rows, f.mapped,
+    cli::out() << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", name, f.table, who, f.rows, f.mapped,
                              f.skips.total());
     if (f.versions.size() > 1) {
       std::vector<std::string> v;
       for (const auto& [version, n] : f.versions) v.push_back(fmt::format("{} ({} rows)", version, n));
-      std::cout << fmt::format("    versions: {} (each row keeps its own)\n", fmt::join(v, ", "));
+      cli::out() << fmt::format("    versions: {} (each row keeps its own)\n", fmt::join(v, ", "));
     }
     for (const auto& [why, e] : f.skips.reasons)
-      std::cout << fmt::format("    skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
+      cli::out() << fmt::format("    skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
     if (f.mapped > 0) by_framework[f.table == "nccl" ? std::string("nccl") : f.framework] += f.mapped;
   }
   std::vector<std::string> counts;
   for (const auto& [fw, n] : by_framework) counts.push_back(fmt::format("{} {}", fw, n));
-  std::cout << fmt::format("\nmapped rows by framework: {}\n",
+  cli::out() << fmt::format("\nmapped rows by framework: {}\n",
                            counts.empty() ? std::string("none") : fmt::format("{}", fmt::join(counts, ", ")));
-  std::cout << fmt::format("\n{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
+  cli::out() << fmt::format("\n{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", "kind", "rows", "configs", "merged",
                            "held out", "not needed");
   for (const aic::KindReport& k : imp.kinds)
-    std::cout << fmt::format("{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
+    cli::out() << fmt::format("{:<18} {:>8} {:>8} {:>10} {:>9} {:>11}\n", k.kind, k.rows, k.configs, k.merged,
                              k.held_out, k.not_wanted);
-  std::cout << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
+  cli::out() << "(merged: duplicate measurements of one point, kept as their median; held out: rows kept back for an "
                "accuracy check; not needed: configs no wanted model uses)\n";
 }
 
@@ -284,9 +285,9 @@ void add_import_command(CLI::App& app) {
     for (const auto& [kind, text] : imp.tables) {
       const std::filesystem::path file = out_dir / (kind + ".csv");
       write_text_file(file.string(), text);
-      std::cout << fmt::format("wrote {}\n", file.string());
+      cli::out() << fmt::format("wrote {}\n", file.string());
     }
-    if (imp.tables.empty()) std::cout << "no rows could be imported: nothing written\n";
+    if (imp.tables.empty()) cli::out() << "no rows could be imported: nothing written\n";
     if (!st->held_out_dir.empty()) {
       make_output_directory(st->held_out_dir, "--held-out-dir");
       std::map<std::string, std::vector<const aic::Row*>> by_file;
@@ -303,7 +304,7 @@ void add_import_command(CLI::App& app) {
         const std::filesystem::path path =
             std::filesystem::path(st->held_out_dir) / std::filesystem::path(file).filename();
         write_text_file(path.string(), text);
-        std::cout << fmt::format("wrote {} ({} held-out rows)\n", path.string(), rows.size());
+        cli::out() << fmt::format("wrote {} ({} held-out rows)\n", path.string(), rows.size());
       }
     }
   });

@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all.hpp"
 
@@ -84,14 +85,14 @@ void print_kernel_run(const KernelRun& r, bool json) {
                      {"coverage", coverage_json(m.coverage)},
                      {"backend", r.backend.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.backend)},
                      {"source", source},         {"lower_bound_ms", r.lower_bound_s * 1e3}};
-    std::cout << j.dump(2) << '\n';
+    cli::out() << j.dump(2) << '\n';
     return;
   }
   const GpuSpec& gpu = *r.gpu;
-  std::cout << fmt::format("{} on {} ({}{})\n", r.kind, gpu.name, source, r.backend.empty() ? "" : ": " + r.backend);
-  std::cout << fmt::format("  config   {}\n  input    {}\n", r.config_text, r.input_text);
-  std::cout << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m));
-  std::cout << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
+  cli::out() << fmt::format("{} on {} ({}{})\n", r.kind, gpu.name, source, r.backend.empty() ? "" : ": " + r.backend);
+  cli::out() << fmt::format("  config   {}\n  input    {}\n", r.config_text, r.input_text);
+  cli::out() << fmt::format("  time     {:.4f} ms   [{}]\n", m.time_ms(), coverage_text(m));
+  cli::out() << fmt::format("  work     {}, {}, {:.3g} J\n", si(m.flops, "FLOP"), si(m.bytes, "B"), m.energy_j);
   if (m.time_s > 0) {
     const double flops_rate = m.flops / m.time_s, byte_rate = m.bytes / m.time_s;
     std::string compute;
@@ -100,10 +101,10 @@ void print_kernel_run(const KernelRun& r, bool json) {
                             *gpu.peak_bf16 / 1e12);
     const bool comm = r.family == Family::communication;
     const double bw = comm ? gpu.intra_node_bandwidth : gpu.hbm_bandwidth;
-    std::cout << fmt::format("  achieved {:.1f} TFLOP/s{}\n           {:.0f} GB/s ({:.1f}% of {:.0f} GB/s {})\n",
+    cli::out() << fmt::format("  achieved {:.1f} TFLOP/s{}\n           {:.0f} GB/s ({:.1f}% of {:.0f} GB/s {})\n",
                              flops_rate / 1e12, compute, byte_rate / 1e9, 100 * byte_rate / bw, bw / 1e9,
                              comm ? "NVLink" : "HBM");
-    std::cout << fmt::format("  bound    {:.4f} ms at the hardware roof (efficiency {:.0f}%)\n",
+    cli::out() << fmt::format("  bound    {:.4f} ms at the hardware roof (efficiency {:.0f}%)\n",
                              r.lower_bound_s * 1e3, 100 * r.lower_bound_s / m.time_s);
   }
 }
@@ -167,7 +168,7 @@ void add_kernel_commands(CLI::App& app) {
                       fmt::to_string(fmt::join(in, ", "))});
     });
     if (*json_out) {
-      std::cout << out.dump(2) << '\n';
+      cli::out() << out.dump(2) << '\n';
       return;
     }
     // Columns as wide as their longest entry (a width on fmt::join would pad each field).
@@ -178,7 +179,7 @@ void add_kernel_commands(CLI::App& app) {
       config_w = std::max(config_w, r.config.size());
     }
     for (const Row& r : rows)
-      std::cout << fmt::format("{:<{}}  {:<{}}  config: {:<{}}  input: {}\n", r.kind, kind_w, r.family, family_w,
+      cli::out() << fmt::format("{:<{}}  {:<{}}  config: {:<{}}  input: {}\n", r.kind, kind_w, r.family, family_w,
                                r.config, config_w, r.input);
   });
   auto* kernel = app.add_subcommand("kernel", "Evaluate one kernel leaf: costdsl kernel <kind> --gpu G --<field> V ...");

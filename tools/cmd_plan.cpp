@@ -3,7 +3,6 @@
 // frontier as SVG, every simulated deployment as CSV / JSON. Under mpirun the search's
 // jobs are shared out over the ranks and gathered on rank 0, whose output is the same,
 // byte for byte, as a single process's.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +18,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "costdsl/serve/model_source.hpp"
 #include "costdsl/serve/planner.hpp"
 #include "distributed.hpp"
@@ -36,7 +36,7 @@ namespace {
 // second.
 class PlanProgress {
  public:
-  explicit PlanProgress(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO) != 0) {
+  explicit PlanProgress(std::string what) : what_(std::move(what)), tty_(err_is_terminal()) {
     if (const char* s = std::getenv("COSTDSL_PROGRESS_AFTER_S"); s != nullptr && *s != '\0') {
       char* end = nullptr;
       const double v = std::strtod(s, &end);
@@ -49,11 +49,11 @@ class PlanProgress {
     last_ = t;
     shown_ = true;
     const std::string line = fmt::format("plan: {}/{} jobs{}, {:.1f} s", done, total, what_, t);
-    std::cerr << (tty_ ? "\r" + line + "   " : line + "\n") << std::flush;
+    cli::err() << (tty_ ? "\r" + line + "   " : line + "\n") << std::flush;
   }
   void finish(std::size_t rows) {
     if (!shown_) return;
-    std::cerr << (tty_ ? "\r" : "") << fmt::format("plan: {} deployments simulated in {:.1f} s{}\n", rows, elapsed(),
+    cli::err() << (tty_ ? "\r" : "") << fmt::format("plan: {} deployments simulated in {:.1f} s{}\n", rows, elapsed(),
                                                    std::string(tty_ ? 10 : 0, ' '));
   }
 
@@ -217,7 +217,7 @@ void add_plan_command(CLI::App& app) {
     serve::PlanResult res;
     res.rows = planner.run(static_cast<std::size_t>(rank), static_cast<std::size_t>(size), report);
     if (size > 1) {
-      std::cerr << fmt::format("plan: rank {} of {} ran {} deployments\n", rank, size, res.rows.size());
+      cli::err() << fmt::format("plan: rank {} of {} ran {} deployments\n", rank, size, res.rows.size());
       const std::vector<std::string> parts = dist->gather(rows_to_bytes(res.rows));
       if (rank != 0) return;
       res.rows.clear();
@@ -237,14 +237,14 @@ void add_plan_command(CLI::App& app) {
       write_text_file(st->svg, pareto_svg(series, o));
     }
     if (st->json) {
-      std::cout << plan_json(ctx, res, st->top).dump(2) << '\n';
+      cli::out() << plan_json(ctx, res, st->top).dump(2) << '\n';
       return;
     }
-    std::cout << plan_header(ctx, res);
+    cli::out() << plan_header(ctx, res);
     for (const serve::Mode m : {serve::Mode::aggregated, serve::Mode::disaggregated}) {
       if ((m == serve::Mode::aggregated && !spec.aggregated) || (m == serve::Mode::disaggregated && !spec.disaggregated))
         continue;
-      std::cout << (res.count(m, serve::Status::meets) > 0 ? plan_table(ctx, res, m, st->top)
+      cli::out() << (res.count(m, serve::Status::meets) > 0 ? plan_table(ctx, res, m, st->top)
                                                            : nothing_fits(ctx, res, m));
     }
   });

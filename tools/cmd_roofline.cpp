@@ -23,6 +23,7 @@
 #include "calibration_rows.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "costdsl/gpu_catalog.hpp"
 #include "costdsl/load_roofline_params.hpp"
 #include "error_summary.hpp"
@@ -118,27 +119,27 @@ void add_roofline_command(CLI::App& app) {
                           {"bias", r.summary.bias}});
       nlohmann::json skipped = nlohmann::json::object();
       for (const auto& [why, e] : rows.skipped.reasons) skipped[why] = {{"count", e.count}, {"first", e.first}};
-      std::cout << nlohmann::json{{"rows", rows.rows.size()}, {"groups", groups}, {"skipped", skipped}}.dump(2)
+      cli::out() << nlohmann::json{{"rows", rows.rows.size()}, {"groups", groups}, {"skipped", skipped}}.dump(2)
                 << '\n';
       return;
     }
-    std::cout << fmt::format("{} calibration rows on {} ({} skipped)\n", rows.rows.size(), fmt::join(ev->gpus, ", "),
+    cli::out() << fmt::format("{} calibration rows on {} ({} skipped)\n", rows.rows.size(), fmt::join(ev->gpus, ", "),
                              rows.skipped.total());
     for (const auto& [why, e] : rows.skipped.reasons)
-      std::cout << fmt::format("  skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
-    std::cout << fmt::format("\n{:<24} {:<10} {:>8} {:>8} {:>9} {:>8} {:>8}\n", "group", "gpu", "rows", "median",
+      cli::out() << fmt::format("  skipped {:>7}  {}  (first: {})\n", e.count, why, e.first);
+    cli::out() << fmt::format("\n{:<24} {:<10} {:>8} {:>8} {:>9} {:>8} {:>8}\n", "group", "gpu", "rows", "median",
                              "p90", "bias", "no path");
     for (const auto& r : results) {
       if (r.summary.rows == 0) {
-        std::cout << fmt::format("{:<24} {:<10} {:>8} {:>8} {:>9} {:>8} {:>8}\n", r.group, r.gpu, 0, "-", "-", "-",
+        cli::out() << fmt::format("{:<24} {:<10} {:>8} {:>8} {:>9} {:>8} {:>8}\n", r.group, r.gpu, 0, "-", "-", "-",
                                  r.no_path);
         continue;
       }
-      std::cout << fmt::format("{:<24} {:<10} {:>8} {:>7.1f}% {:>8.1f}% {:>+7.1f}% {:>8}\n", r.group, r.gpu,
+      cli::out() << fmt::format("{:<24} {:<10} {:>8} {:>7.1f}% {:>8.1f}% {:>+7.1f}% {:>8}\n", r.group, r.gpu,
                                r.summary.rows, 100 * r.summary.median_abs, 100 * r.summary.p90_abs,
                                100 * r.summary.bias, r.no_path);
     }
-    std::cout << "(relative error = (roofline - measured) / measured; no path: rows the parameters time at +inf, "
+    cli::out() << "(relative error = (roofline - measured) / measured; no path: rows the parameters time at +inf, "
                  "a custom all-reduce past its buffer)\n";
   });
 
@@ -150,7 +151,7 @@ void add_roofline_command(CLI::App& app) {
   serve->callback([sv] {
     const calib::Rows rows = roofline_cmd::load(*sv);
     calib::RooflineServer server(rows);
-    server.run(std::cin, std::cout);
+    server.run(std::cin, cli::out());
   });
 }
 

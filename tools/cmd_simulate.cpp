@@ -18,6 +18,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/serve/model_source.hpp"
 #include "costdsl/serve/trace.hpp"
@@ -360,10 +361,10 @@ void add_simulate_command(CLI::App& app) {
 
     const serve::PlanRow row = units.run(c, worker, prefill ? &*prefill : nullptr, unit_trace);
     if (st->json) {
-      std::cout << simulate_json(ctx, row).dump(2) << '\n';
+      cli::out() << simulate_json(ctx, row).dump(2) << '\n';
       return;
     }
-    std::cout << simulate_text(ctx, row);
+    cli::out() << simulate_text(ctx, row);
   });
 }
 

@@ -1,6 +1,5 @@
 // costdsl sweep: iteration time and throughput against decode batch size, for one
 // arch on one or more GPUs and TP degrees; CSV, SVG (sweep_svg.hpp) and JSON out.
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -11,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "costdsl/lower.hpp"
 #include "sweep_svg.hpp"
 
@@ -38,12 +38,12 @@ class ProgressBar {
     if (!enabled_) return;
     constexpr int width = 30;
     const int filled = static_cast<int>(width * done_ / std::max<std::size_t>(total_, 1));
-    std::cerr << fmt::format("\r[{}{}] {}/{} {:<40}", std::string(static_cast<std::size_t>(filled), '#'),
+    cli::err() << fmt::format("\r[{}{}] {}/{} {:<40}", std::string(static_cast<std::size_t>(filled), '#'),
                              std::string(static_cast<std::size_t>(width - filled), ' '), done_, total_, what)
               << std::flush;
   }
   ~ProgressBar() {
-    if (enabled_ && done_ > 0) std::cerr << "\r" << std::string(90, ' ') << "\r" << std::flush;
+    if (enabled_ && done_ > 0) cli::err() << "\r" << std::string(90, ' ') << "\r" << std::flush;
   }
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -139,7 +139,7 @@ void add_sweep_command(CLI::App& app) {
     const std::string arch_name = st->model.arch.empty() ? st->model.model_config : st->model.arch;
 
     const std::size_t n_points = st->gpus.size() * st->tps.size() * st->hps.size() * st->batches.size();
-    ProgressBar progress(n_points, n_points > 20 && isatty(STDERR_FILENO) != 0);
+    ProgressBar progress(n_points, n_points > 20 && err_is_terminal());
 
     std::vector<SweepRow> rows;
     std::vector<SweepSeries> series;
@@ -209,7 +209,7 @@ void add_sweep_command(CLI::App& app) {
                           {"families", fam},
                           {"coverage", coverage_json(r.coverage)}});
       }
-      std::cout << nlohmann::json{{"arch", arch_name},
+      cli::out() << nlohmann::json{{"arch", arch_name},
                                   {"kv", st->kv},
                                   {"prefill_len", st->prefill_len},
                                   {"timing", st->timing},
@@ -221,14 +221,14 @@ void add_sweep_command(CLI::App& app) {
     std::string header = fmt::format("{:<16} {:>4} {:>4} {:>6} {:>12} {:>12}", "gpu", "tp", "hp", "batch", "time ms",
                                      "tokens/s");
     for (const Family f : all_families) header += fmt::format(" {:>15}", fmt::format("{} %", name(f)));
-    std::cout << header << '\n';
+    cli::out() << header << '\n';
     for (const auto& r : rows) {
       std::string line = fmt::format("{:<16} {:>4} {:>4} {:>6} {:>12.4f} {:>12.1f}", r.gpu, r.tp, r.hp, r.batch,
                                      r.time_s * 1e3, r.tokens_per_s);
       for (const double t : r.family_s) line += fmt::format(" {:>15.1f}", r.time_s > 0 ? 100 * t / r.time_s : 0.0);
       const auto flags = coverage_names(r.coverage);
       if (!flags.empty()) line += "  [" + coverage_text(r.coverage) + "]";
-      std::cout << line << '\n';
+      cli::out() << line << '\n';
     }
   });
 }

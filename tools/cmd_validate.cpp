@@ -22,6 +22,7 @@
 #include "aiconfigurator.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "deployments.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/reflect.hpp"
@@ -198,26 +199,26 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                                        {"bias", o.bias}}}});
     }
     for (const auto* s : by_worst) j["worst"].push_back(row_json(*s));
-    std::cout << j.dump(2) << '\n';
+    cli::out() << j.dump(2) << '\n';
     return;
   }
-  std::cout << fmt::format("{} deployments read, {} simulated, {} skipped\nengine: {}\n", table.read, sims.size(),
+  cli::out() << fmt::format("{} deployments read, {} simulated, {} skipped\nengine: {}\n", table.read, sims.size(),
                            skips.total(), engine);
   for (const auto& [why, e] : skips.reasons)
-    std::cout << fmt::format("  skipped {:>6}  {} (first: {})\n", e.count, why, e.first);
-  std::cout << fmt::format("\n{:<8} {:<10} {:<6} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "mode",
+    cli::out() << fmt::format("  skipped {:>6}  {} (first: {})\n", e.count, why, e.first);
+  cli::out() << fmt::format("\n{:<8} {:<10} {:<6} {:>5} {:>13} {:>8} {:>13} {:>8}\n", "backend", "gpu", "mode",
                            "rows", "TTFT med|err|", "bias", "TPOT med|err|", "bias");
   for (const auto& [key, v] : groups) {
     const ErrorSummary t = summary(v, ttft), o = summary(v, tpot);
-    std::cout << fmt::format("{:<8} {:<10} {:<6} {:>5} {:>12.1f}% {:>+7.1f}% {:>12.1f}% {:>+7.1f}%\n",
+    cli::out() << fmt::format("{:<8} {:<10} {:<6} {:>5} {:>12.1f}% {:>+7.1f}% {:>12.1f}% {:>+7.1f}%\n",
                              std::get<0>(key), std::get<1>(key), std::get<2>(key), v.size(), 100 * t.median_abs,
                              100 * t.bias, 100 * o.median_abs, 100 * o.bias);
   }
   if (by_worst.empty()) return;
-  std::cout << "\nworst rows (measured vs modelled, median over the simulated requests):\n";
+  cli::out() << "\nworst rows (measured vs modelled, median over the simulated requests):\n";
   for (const auto* s : by_worst) {
     const deployments::Deployment& d = *s->row;
-    std::cout << fmt::format("  {} ({}): TTFT {:.4g} vs {:.4g} ms ({:+.0f}%), TPOT {:.4g} vs {:.4g} ms ({:+.0f}%)\n",
+    cli::out() << fmt::format("  {} ({}): TTFT {:.4g} vs {:.4g} ms ({:+.0f}%), TPOT {:.4g} vs {:.4g} ms ({:+.0f}%)\n",
                              d.id, d.where, d.ttft_ms, s->ttft_ms, 100 * s->ttft_err(), d.tpot_ms, s->tpot_ms,
                              100 * s->tpot_err());
   }
@@ -362,30 +363,30 @@ void add_validate_command(CLI::App& app) {
                                  {"bias", f.bias}, {"flagged", f.flagged},
                                  {"median_abs_rel_err_unflagged", f.median_abs_unflagged}, {"worst", w}});
       }
-      std::cout << j.dump(2) << '\n';
+      cli::out() << j.dump(2) << '\n';
       return;
     }
-    std::cout << fmt::format("{} measured rows ({} skipped) against costdsl on {} (timing {})\n", read.rows.size(),
+    cli::out() << fmt::format("{} measured rows ({} skipped) against costdsl on {} (timing {})\n", read.rows.size(),
                              skipped, timing.gpu().name, st->timing.timing);
-    for (const auto& [why, n] : reasons) std::cout << fmt::format("  skipped {:>7}  {}\n", n, why);
-    std::cout << fmt::format("\n{:<26} {:>7} {:>10} {:>13} {:>10} {:>8} {:>8} {:>14}\n", "family", "rows",
+    for (const auto& [why, n] : reasons) cli::out() << fmt::format("  skipped {:>7}  {}\n", n, why);
+    cli::out() << fmt::format("\n{:<26} {:>7} {:>10} {:>13} {:>10} {:>8} {:>8} {:>14}\n", "family", "rows",
                              "uncovered", "median |err|", "p90 |err|", "bias", "flagged", "unflagged med.");
     for (const auto& f : fams) {
       if (f.rows == 0) {
-        std::cout << fmt::format("{:<26} {:>7} {:>10} {:>13} {:>10} {:>8}\n", f.family, 0, f.uncovered, "-", "-", "-");
+        cli::out() << fmt::format("{:<26} {:>7} {:>10} {:>13} {:>10} {:>8}\n", f.family, 0, f.uncovered, "-", "-", "-");
         continue;
       }
-      std::cout << fmt::format("{:<26} {:>7} {:>10} {:>12.1f}% {:>9.1f}% {:>+7.1f}% {:>8} {:>13.1f}%\n", f.family,
+      cli::out() << fmt::format("{:<26} {:>7} {:>10} {:>12.1f}% {:>9.1f}% {:>+7.1f}% {:>8} {:>13.1f}%\n", f.family,
                                f.rows, f.uncovered, 100 * f.median_abs, 100 * f.p90_abs, 100 * f.bias, f.flagged,
                                100 * f.median_abs_unflagged);
     }
-    std::cout << "(flagged: answered EXTRAPOLATED, RENORMALIZED, SCALED or ANALYTIC; unflagged med.: the median "
+    cli::out() << "(flagged: answered EXTRAPOLATED, RENORMALIZED, SCALED or ANALYTIC; unflagged med.: the median "
                  "over the others)\n";
     if (st->worst == 0) return;
-    std::cout << "\nworst rows (measured vs modelled):\n";
+    cli::out() << "\nworst rows (measured vs modelled):\n";
     for (const auto& f : fams)
       for (const auto& r : f.worst)
-        std::cout << fmt::format("  {:<24} {}: {:.4g} ms vs {:.4g} ms ({:+.0f}%) [{}]\n", f.family, r.shape,
+        cli::out() << fmt::format("  {:<24} {}: {:.4g} ms vs {:.4g} ms ({:+.0f}%) [{}]\n", f.family, r.shape,
                                  r.measured_ms, r.modelled_ms, 100 * r.rel(), coverage_text(r.coverage));
   });
 }
