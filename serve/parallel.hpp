@@ -10,6 +10,10 @@ namespace costdsl::serve {
 struct Parallel {
   std::uint32_t tp = 1, ep = 1;
   std::uint32_t hp = 1;
+  // A MoE arch's experts split both ways: each expert's width moe_tp ways inside groups of
+  // moe_tp of the ep GPUs (one attention group, dp 1); 1: whole experts per rank. Pinned
+  // deployments set it; the search leaves it 1.
+  std::uint32_t moe_tp = 1;
   friend bool operator==(const Parallel&, const Parallel&) = default;
 };
 

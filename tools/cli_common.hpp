@@ -234,6 +234,12 @@ inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
                "hp > 1: overlap each batch slice's HP all-to-all with the next slice's attention (Helix HOP-B)");
   cmd.add_option("--ep", o.ep, "expert-parallel degree = GPUs (MoE archs; default tp × dp)")->check(positive);
   cmd.add_option("--dp", o.dp, "DP attention groups (MoE archs; default ep / tp)")->check(positive);
+  cmd.add_option("--moe-tp", o.moe_tp,
+                 "MoE archs, one attention group (dp 1): split each expert's intermediate width N ways inside groups "
+                 "of N of the ep GPUs, ep / N groups holding the experts (experts both tensor- and expert-parallel, "
+                 "as moe_tp_size x moe_ep_size = tp)")
+      ->check(positive)
+      ->capture_default_str();
   cmd.add_option("--routing-skew", o.routing_skew,
                  "MoE routing: power-law exponent of expert popularity (0 = uniform)")
       ->check(non_negative_number)

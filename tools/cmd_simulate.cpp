@@ -51,7 +51,8 @@ serve::WorkerOption pin(const PinnedWorker& w, serve::ModelSource& source, serve
   } catch (const Error& e) {
     throw InputError(fmt::format("{}: {}", w.flags, e.what()));
   }
-  const serve::Parallel p{w.options.tp, source.expert_parallel() ? w.options.expert_parallel() : 1, w.options.hp};
+  serve::Parallel p{w.options.tp, source.expert_parallel() ? w.options.expert_parallel() : 1, w.options.hp};
+  p.moe_tp = w.options.moe_tp;
   std::string why;
   const std::optional<serve::WorkerOption> o = units.option(p, &why);
   if (!o) throw InputError(fmt::format("{}: {}", w.flags, why));
@@ -75,6 +76,7 @@ std::string layout_flags(const char* prefix, const ModelOptions& o, bool hp_take
   if (o.ep != 0) s += fmt::format(" --{}ep {}", prefix, o.ep);
   if (o.dp != 0) s += fmt::format(" --{}dp {}", prefix, o.dp);
   if (hp_taken && o.hp != 1) s += fmt::format(" --{}hp {}", prefix, o.hp);
+  if (o.moe_tp != 1) s += fmt::format(" --{}moe-tp {}", prefix, o.moe_tp);
   return s;
 }
 
@@ -115,7 +117,7 @@ void add_simulate_command(CLI::App& app) {
     EngineOptions engine;
     std::string mode = "agg";
     std::uint32_t replicas = 1, batch = 0, token_budget = 8192;
-    std::uint32_t prefill_tp = 1, prefill_ep = 0, prefill_dp = 0, prefill_workers = 0, decode_workers = 0,
+    std::uint32_t prefill_tp = 1, prefill_ep = 0, prefill_dp = 0, prefill_moe_tp = 1, prefill_workers = 0, decode_workers = 0,
                   prefill_batch = 0;
     std::uint32_t isl = 0, osl = 0, prefix = 0, concurrency = 0, requests = 500;
     double rate = 0;
@@ -159,6 +161,10 @@ void add_simulate_command(CLI::App& app) {
       ->check(positive);
   cmd->add_option("--prefill-dp", st->prefill_dp, "disagg, MoE archs: each prefill worker's DP attention groups")
       ->check(positive);
+  cmd->add_option("--prefill-moe-tp", st->prefill_moe_tp,
+                  "disagg, MoE archs: each prefill worker's --moe-tp (experts split both ways, one attention group)")
+      ->check(positive)
+      ->capture_default_str();
   cmd->add_option("--prefill-batch", st->prefill_batch,
                   "disagg: each prefill worker's batch cap (default: 512 per DP group, as plan's)")
       ->check(positive);
@@ -191,7 +197,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->callback([st, cmd] {
     const bool disagg = st->mode == "disagg";
     for (const char* flag : {"--prefill-workers", "--decode-workers", "--prefill-tp", "--prefill-ep", "--prefill-dp",
-                             "--prefill-batch"})
+                             "--prefill-moe-tp", "--prefill-batch"})
       if (!disagg && cmd->count(flag) > 0)
         throw InputError(fmt::format("{}: a disaggregated deployment's flag; give --mode disagg", flag));
     if (disagg && st->prefill_workers == 0)
@@ -310,6 +316,7 @@ void add_simulate_command(CLI::App& app) {
       pw.options.tp = st->prefill_tp;
       pw.options.ep = st->prefill_ep;
       pw.options.dp = st->prefill_dp;
+      pw.options.moe_tp = st->prefill_moe_tp;
       pw.options.hp = 1;  // KV-parallel attention is a decode-side degree
       pw.options.hop_b = false;
       pw.flags = layout_flags("prefill-", pw.options, false);

@@ -339,18 +339,16 @@ class Simulator {
   }
 
   // The worker as costdsl's archs lay it out: a dense arch TP over its GPUs; a MoE arch
-  // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs, or
+  // attention TP inside dp groups, the experts expert-parallel over all tp × dp GPUs; or
   // (moe_tp_size > 1, moe_ep_size 1) one attention group of tp GPUs whose every expert
-  // is split tp ways: Parallel{tp, ep 1}, which the family builds with TP experts.
+  // is split tp ways: Parallel{tp, ep 1}, which the family builds with TP experts; or
+  // split both ways (moe_tp_size > 1 and moe_ep_size > 1, one attention group):
+  // Parallel{tp, ep tp, moe_tp}.
   static std::optional<serve::Parallel> parallel(const WorkerLayout& w, const ModelEntry& m, std::string_view role,
                                                  std::string& why) {
     serve::Parallel p{w.tp, 1, 1};
-    if (m.expert_parallel && w.moe_tp > 1) {
-      if (w.moe_ep > 1)
-        why = fmt::format("{0}moe_tp_size {1} x {0}moe_ep_size {2}: experts both tensor- and expert-parallel are not "
-                          "modelled (one or the other: moe_tp_size 1, or moe_ep_size 1)",
-                          role, w.moe_tp, w.moe_ep);
-      else if (w.dp > 1)
+    if (m.expert_parallel && w.moe_tp > 1 && w.moe_ep == 1) {
+      if (w.dp > 1)
         why = fmt::format("{0}attention_dp_size {1} with {0}moe_tp_size {2}: TP experts run in one attention group "
                           "(attention_dp_size 1)",
                           role, w.dp, w.moe_tp);
@@ -370,6 +368,13 @@ class Simulator {
                           role, w.moe_tp, w.moe_ep, w.tp, w.dp);
         return std::nullopt;
       }
+      if (w.moe_tp > 1 && w.dp > 1) {
+        why = fmt::format("{0}moe_tp_size {1} x {0}moe_ep_size {2} with {0}attention_dp_size {3}: experts split both "
+                          "ways are modelled over one attention group (attention_dp_size 1)",
+                          role, w.moe_tp, w.moe_ep, w.dp);
+        return std::nullopt;
+      }
+      p.moe_tp = w.moe_tp;
     } else if (w.dp > 1) {
       why = fmt::format("{}attention_dp_size {}: {} is dense (whole replicas are costdsl's data parallelism)", role,
                         w.dp, m.family);

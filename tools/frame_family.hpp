@@ -38,8 +38,8 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
   if constexpr (is_dense<Config>) {
     using Tp = archs::DenseStack<Config>;
     using Hptp = archs::DenseStack<Config, worklets::AttnGrain::hptp>;
-    if (options.ep > 1 || options.dp > 1)
-      throw InputError(std::string(Layer::family) + " archs are dense: --ep and --dp must be 1");
+    if (options.ep > 1 || options.dp > 1 || options.moe_tp > 1)
+      throw InputError(std::string(Layer::family) + " archs are dense: --ep, --dp and --moe-tp must be 1");
     const Config c = options.dense(Config::from_hf(config, options.tp));
     // hp 1 is the tp tree (its own type); hp > 1 the KV-parallel grain.
     return with_kv_hint(c, [&] { return c.hp == 1 ? open<Tp>(c, timing) : open<Hptp>(c, timing); });
@@ -54,6 +54,7 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
                        "head; split the KV with --hp instead)");
     Config c = Config::from_hf(config, options.tp, options.expert_parallel(), options.hp);
     c.hop_b = options.hop_b;
+    c.moe_tp = options.moe_tp;
     const ops::moe::Routing routing{options.routing_skew};
     // hp 1 is the tp tree (its own type), with TP experts where ep 1 spans tp > 1 GPUs; hp > 1
     // the KV-parallel grain.
@@ -62,7 +63,8 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
   } else {
     using Ep = archs::MoeStack<Config>;
     using TpExperts = archs::MoeStack<Config, worklets::ExpertGrain::tp>;
-    const Config c = Config::from_hf(config, options.tp, options.expert_parallel());
+    Config c = Config::from_hf(config, options.tp, options.expert_parallel());
+    c.moe_tp = options.moe_tp;
     const ops::moe::Routing routing{options.routing_skew};
     return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
   }
@@ -88,7 +90,11 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
     using Ep = archs::MlaMoeStack<Config>;
     using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
     return grain_source(
-        [config](serve::Parallel p) { return by_expert_grain<Ep, TpExperts>(Config::from_hf(config, p.tp, p.ep)); },
+        [config](serve::Parallel p) {
+          Config c = Config::from_hf(config, p.tp, p.ep);
+          c.moe_tp = p.moe_tp;
+          return by_expert_grain<Ep, TpExperts>(c);
+        },
         [config, hop_b](serve::Parallel p) {
           Config c = Config::from_hf(config, p.tp, p.ep, p.hp);
           c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
@@ -98,8 +104,9 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
   } else {
     return source(
         [config](serve::Parallel p) {
-          return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(
-              Config::from_hf(config, p.tp, p.ep));
+          Config c = Config::from_hf(config, p.tp, p.ep);
+          c.moe_tp = p.moe_tp;
+          return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(c);
         },
         true, timing, routing);
   }

@@ -34,6 +34,7 @@ struct ModelOptions {
   std::string family;
   std::uint32_t tp = 1, ep = 0, dp = 0;  // ep, dp: 0 = not given
   std::uint32_t hp = 1;                  // KV-parallel ranks (dense archs: attention on hp × tp GPUs)
+  std::uint32_t moe_tp = 1;              // MoE archs: each expert's width split moe_tp ways (EP experts, dp 1)
   bool kv_replicate = false;             // tp above the KV heads by copying them (dense archs)
   bool hop_b = false;                    // hp > 1: overlap the HP all-to-all with attention (Helix HOP-B)
   double routing_skew = 0;

@@ -10,7 +10,12 @@
 // each rank gates all tokens, runs its own experts on the rows routed to them, sums a
 // token's local outputs, and one all-reduce over the ep ranks combines the partial sums
 // (combine_allreduce; vLLM takes its all-to-all kernels only at DP > 1, SGLang and
-// TensorRT-LLM without attention DP all-reduce alike). The owner says so at construction. The experts slot is ONE slot for any ep: its callable runs the launch
+// TensorRT-LLM without attention DP all-reduce alike). The owner says so at construction.
+// Over replicated tokens the experts may also be split both ways (a form's moe_tp > 1, as
+// SGLang's moe_tp_size = tp / ep_size and TensorRT-LLM's moe_tp_size x moe_ep_size = tp
+// run them): ep / moe_tp groups hold the experts, each expert's intermediate width split
+// moe_tp ways inside a group, and the same all-reduce over all ep GPUs sums the partial
+// outputs. The experts slot is ONE slot for any ep: its callable runs the launch
 // for every rank's routed rows and folds the ranks with the Max algebra (time = slowest
 // rank, work sums). Ranks are interchangeable, so they never get slots of their own
 // (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
@@ -25,6 +30,7 @@
 #include "costdsl/dim.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
@@ -136,7 +142,23 @@ class MoeExpertEp {
 
   // replicated_tokens: every EP rank holds every token (see the file comment).
   explicit MoeExpertEp(const Form& form, bool replicated_tokens = false)
-      : form_(form), r_(resolve_config(form)), replicated_(replicated_tokens) {}
+      : form_(form), r_(resolve_config(form)), replicated_(replicated_tokens), moe_tp_(moe_tp_of(form)) {
+    if (moe_tp_ == 1) return;
+    const std::uint64_t ep = r_.ep.value(), experts = r_.num_experts.value(), width = r_.moe_intermediate.value();
+    const auto no = [&](const std::string& rule) {
+      throw ConfigError("moe_tp " + std::to_string(moe_tp_) + " with ep " + std::to_string(ep) + ": " + rule);
+    };
+    if (moe_tp_ == 0) no("moe_tp must be at least 1");
+    if (ep % moe_tp_ != 0) no("moe_tp must divide ep (the GPUs the experts span)");
+    if (experts % (ep / moe_tp_) != 0)
+      no("ep / moe_tp = " + std::to_string(ep / moe_tp_) + " expert groups must divide num_experts " +
+         std::to_string(experts));
+    if (width % moe_tp_ != 0)
+      no("moe_tp must divide moe_intermediate " + std::to_string(width) + " (each expert's width is split)");
+    if (!replicated_)
+      no("experts split both ways are modelled over one attention group (attention DP 1), where every GPU holds "
+         "every token");
+  }
 
   const Resolved& resolved() const noexcept { return r_; }
 
@@ -144,10 +166,17 @@ class MoeExpertEp {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
     const Dtype expert_dtype = expert_weight_dtype(form_);
-    const std::string label = detail::worklet_label(
-        Name.view(), "MoeExpertEp", {{"ep", r_.ep}, {"experts/rank", r_.experts_per_rank}, {"top_k", r_.top_k}});
-    const Dim e = to_dim(r_.experts_per_rank), h = to_dim(r_.hidden), i = to_dim(r_.moe_intermediate),
-              k = to_dim(r_.top_k);
+    const std::string label =
+        moe_tp_ == 1 ? detail::worklet_label(Name.view(), "MoeExpertEp",
+                                             {{"ep", r_.ep}, {"experts/rank", r_.experts_per_rank}, {"top_k", r_.top_k}})
+                     : detail::worklet_label(Name.view(), "MoeExpertEp",
+                                             {{"ep", r_.ep}, {"moe_tp", moe_tp_},
+                                              {"experts/rank", r_.num_experts.value() * moe_tp_ / r_.ep.value()},
+                                              {"top_k", r_.top_k}});
+    // Split both ways (moe_tp > 1): a rank holds moe_tp times the experts, each moe_tp-th as wide.
+    const Dim e = moe_tp_ == 1 ? to_dim(r_.experts_per_rank) : Dim(r_.num_experts.value() * moe_tp_ / r_.ep.value()),
+              h = to_dim(r_.hidden), k = to_dim(r_.top_k),
+              i = moe_tp_ == 1 ? to_dim(r_.moe_intermediate) : Dim(r_.moe_intermediate.value() / moe_tp_);
     return labeled<Name>(
         label, sum(when(a2a_path(), leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
@@ -172,8 +201,9 @@ class MoeExpertEp {
  private:
   ops::moe::A2aSizes route(const Input& in, ops::moe::EpLoad& load) const {
     const auto top_k = static_cast<std::uint32_t>(r_.top_k.value());
+    // The ranks the routing deals over: the ep / moe_tp groups that hold distinct experts.
     ops::moe::route_into(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()), top_k,
-                         static_cast<std::uint32_t>(r_.ep.value()), in.routing, load);
+                         static_cast<std::uint32_t>(r_.ep.value() / moe_tp_), in.routing, load);
     return ops::moe::a2a_sizes(in.max_source_tokens, top_k, load, r_.row_bytes);
   }
   // `first` (owning or borrowing `load`) goes to the experts slot. The most tokens one rank
@@ -207,9 +237,18 @@ class MoeExpertEp {
     }
   }
 
+  static std::uint64_t moe_tp_of(const Form& form) {
+    if constexpr (requires { values(form).moe_tp; }) {
+      return values(form).moe_tp;
+    } else {
+      return 1;
+    }
+  }
+
   Form form_;
   Resolved r_;
   bool replicated_ = false;
+  std::uint64_t moe_tp_ = 1;  // experts split both ways: see the file comment
 };
 
 }  // namespace costdsl::worklets

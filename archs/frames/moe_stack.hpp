@@ -77,6 +77,11 @@ struct MoeConfig {
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
                  (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
+  // Experts split both ways (EP experts, one attention group): each expert's intermediate
+  // width split moe_tp ways inside groups of moe_tp of the ep GPUs, ep / moe_tp groups
+  // holding the experts (worklets/moe_expert_ep.hpp). A deployment setting, not the shape:
+  // left out of the reflected fields, 1 unless set.
+  std::uint32_t moe_tp = 1;
 
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
@@ -141,6 +146,9 @@ class MoeStack {
     if constexpr (tp_experts) {
       require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
       (void)(dim<"moe_intermediate">(form) / tp);
+      if (values(form).moe_tp != 1)
+        throw ConfigError("moe_tp " + std::to_string(values(form).moe_tp) +
+                          ": TP experts (ep 1) are split over the attention group's tp GPUs already");
       return Resolved{tp.value(), ep.value(), 1, scale_count(periods)};
     } else {
       return Resolved{tp.value(), ep.value(), (ep / tp).value(), scale_count(periods)};

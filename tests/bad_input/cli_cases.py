@@ -172,7 +172,7 @@ accepts_json("unknown backend, profile timing", GEMM + ["--m", "64", "--backends
              lambda j: None if j["coverage"] == ["NO_COVERAGE"] and j["time_ms"] == 0 else f"got {j}")
 accepts_json("unknown backend, auto timing", GEMM + ["--m", "64", "--backends", "nosuch", "--json"],
              lambda j: None if "ANALYTIC" in j["coverage"] and 0 < j["time_ms"] < math.inf else f"got {j}")
-rejects("--ep on a dense arch", EVAL + ["--ep", "2"], "llama archs are dense: --ep and --dp must be 1")
+rejects("--ep on a dense arch", EVAL + ["--ep", "2"], "llama archs are dense: --ep, --dp and --moe-tp must be 1")
 
 # ---- parallel degrees the model cannot take ------------------------------------------------
 rejects("heads not divisible by tp", EVAL + ["--tp", "3"], "tp 3 does not divide num_qo_heads 32")
@@ -194,7 +194,7 @@ rejects("simulate pinned to TP experts not dividing moe_intermediate",
         ["simulate", "--arch", "deepseek_v3", "--gpu", "h200", "--tp", "3", "--ep", "1", "--batch", "4", "--isl",
          "100", "--osl", "10"], "--tp 3 --ep 1: tp 3 does not divide moe_intermediate 2048")
 rejects("--ep on a dense arch (qwen3)", ["eval", "--arch", "qwen3_8b", "--gpu", "h200", "--ep", "2"],
-        "qwen3 archs are dense: --ep and --dp must be 1")
+        "qwen3 archs are dense: --ep, --dp and --moe-tp must be 1")
 rejects("--tp beyond 32 bits", EVAL + ["--tp", "4294967296"], "--tp", "4294967296")
 rejects("tp above kv heads suggests hp", ["eval", "--arch", "llama3_70b", "--gpu", "h200", "--tp", "16"],
         "tp 16 exceeds num_kv_heads 8", "split each request's KV instead: --tp 8 --hp 2")
@@ -588,7 +588,17 @@ rejects("simulate --tp 3 not dividing the heads", ["simulate", "--arch", "llama3
 rejects("simulate MoE --ep 6 not dividing the experts", ["simulate", "--arch", "qwen3_30b_a3b", "--gpu", "h200",
                                                            "--isl", "1000", "--osl", "50", "--batch", "4", "--ep", "6"],
         "--tp 1 --ep 6: ep 6 does not divide num_experts 128")
-rejects("simulate --ep on a dense arch", SIM + ["--ep", "2"], "--tp 1 --ep 2", "--ep and --dp must be 1")
+rejects("simulate --ep on a dense arch", SIM + ["--ep", "2"], "--tp 1 --ep 2", "--ep, --dp and --moe-tp must be 1")
+rejects("--moe-tp on a dense arch", EVAL + ["--moe-tp", "2"], "llama archs are dense: --ep, --dp and --moe-tp must be 1")
+rejects("--moe-tp 0", EVAL + ["--moe-tp", "0"], "--moe-tp", "must be a positive integer")
+rejects("--moe-tp not dividing ep", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h100", "--tp", "4", "--moe-tp", "3",
+        "--decode", "4x100"], "moe_tp 3 with ep 4: moe_tp must divide ep")
+rejects("--moe-tp under attention DP", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h100", "--tp", "2", "--dp", "2",
+        "--moe-tp", "2", "--decode", "4x100"], "experts split both ways are modelled over one attention group")
+rejects("--moe-tp with TP experts", ["eval", "--arch", "qwen3_30b_a3b", "--gpu", "h100", "--tp", "4", "--ep", "1",
+        "--moe-tp", "2", "--decode", "4x100"], "moe_tp 2: TP experts (ep 1) are split over the attention group")
+rejects("simulate --moe-tp not dividing ep", ["simulate", "--arch", "qwen3_30b_a3b", "--gpu", "h200", "--isl", "1000",
+        "--osl", "50", "--batch", "4", "--tp", "4", "--moe-tp", "3"], "--tp 4 --moe-tp 3", "moe_tp must divide ep")
 rejects("simulate unknown arch", ["simulate", "--arch", "gpt5", "--gpu", "h200", "--isl", "10", "--osl", "10",
                                   "--batch", "1"], "unknown arch 'gpt5'")
 rejects("simulate --rate with --concurrency", SIM + ["--rate", "5", "--concurrency", "4"], "--concurrency", "--rate")

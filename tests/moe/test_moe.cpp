@@ -146,6 +146,70 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 1);
 }
 
+TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wide experts, one all-reduce") {
+  // Qwen3-235B over 8 GPUs of one attention group, each expert's width split 2 ways: 4 groups
+  // of 2 GPUs hold 32 experts each, every GPU a 768-wide half of each of them.
+  Qwen3MoeConfig c = qwen3_235b_a22b.with_parallel(8, 8);
+  c.moe_tp = 2;
+  const worklets::MoeExpertEp<Qwen3MoeConfig> w{c, true};
+  const auto tree = w.build(roofline_h200());
+  std::array<Metrics, 5> row{};
+  const moe::Routing skew{1.0};
+  evaluate(tree, w.inputs({4160, 520, skew}), row);
+  const moe::EpLoad l = moe::route(4160, 128, 8, 4, skew);  // routed over the 4 groups
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 768, 32, 8, Dtype::bf16});
+  double slowest = 0, flops = 0;
+  for (const auto& r : l.used()) {
+    const Metrics m = experts.eval({r.rows, r.active_experts});
+    slowest = std::max(slowest, m.time_s);
+    flops += m.flops;
+  }
+  CHECK(row[1].time_s == slowest);
+  CHECK(row[1].flops == flops);
+  // Half the width on each of a group's 2 GPUs: half the expert work of one group per GPU,
+  // the same work over all 8 GPUs as whole experts on 8 ranks.
+  CHECK(row[1].flops == doctest::Approx(0.5 * (6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536)));
+  const Kernel<kernels::AllReduce> all_reduce(roofline_h200(), {8});  // the partial sums over all 8 GPUs
+  CHECK(row[4].time_s == all_reduce.eval({4160ull * 4096 * 2}).time_s);
+  CHECK(row[0] == Metrics{});
+  CHECK(row[2] == Metrics{});
+  const nlohmann::json j = to_json(make_manifest(tree));
+  CHECK(j["slots"][1]["config"]["moe_intermediate"]["value"] == 768);
+  CHECK(j["slots"][1]["config"]["num_experts"]["value"] == 32);
+  CHECK(make_manifest(tree).tree.labels()[0].find("moe_tp=2") != std::string::npos);
+  // moe_tp 1 is the unsplit worklet, bit for bit.
+  Qwen3MoeConfig whole = c;
+  whole.moe_tp = 1;
+  const worklets::MoeExpertEp<Qwen3MoeConfig> unsplit{whole, true};
+  std::array<Metrics, 5> one{};
+  evaluate(unsplit.build(roofline_h200()), unsplit.inputs({4160, 520, skew}), one);
+  const worklets::MoeExpertEp<Fixed<qwen3_235b_a22b.with_parallel(8, 8)>> fixed{{}, true};
+  std::array<Metrics, 5> st{};
+  evaluate(fixed.build(roofline_h200()), fixed.inputs({4160, 520, skew}), st);
+  CHECK(one == st);
+  // The layouts it does not model are errors naming the rule.
+  CHECK_THROWS_WITH_AS(worklets::MoeExpertEp<Qwen3MoeConfig>(c, false),
+                       doctest::Contains("experts split both ways are modelled over one attention group"), ConfigError);
+  c.moe_tp = 3;
+  CHECK_THROWS_WITH_AS(worklets::MoeExpertEp<Qwen3MoeConfig>(c, true), "moe_tp 3 with ep 8: moe_tp must divide ep "
+                       "(the GPUs the experts span)", ConfigError);
+  c = qwen3_235b_a22b.with_parallel(1, 1);
+  c.moe_tp = 2;
+  CHECK_THROWS_WITH_AS(worklets::MoeExpertEp<Qwen3MoeConfig>(c, true), doctest::Contains("moe_tp must divide ep"),
+                       ConfigError);
+  // The frame: the same weights and KV per GPU as whole experts (a GPU holds twice the
+  // experts at half the width), the experts split at attention DP 1 only.
+  Qwen3MoeConfig frame = qwen3_235b_a22b.with_parallel(8, 8);
+  const Qwen3Moe<Qwen3MoeConfig> base(frame);
+  frame.moe_tp = 4;
+  const Qwen3Moe<Qwen3MoeConfig> split(frame);
+  CHECK(split.weight_bytes_per_gpu() == base.weight_bytes_per_gpu());
+  CHECK(split.kv_bytes_per_token_per_gpu() == base.kv_bytes_per_token_per_gpu());
+  frame = qwen3_235b_a22b.with_parallel(4, 8);  // 2 attention groups
+  frame.moe_tp = 2;
+  CHECK_THROWS_WITH_AS(Qwen3Moe<Qwen3MoeConfig>{frame}, doctest::Contains("one attention group"), ConfigError);
+}
+
 TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decomposition") {
   const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16};
   const kernels::FusedMoe::Input in{1024, 0};

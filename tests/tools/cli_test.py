@@ -560,23 +560,28 @@ with tempfile.TemporaryDirectory() as d:
     check(v.get("simulated") == 4, f"--config-for: the acme row simulated with the given config: {v.get('skipped')}")
     # TP experts: moe_tp_size = tp_size with moe_ep_size 1 pins Parallel{tp, ep 1}, the family's
     # TP-expert arch, exactly what `simulate --tp 2 --ep 1` runs; experts both tensor- and
-    # expert-parallel stay a counted skip with their reason.
-    moe_row = "trtllm,1.2,mistralai/Mixtral-8x7B-v0.1,h100_sxm,bf16,agg,1024,128,bf16,bf16,8,{},1,1,{},{},300,10"
-    (d / "moe.csv").write_text("\n".join([header, "g," + moe_row.format(2, 2, 1), "h," + moe_row.format(4, 2, 2)]) + "\n")
+    # expert-parallel over one attention group pin Parallel{tp, ep tp, moe_tp}, what `simulate
+    # --tp 4 --moe-tp 2` runs; with attention DP they stay a counted skip with their reason.
+    moe_row = "trtllm,1.2,mistralai/Mixtral-8x7B-v0.1,h100_sxm,bf16,agg,1024,128,bf16,bf16,8,{},1,{},{},{},300,10"
+    (d / "moe.csv").write_text("\n".join([header, "g," + moe_row.format(2, 1, 2, 1), "h," + moe_row.format(4, 1, 2, 2),
+                                          "i," + moe_row.format(2, 2, 2, 2)]) + "\n")
     mixtral = root / "data/models/mixtral_8x7b.json"
     v = json.loads(run("validate", "--deployments", str(d / "moe.csv"), "--json", "--config-for",
                        f"mistralai/Mixtral-8x7B-v0.1={mixtral}").stdout or "{}")
-    hybrid = "moe_tp_size 2 x moe_ep_size 2: experts both tensor- and expert-parallel are not modelled"
-    check(v.get("simulated") == 1 and any(k.startswith(hybrid) and e["count"] == 1
+    hybrid_dp = "moe_tp_size 2 x moe_ep_size 2 with attention_dp_size 2: experts split both ways are modelled over"
+    check(v.get("simulated") == 2 and any(k.startswith(hybrid_dp) and e["count"] == 1
                                           for k, e in v.get("skipped", {}).items()),
-          f"validate --deployments: the TP-expert row simulated, the hybrid one skipped: {v.get('skipped')}")
-    g = {w["id"]: w for w in v.get("worst", [])}.get("g", {})
-    sim = json.loads(run("simulate", "--model-config", str(mixtral), "--gpu", "h100", "--tp", "2", "--ep", "1",
-                         "--batch", "8", "--isl", "1024", "--osl", "128", "--framework", "trtllm", "--token-budget",
-                         "2560", "--json").stdout or "{}")
-    check(g and sim and abs(g["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
-          abs(g["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
-          f"validate --deployments: the TP-expert row is simulate --tp 2 --ep 1's p50s: {g} / {sim.get('ttft_ms')}")
+          f"validate --deployments: the TP-expert and hybrid rows simulated, the hybrid one under DP skipped: "
+          f"{v.get('skipped')}")
+    rows = {w["id"]: w for w in v.get("worst", [])}
+    for rid, flags in (("g", ["--tp", "2", "--ep", "1"]), ("h", ["--tp", "4", "--moe-tp", "2"])):
+        sim = json.loads(run("simulate", "--model-config", str(mixtral), "--gpu", "h100", *flags, "--batch", "8",
+                             "--isl", "1024", "--osl", "128", "--framework", "trtllm", "--token-budget", "2560",
+                             "--json").stdout or "{}")
+        w = rows.get(rid, {})
+        check(w and sim and abs(w["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
+              abs(w["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
+              f"validate --deployments: row {rid} is simulate {' '.join(flags)}'s p50s: {w} / {sim.get('ttft_ms')}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
