@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 packages=(meson ninja-build pkgconf g++ python3
           libboost1.81-dev doctest-dev libfmt-dev nlohmann-json3-dev
           libcli11-dev libbenchmark-dev libopenmpi-dev openmpi-bin zlib1g-dev
-          python3-dev pybind11-dev python3-pytest)
+          python3-dev pybind11-dev python3-pytest  # the Python module and its tests
+          chromium)  # headless, for tests/tools/html_test.py (the --html pages as a browser draws them)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;  # clang 19: scripts/fuzz.sh says why

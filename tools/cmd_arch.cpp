@@ -14,6 +14,7 @@
 #include "costdsl/describe.hpp"
 #include "costdsl/kernels/all.hpp"
 #include "costdsl/manifest_json.hpp"
+#include "html_report.hpp"
 #include "icicle_svg.hpp"
 
 namespace costdsl::cli {
@@ -259,7 +260,7 @@ void add_arch_commands(CLI::App& app) {
     TimingOptions timing;
     bool json = false;
     bool bounds = false;
-    std::string svg;
+    std::string svg, html;
   };
   auto st = std::make_shared<EvalState>();
   auto* eval = app.add_subcommand("eval", "Evaluate one iteration: time per node and share of the total");
@@ -268,6 +269,8 @@ void add_arch_commands(CLI::App& app) {
   st->batch.add(*eval);
   eval->add_flag("--json", st->json, "print {total, slots, manifest} as JSON");
   eval->add_option("--svg", st->svg, "write the tree as an SVG icicle chart (width ∝ time) to FILE");
+  eval->add_option("--html", st->html,
+                   "write a self-contained HTML report to FILE: the icicle and the slots as a sortable table");
   eval->add_flag("--bounds", st->bounds,
                  "add the lower-bound view: each leaf's hardware bound and efficiency; the balanced total "
                  "(Max and rank fan-outs folded with the mean), the total without communication, the hardware bound");
@@ -290,14 +293,8 @@ void add_arch_commands(CLI::App& app) {
       won[i] = m.slots[i].backends.at(row[i].backend);
       if (row[i].backend < m.slots[i].provenance.size()) measured_by[i] = m.slots[i].provenance[row[i].backend];
     }
-    if (!st->svg.empty()) {
-      IcicleOptions o;
-      o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
-                               it.prefill.size(), it.decode_kv.size());
-      if (st->bounds) o.slot_bounds_s = slot_bounds;
-      write_text_file(st->svg, icicle_svg(m, nodes, row, o));
-    }
-    if (st->json) {
+    // The --json object; --html embeds the same one.
+    const auto eval_json = [&] {
       nlohmann::json slots = nlohmann::json::array();
       for (std::size_t i = 0; i < row.size(); ++i) {
         nlohmann::json s = metrics_json(row[i]);
@@ -313,7 +310,25 @@ void add_arch_commands(CLI::App& app) {
         out["bounds"] = bounds_json(v);
         for (std::size_t i = 0; i < row.size(); ++i) out["slots"][i]["lower_bound_ms"] = slot_bounds[i] * 1e3;
       }
-      cli::out() << out.dump(2) << '\n';
+      return out;
+    };
+    if (!st->svg.empty() || !st->html.empty()) {
+      IcicleOptions o;
+      o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
+                               it.prefill.size(), it.decode_kv.size());
+      if (st->bounds) o.slot_bounds_s = slot_bounds;
+      const std::string icicle = icicle_svg(m, nodes, row, o);
+      if (!st->svg.empty()) write_text_file(st->svg, icicle, "--svg");
+      if (!st->html.empty())
+        write_text_file(st->html,
+                        eval_html(fmt::format("costdsl eval: {} on {}",
+                                              st->model.arch.empty() ? st->model.model_config : st->model.arch,
+                                              timing.gpu().name),
+                                  o.subtitle, icicle, eval_json()),
+                        "--html");
+    }
+    if (st->json) {
+      cli::out() << eval_json().dump(2) << '\n';
       return;
     }
     // The text names the winning backend and who measured its table: "gemm (sglang: SGLang 0.5.14)".

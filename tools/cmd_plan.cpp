@@ -1,8 +1,8 @@
 // costdsl plan: the deployment search (serve::Planner) for a model on N GPUs under an
 // SLA: the best aggregated and disaggregated deployments as tables, the Pareto
-// frontier as SVG, every simulated deployment as CSV / JSON. Under mpirun the search's
-// jobs are shared out over the ranks and gathered on rank 0, whose output is the same,
-// byte for byte, as a single process's.
+// frontier as SVG, every simulated deployment as CSV / JSON, all of them as one HTML
+// page. Under mpirun the search's jobs are shared out over the ranks and gathered on
+// rank 0, whose output is the same, byte for byte, as a single process's.
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +22,7 @@
 #include "costdsl/serve/model_source.hpp"
 #include "costdsl/serve/planner.hpp"
 #include "distributed.hpp"
+#include "html_report.hpp"
 #include "model.hpp"
 #include "plan_report.hpp"
 #include "plan_svg.hpp"
@@ -96,7 +97,7 @@ void add_plan_command(CLI::App& app) {
     std::uint32_t max_batch = 512, requests = 500;
     std::uint64_t seed = 1;
     bool json = false;
-    std::string csv, svg;
+    std::string csv, svg, html;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand(
@@ -156,6 +157,9 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--json", st->json, "print every deployment, the top ones and the frontiers as JSON");
   cmd->add_option("--csv", st->csv, "write every simulated deployment as CSV to FILE");
   cmd->add_option("--svg", st->svg, "write the Pareto frontier (tokens/s/GPU against tokens/s/user) as SVG to FILE");
+  cmd->add_option("--html", st->html,
+                  "write a self-contained HTML report to FILE: the frontier, every deployment as a sortable table, "
+                  "the chosen one's request time");
 
   cmd->callback([st, cmd] {
     auto [hf, family] = st->model.resolve();
@@ -227,14 +231,19 @@ void add_plan_command(CLI::App& app) {
     }
     progress.finish(res.rows.size());
 
-    if (!st->csv.empty()) write_text_file(st->csv, plan_csv(ctx, res));
-    if (!st->svg.empty()) {
+    if (!st->csv.empty()) write_text_file(st->csv, plan_csv(ctx, res), "--csv");
+    if (!st->svg.empty() || !st->html.empty()) {
       ParetoPlotOptions o;
       o.subtitle = fmt::format("{} on {} × {}; ISL {}, OSL {}; {} deployments simulated", ctx.model, spec.gpus,
                                ctx.gpu, spec.input_tokens, spec.output_tokens, res.rows.size());
       o.sla_line = "SLA " + sla_text(ctx.spec.sla);
-      const std::vector<ParetoSeries> series = pareto_series(ctx, res);
-      write_text_file(st->svg, pareto_svg(series, o));
+      const std::string chart = pareto_svg(pareto_series(ctx, res), o);
+      if (!st->svg.empty()) write_text_file(st->svg, chart, "--svg");
+      if (!st->html.empty())
+        write_text_file(st->html,
+                        plan_html(fmt::format("costdsl plan: {} on {} × {}", ctx.model, spec.gpus, ctx.gpu),
+                                  plan_header(ctx, res), chart, plan_json(ctx, res, st->top)),
+                        "--html");
     }
     if (st->json) {
       cli::out() << plan_json(ctx, res, st->top).dump(2) << '\n';

@@ -173,12 +173,14 @@ class SvgWriter {
   std::vector<std::string> stack_;
 };
 
-// Writes a picture (or any text) to a file; an InputError names the path on failure.
-inline void write_text_file(const std::string& path, const std::string& text) {
+// Writes a picture (or any text) to a file; an InputError names the path on failure,
+// and the option that named it when `flag` is given ("--html: cannot open ...").
+inline void write_text_file(const std::string& path, const std::string& text, std::string_view flag = {}) {
+  const std::string who = flag.empty() ? std::string() : std::string(flag) + ": ";
   std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError("cannot open '" + path + "' for writing");
+  if (!f) throw InputError(who + "cannot open '" + path + "' for writing");
   f << text;
-  if (!f.flush()) throw InputError("cannot write '" + path + "'");
+  if (!f.flush()) throw InputError(who + "cannot write '" + path + "'");
 }
 
 inline std::string_view series_colour(std::size_t i) noexcept {
