@@ -221,9 +221,9 @@ class Roofline {
     return finish(a.floor_s + detail::smooth_max(tm, t_tiles, a.overlap_p), flops, bytes, peak, gpu_.hbm_bandwidth);
   }
 
-  // Alpha-beta model. Bus bytes = bus_factor(kind, n) · message; NVLink when
-  // n <= gpus_per_node, else the per-GPU network bandwidth.
-  //   t = α(n) + sat_time(bus bytes, link bw, collective curve),  α(n) = α0 + α1·log2 n
+  // Alpha-beta model. Bus bytes = bus_factor(kind, n) · message, moving at NVLink within a
+  // node and, across nodes, at the bandwidth NCCL's topology gives them (bus_bandwidth).
+  //   t = α(n) + sat_time(bus bytes, bus bw, collective curve),  α(n) = α0 + α1·log2 n
   // p2p: message over the link implied by num_gpus (the span of GPUs the pair lives in);
   // see also p2p(bytes, Link). Only all_reduce (one node) and p2p are calibrated.
   Metrics collective(CollectiveKind kind, double message_bytes, int num_gpus) const {
@@ -233,9 +233,9 @@ class Roofline {
     if (kind == CollectiveKind::p2p)
       return p2p(message_bytes, num_gpus <= gpu_.gpus_per_node ? Link::intra_node : Link::inter_node);
     if (num_gpus == 1 || message_bytes == 0) return Metrics{};
-    const double bw = link_bandwidth(num_gpus);
+    const double bw = bus_bandwidth(kind, num_gpus);
     const double bus = bus_factor(kind, num_gpus) * message_bytes;
-    double t = nccl_time(bus, num_gpus);
+    double t = nccl_time(kind, bus, num_gpus);
     if (kind == CollectiveKind::all_reduce) t = std::min(t, custom_all_reduce_time(message_bytes, num_gpus));
     return finish(t, 0, bus, 0, bw);
   }
@@ -245,7 +245,8 @@ class Roofline {
   // the faster of the two, as the frameworks do.
   double nccl_all_reduce_s(double message_bytes, int num_gpus) const {
     if (num_gpus <= 1 || !(message_bytes > 0)) return 0;
-    return nccl_time(bus_factor(CollectiveKind::all_reduce, num_gpus) * message_bytes, num_gpus);
+    return nccl_time(CollectiveKind::all_reduce, bus_factor(CollectiveKind::all_reduce, num_gpus) * message_bytes,
+                     num_gpus);
   }
   double custom_all_reduce_s(double message_bytes, int num_gpus) const {
     if (num_gpus <= 1 || !(message_bytes > 0)) return 0;
@@ -277,7 +278,7 @@ class Roofline {
   double collective_lower_bound_s(CollectiveKind kind, double message_bytes, int num_gpus) const {
     if (kind == CollectiveKind::p2p)
       return message_bytes / (num_gpus <= gpu_.gpus_per_node ? gpu_.intra_node_bandwidth : gpu_.inter_node_bandwidth);
-    return bus_factor(kind, num_gpus) * message_bytes / link_bandwidth(num_gpus);
+    return bus_factor(kind, num_gpus) * message_bytes / bus_bandwidth(kind, num_gpus);
   }
 
   // Energy of a kernel that took t seconds and whose hardware bound is bound_s:
@@ -305,8 +306,20 @@ class Roofline {
       throw InputError(detail::str(what, ": flops and bytes must be finite and >= 0, got ", flops, " and ", bytes));
   }
 
-  double link_bandwidth(int num_gpus) const noexcept {
-    return num_gpus <= gpu_.gpus_per_node ? gpu_.intra_node_bandwidth : gpu_.inter_node_bandwidth;
+  // The bandwidth a collective's bus bytes move at, per GPU. Within a node, NVLink. Across
+  // nodes every GPU has its own NIC (inter_node_bandwidth is per GPU) and NCCL runs one ring
+  // (channel) per NIC, so a ring's bytes leave each of its nodes through all g =
+  // gpus_per_node NICs at once while NVLink carries the in-node hops: a ring collective
+  // (all-reduce, all-gather, reduce-scatter) moves at min(NVLink, g · NIC), not at one NIC's
+  // rate. An all-to-all sends the (n − g)/n of each GPU's data bound off-node through that
+  // GPU's NIC while the (g − 1)/n bound in-node cross NVLink at the same time: its (n − 1)/n
+  // bus bytes take the longer of the two.
+  double bus_bandwidth(CollectiveKind kind, int num_gpus) const noexcept {
+    const double nvlink = gpu_.intra_node_bandwidth, nic = gpu_.inter_node_bandwidth;
+    if (num_gpus <= gpu_.gpus_per_node) return nvlink;
+    const double n = num_gpus, g = gpu_.gpus_per_node;
+    if (kind == CollectiveKind::all_to_all) return (n - 1) / std::max((n - g) / nic, (g - 1) / nvlink);
+    return std::min(nvlink, g * nic);
   }
   double peak_or_zero(Dtype d) const noexcept { return gpu_.supports(d) ? gpu_.peak_flops(d) : 0; }
 
@@ -346,10 +359,10 @@ class Roofline {
   }
 
   // α(n) + sat_time(bus bytes, link bw, collective curve).
-  double nccl_time(double bus_bytes, int num_gpus) const {
+  double nccl_time(CollectiveKind kind, double bus_bytes, int num_gpus) const {
     const auto& c = p_.collective;
     return c.alpha_s + c.alpha_per_log2_s * std::log2(static_cast<double>(num_gpus)) +
-           detail::sat_time(bus_bytes, link_bandwidth(num_gpus), c.eff_max, c.sat_bytes);
+           detail::sat_time(bus_bytes, bus_bandwidth(kind, num_gpus), c.eff_max, c.sat_bytes);
   }
   // α_c + α_g·n + sat_time(ring bus bytes, NVLink bw, custom curve); +inf outside its range.
   double custom_all_reduce_time(double message_bytes, int num_gpus) const {
