@@ -7,9 +7,15 @@
 // each the same load), so a deployment of r replicas is one unit simulated, times r.
 //
 // Disaggregated: x prefill workers and y decode workers on one clock. A request is
-// dealt round-robin to a prefill worker; its first token ends its TTFT; its KV then
+// dealt round-robin to a prefill worker, which computes its first token; its KV then
 // crosses to a decode worker (round-robin) in `transfer_s`, one transfer at a time per
 // prefill worker (later ones wait for the link); the decode worker produces the rest.
+// The client sees the first token when the decode worker takes the request into its
+// batch (its TTFT ends there, after the hand-off and any wait for room on the decode
+// worker): the decode server streams every token, the first included, once the KV has
+// landed (SGLang's decode server emits it with the prebuilt batch that follows the
+// transfer, python/sglang/srt/disaggregation/decode.py; vLLM's and TensorRT-LLM's
+// routers stream the decode instance's response).
 //
 // The workers advance in order of their next event (the smallest clock among those with
 // work): an iteration starts once every event before it is known, so a request that
@@ -217,7 +223,6 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
       if (!ev.iteration) continue;
       ++iterations;
       rec.iteration(ev.end_s, ev.output_tokens);
-      for (const std::uint32_t id : ev.first_tokens) rec.first_token(id, ev.end_s);
       for (const std::uint32_t id : ev.finished) {  // handed on: the KV crosses to a decode worker
         const double start = std::max(ev.end_s, link_free_s[which]);
         link_free_s[which] = start + transfer_s;
@@ -228,6 +233,8 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
       const StepEvents ev = d[which].step();
       if (!ev.iteration) continue;
       ++iterations;
+      // Taken into the batch: the first token reaches the client as this iteration starts.
+      for (const std::uint32_t id : ev.admitted) rec.first_token(id, ev.start_s);
       rec.iteration(ev.end_s, ev.output_tokens);
       for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
     }

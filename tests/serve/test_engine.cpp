@@ -426,7 +426,7 @@ TEST_CASE("a worker allocates nothing per iteration once its buffers have grown"
   CHECK(worker.queued() == 0);
 }
 
-TEST_CASE("roles: a prefill worker hands a request on at its first token; a decode worker takes it from there") {
+TEST_CASE("roles: a prefill worker hands a request on at its first token; a decode worker streams it and the rest") {
   serve::ArchModel<Arch> model(Arch{}, timing());
   const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
     return model.iteration_s({p, d});
@@ -441,9 +441,10 @@ TEST_CASE("roles: a prefill worker hands a request on at its first token; a deco
   const double transfer = 0.004;
   const serve::UnitResult r =
       serve::simulate_disaggregated(model, 1, prefill, model, 1, decode, transfer, load, serve::Sla{});
-  // Prefill: two chunks under the 2048 budget. Decode: three more tokens at KV 3001..3003.
-  const double ttft = t({{0, 2048}}, {}) + t({{2048, 952}}, {});
-  const double e2e = ttft + transfer + t({}, {3001}) + t({}, {3002}) + t({}, {3003});
+  // Prefill: two chunks under the 2048 budget. The first token reaches the client when the
+  // decode worker takes the request, its KV handed over; three more tokens at KV 3001..3003.
+  const double ttft = t({{0, 2048}}, {}) + t({{2048, 952}}, {}) + transfer;
+  const double e2e = ttft + t({}, {3001}) + t({}, {3002}) + t({}, {3003});
   CHECK(r.finished == 1);
   CHECK_FALSE(r.stopped_early);
   CHECK(r.ttft_s.p50 == doctest::Approx(ttft).epsilon(1e-12));
@@ -451,6 +452,40 @@ TEST_CASE("roles: a prefill worker hands a request on at its first token; a deco
   CHECK(r.tpot_s.p50 == doctest::Approx((e2e - ttft) / 3).epsilon(1e-12));
   CHECK(r.tokens_per_s_user == doctest::Approx(3 / (e2e - ttft)).epsilon(1e-9));
   CHECK(r.iterations == 5);
+}
+
+TEST_CASE("disaggregated TTFT: a request whose KV landed waits for room on the decode worker before its first token") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
+    return model.iteration_s({p, d});
+  };
+  serve::Load load;
+  load.kind = serve::Load::Kind::closed;
+  load.clients = 2;
+  load.measured = 2;
+  load.input_tokens = 1000;
+  load.output_tokens = 40;  // the first request decodes longer than the second one's prefill
+  const serve::WorkerSetup prefill{{1000, 1, 16, 0.1}, 1 << 20};
+  const double transfer = 0.002;
+  // One decode slot: the second request's KV lands while the first decodes; its first token
+  // comes out when the first request leaves.
+  const serve::UnitResult one = serve::simulate_disaggregated(model, 1, prefill, model, 1,
+                                                              serve::WorkerSetup{{8, 1, 16, 0.1}, 1 << 20}, transfer,
+                                                              load, serve::Sla{});
+  const serve::UnitResult eight = serve::simulate_disaggregated(model, 1, prefill, model, 1,
+                                                                serve::WorkerSetup{{8, 8, 16, 0.1}, 1 << 20}, transfer,
+                                                                load, serve::Sla{});
+  const double p = t({{0, 1000}}, {});
+  double first_done = p + transfer;
+  for (std::uint32_t kv = 1001; kv < 1040; ++kv) first_done += t({}, {kv});
+  REQUIRE(first_done > 2 * p + transfer);
+  CHECK(one.ttft_s.p50 == doctest::Approx(p + transfer).epsilon(1e-12));  // the first request
+  CHECK(one.ttft_s.p99 == doctest::Approx(first_done).epsilon(1e-12));     // the second waited for it
+  // Eight slots: its KV lands mid-iteration; it joins the batch at the next iteration boundary.
+  double boundary = p + transfer;
+  for (std::uint32_t kv = 1001; boundary < 2 * p + transfer; ++kv) boundary += t({}, {kv});
+  CHECK(eight.ttft_s.p99 == doctest::Approx(boundary).epsilon(1e-12));
+  CHECK(eight.ttft_s.p99 < one.ttft_s.p99);
 }
 
 TEST_CASE("a closed loop keeps its clients' requests in flight, out of phase, and every measured one finishes") {
