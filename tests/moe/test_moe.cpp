@@ -91,6 +91,19 @@ TEST_CASE("dispatch and combine mirror each other and follow the busiest ranks")
   CHECK(a.combine.recv_bytes == a.dispatch.send_bytes);
 }
 
+// An experts slot as the Max algebra folds its ranks: the time of the slowest rank's
+// launch, the work of all of them.
+void check_experts_slot(const Metrics& slot, const moe::EpLoad& load, const Kernel<kernels::FusedMoe>& experts) {
+  double slowest = 0, flops = 0;
+  for (const auto& r : load.used()) {
+    const Metrics m = experts.eval({r.rows, r.active_experts});
+    slowest = std::max(slowest, m.time_s);
+    flops += m.flops;
+  }
+  CHECK(slot.time_s == slowest);
+  CHECK(slot.flops == flops);
+}
+
 TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of all") {
   using Form = Fixed<qwen3_235b_a22b.with_parallel(1, 8)>;
   const worklets::MoeExpertEp<Form> w{Form{}};
@@ -104,16 +117,8 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   std::array<Metrics, 5> row{};
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
-  const moe::EpLoad l = moe::route(4160, 128, 8, 8, skew);
-  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
-  double slowest = 0, flops = 0;
-  for (const auto& r : l.used()) {
-    const Metrics m = experts.eval({r.rows, r.active_experts});
-    slowest = std::max(slowest, m.time_s);
-    flops += m.flops;
-  }
-  CHECK(row[1].time_s == slowest);
-  CHECK(row[1].flops == flops);
+  check_experts_slot(row[1], moe::route(4160, 128, 8, 8, skew),
+                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16}));
   // gate/up + down = 6·rows·hidden·intermediate, SiLU·mul 4·rows·intermediate, over every routed row.
   CHECK(row[1].flops == 6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536);
   // The top-k sum after the combine: the busiest source rank's 520 tokens, 8 rows each.
@@ -156,16 +161,8 @@ TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wid
   std::array<Metrics, 5> row{};
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
-  const moe::EpLoad l = moe::route(4160, 128, 8, 4, skew);  // routed over the 4 groups
-  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 768, 32, 8, Dtype::bf16});
-  double slowest = 0, flops = 0;
-  for (const auto& r : l.used()) {
-    const Metrics m = experts.eval({r.rows, r.active_experts});
-    slowest = std::max(slowest, m.time_s);
-    flops += m.flops;
-  }
-  CHECK(row[1].time_s == slowest);
-  CHECK(row[1].flops == flops);
+  check_experts_slot(row[1], moe::route(4160, 128, 8, 4, skew),  // routed over the 4 groups
+                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 768, 32, 8, Dtype::bf16}));
   // Half the width on each of a group's 2 GPUs: half the expert work of one group per GPU,
   // the same work over all 8 GPUs as whole experts on 8 ranks.
   CHECK(row[1].flops == doctest::Approx(0.5 * (6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536)));
