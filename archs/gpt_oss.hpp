@@ -55,7 +55,8 @@ struct GptOssLayer {
             .moe_intermediate = hf.dim("intermediate_size"), .num_experts = hf.dim("num_local_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"), .num_layers = layers,
             .sliding_window = hf.dim("sliding_window"), .tp = tp, .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv,
-            .gemm_dtype = q.gemm, .expert_dtype = q.moe};
+            .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
 using GptOssConfig = MoeConfig<GptOssLayer>;
@@ -67,11 +68,13 @@ using GptOss = MoeStack<Form, Grain>;
 inline constexpr GptOssConfig gpt_oss_120b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4,
+    .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr GptOssConfig gpt_oss_20b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4,
+    .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

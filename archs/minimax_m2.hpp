@@ -53,7 +53,8 @@ struct MiniMaxM2Layer {
             .head_dim = hf.dim("head_dim"), .moe_intermediate = hf.dim("intermediate_size"),
             .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
             .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp,
-            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe};
+            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
 using MiniMaxM2Config = MoeConfig<MiniMaxM2Layer>;
@@ -65,7 +66,8 @@ using MiniMaxM2 = MoeStack<Form, Grain>;
 inline constexpr MiniMaxM2Config minimax_m2_5{
     .hidden = 3072, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 1536,
     .num_experts = 256, .top_k = 8, .vocab = 200064, .num_layers = 62, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::fp8_block, .expert_dtype = Dtype::fp8_block};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::fp8_block, .expert_dtype = Dtype::fp8_block,
+    .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -41,7 +41,8 @@ struct MixtralLayer {
             .head_dim = hf.dim("head_dim", hidden / heads), .moe_intermediate = hf.dim("intermediate_size"),
             .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
             .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp,
-            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe};
+            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
 using MixtralConfig = MoeConfig<MixtralLayer>;
@@ -53,11 +54,13 @@ using Mixtral = MoeStack<Form, Grain>;
 inline constexpr MixtralConfig mixtral_8x7b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
     .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr MixtralConfig mixtral_8x22b{
     .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
     .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -44,7 +44,8 @@ struct Qwen3MoeLayer {
             .moe_intermediate = hf.dim("moe_intermediate_size"), .num_experts = hf.dim("num_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"),
             .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp, .ep = ep, .dtype = hf.dtype(),
-            .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe};
+            .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
 using Qwen3MoeConfig = MoeConfig<Qwen3MoeLayer>;
@@ -56,11 +57,13 @@ using Qwen3Moe = MoeStack<Form, Grain>;
 inline constexpr Qwen3MoeConfig qwen3_30b_a3b{
     .hidden = 2048, .num_qo_heads = 32, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 768,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
     .hidden = 4096, .num_qo_heads = 64, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 1536,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16};
+    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -74,4 +74,27 @@ class MoeSharedExpert {
   Resolved r_;
 };
 
+// The form a shared expert sees in an MoE frame: whole on every rank beside EP experts;
+// split tp ways beside TP experts (shared_intermediate / tp, checked here so the message
+// names both).
+template <bool SplitTp, class Form>
+constexpr auto shared_expert_form(const Form& form) {
+  if constexpr (!SplitTp) {
+    return form;
+  } else {
+    (void)(dim<"shared_intermediate">(form) / dim<"tp">(form));
+    if constexpr (is_fixed_v<Form>) {
+      return Fixed<[] {
+        auto c = Form::value;
+        c.shared_intermediate /= c.tp;
+        return c;
+      }()>{};
+    } else {
+      Form c = form;
+      c.shared_intermediate /= c.tp;
+      return c;
+    }
+  }
+}
+
 }  // namespace costdsl::worklets

@@ -132,27 +132,8 @@ class MlaMoeStack {
   using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<Form>>;
   using RoutedExperts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
-  // The form the shared expert sees: whole on every rank beside EP experts; split tp ways
-  // beside TP experts (shared_intermediate / tp, checked here so the message names both).
-  static constexpr auto shared_form(const Form& form) {
-    if constexpr (!tp_experts) {
-      return form;
-    } else {
-      (void)(dim<"shared_intermediate">(form) / dim<"tp">(form));
-      if constexpr (is_fixed_v<Form>) {
-        return Fixed<[] {
-          auto c = Form::value;
-          c.shared_intermediate /= c.tp;
-          return c;
-        }()>{};
-      } else {
-        Form c = form;
-        c.shared_intermediate /= c.tp;
-        return c;
-      }
-    }
-  }
-  using SharedForm = decltype(shared_form(std::declval<const Form&>()));
+  // The shared expert: whole on every rank beside EP experts, split tp ways beside TP experts.
+  using SharedForm = decltype(worklets::shared_expert_form<tp_experts>(std::declval<const Form&>()));
 
  public:
   // The arch's own partition: dp = ep / tp attention groups (ep / hp under the hp grain),
@@ -211,7 +192,7 @@ class MlaMoeStack {
         mlp_(worklets::ffn_form<Grain>(form)),
         router_(form),
         experts_(make_experts(form, r_)),
-        shared_(shared_form(form)),
+        shared_(worklets::shared_expert_form<tp_experts>(form)),
         head_(form) {}
 
   auto build(const Timing& t) const {

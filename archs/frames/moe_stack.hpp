@@ -5,12 +5,17 @@
 // attention reads.
 //
 //   model  = Sum(Max_dp(embed), period × L/P, Max_dp(lm_head))
-//   period = one layer, or Sum(span_1, ..., span_P) of them, each labeled by its span
+//   period = one layer, or Sum(run_1, ..., run_R) of them: each run of consecutive layers of
+//            one span labeled by its span, a Scale of its layer when it holds several
 //   layer  = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
+//            or, with a shared expert, Sum(Max_dp(...), Parallel<9/10>(moe_expert_ep, moe_shared_expert))
 //
 // A family is a Layer tag: its name, q/k norm, layer pattern (LayerPattern<AttnSpan...>:
-// gpt-oss's (sliding, full) pair is data, not a class of its own), how the period reads in
-// the layer label, the weights its layers add, and its config.json rules (from_hf).
+// gpt-oss's (sliding, full) pair and Llama-4's (chunked, chunked, chunked, full) period are
+// data, not classes of their own), whether its layers have a shared expert (Layer::
+// shared_expert, beside the routed ones on a side stream as in the MLA frame), how the
+// period reads in the layer label, the weights its layers add, and its config.json rules
+// (from_hf).
 // MoeConfig<Layer> is its shape; the form's config type says which family the stack is.
 //
 // TP experts (ExpertGrain::tp, as TensorRT-LLM and vLLM run moe_tp_size = tp): one attention
@@ -40,6 +45,7 @@
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
+#include "costdsl/parallel.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/scale.hpp"
 #include "costdsl/static_value.hpp"
@@ -54,13 +60,17 @@
 #include "costdsl/worklets/moe_expert_ep.hpp"
 #include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
+#include "costdsl/worklets/moe_shared_expert.hpp"
 
 namespace costdsl::archs {
 
-// What one layer's attention reads: the whole context, or its last sliding_window tokens
+// What one layer's attention reads: the whole context; its last sliding_window tokens
 // (decode reads at most that many KV tokens, ops::collapse_window; prefill attends to at
-// most that many keys per query, the prefill kernel's window).
-enum class AttnSpan : std::uint8_t { full, sliding };
+// most that many keys per query, the prefill kernel's window); or its own chunk of
+// attention_chunk tokens (decode reads the chunk so far, ops::collapse_chunked; prefill is
+// costed as a window of attention_chunk keys: exact while a prompt fits one chunk, an upper
+// bound past it, where a query sees on average half a chunk).
+enum class AttnSpan : std::uint8_t { full, sliding, chunked };
 
 // The repeated unit of a layer stack, one span per layer.
 template <AttnSpan... Spans>
@@ -76,7 +86,10 @@ struct MoeConfig {
                  (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
                  (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
-                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype));
+                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype),
+                 (std::uint32_t, shared_intermediate), (std::uint32_t, attention_chunk));
+  // shared_intermediate: the shared expert's width (families with Layer::shared_expert; 0
+  // otherwise); attention_chunk: the chunk of chunked-attention layers (0 without them).
   // Experts split both ways (EP experts, one attention group): each expert's intermediate
   // width split moe_tp ways inside groups of moe_tp of the ep GPUs, ep / moe_tp groups
   // holding the experts (worklets/moe_expert_ep.hpp). A deployment setting, not the shape:
@@ -102,12 +115,42 @@ class MoeStack {
   using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
   static constexpr auto spans = Layer::pattern::spans;
   static constexpr std::size_t period = spans.size();
-  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
-  static constexpr bool windowed = [] {
-    for (AttnSpan s : spans)
-      if (s == AttnSpan::sliding) return true;
-    return false;
+  // The period as runs of consecutive layers of one span (Llama-4: 3 chunked, 1 full): a
+  // run is one subtree, scaled by its length, labeled by its span, so a span has one run.
+  struct SpanRun {
+    AttnSpan span;
+    std::uint64_t count;
+  };
+  static constexpr auto span_runs = [] {
+    std::array<SpanRun, period> r{};
+    std::size_t n = 0;
+    for (AttnSpan s : spans) {
+      if (n > 0 && r[n - 1].span == s) {
+        ++r[n - 1].count;
+      } else {
+        r[n++] = {s, 1};
+      }
+    }
+    return std::pair{r, n};
   }();
+  static constexpr std::size_t n_runs = span_runs.second;
+  static constexpr auto runs = span_runs.first;
+  static_assert([] {
+    for (std::size_t a = 0; a < n_runs; ++a)
+      for (std::size_t b = a + 1; b < n_runs; ++b)
+        if (runs[a].span == runs[b].span) return false;
+    return true;
+  }(), "a layer pattern's layers of one span must be consecutive: a span's run is one labeled subtree");
+  static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
+  static constexpr bool has_span(AttnSpan span) {
+    for (AttnSpan s : spans)
+      if (s == span) return true;
+    return false;
+  }
+  static constexpr bool shared_expert = requires { requires Layer::shared_expert; };
+  // The shared expert: whole on every rank beside EP experts, split tp ways beside TP experts.
+  using SharedForm = decltype(worklets::shared_expert_form<tp_experts>(std::declval<const Form&>()));
+  struct NoSharedExpert {};
   // Attention above num_kv_heads ranks copies each KV head to tp / num_kv_heads of them, as
   // the frameworks do unasked (worklets::attention_form: a config without kv_replicate
   // always copies): the form attention sees then has tp KV heads, one a rank.
@@ -126,7 +169,8 @@ class MoeStack {
     const auto ep = dim<"ep">(form);
     const auto layers = dim<"num_layers">(form);
     require_nonzero(tp), require_nonzero(ep), require_nonzero(layers);
-    if constexpr (windowed) require_nonzero(dim<"sliding_window">(form));
+    if constexpr (has_span(AttnSpan::sliding)) require_nonzero(dim<"sliding_window">(form));
+    if constexpr (has_span(AttnSpan::chunked)) require_nonzero(dim<"attention_chunk">(form));
     const auto periods = [&] {
       if constexpr (period == 1) {
         return layers;
@@ -160,21 +204,27 @@ class MoeStack {
       : form_(form),
         r_(resolve_config(form)),
         embed_(form),
-        attn_(make_attn(form, std::make_index_sequence<period>{})),
+        attn_(make_attn(form, std::make_index_sequence<n_runs>{})),
         router_(form),
         experts_(make_experts(form, r_)),
+        shared_(make_shared(form)),
         head_(form) {}
 
   auto build(const Timing& t) const {
     const auto& c = values(form_);
     const auto layer = [&](const Attn& attn) {
-      return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)), experts_.build(t));
+      if constexpr (shared_expert) {
+        return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)),
+                            parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t)));
+      } else {
+        return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)), experts_.build(t));
+      }
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
         return layer(attn_[0]);
       } else {
-        return sum(span_labeled<spans[I]>(layer(attn_[I]))...);
+        return sum(span_labeled<runs[I].span>(run_of<runs[I].count>(layer(attn_[I])))...);
       }
     };
     return labeled<"model">(
@@ -184,7 +234,7 @@ class MoeStack {
         dp_model(r_.dp, embed_.build(t),
                  labeled<"layer">("layer (" + std::string(Layer::unit) +
                                       (tp_experts ? " TP attention, TP experts)" : " DP attention, EP experts)"),
-                                  scale(r_.periods, stack(std::make_index_sequence<period>{}))),
+                                  scale(r_.periods, stack(std::make_index_sequence<n_runs>{}))),
                  head_.build(t)));
   }
 
@@ -198,7 +248,8 @@ class MoeStack {
 
   // KV bytes a token holds: its full-attention layers'. A sliding layer keeps only its last
   // `sliding_window` tokens (vLLM's hybrid KV cache manager; TensorRT-LLM's pool per window
-  // size): gpt-oss's is under 1.5% of a 9k-token request's KV, left out of this figure.
+  // size): gpt-oss's is under 1.5% of a 9k-token request's KV, left out of this figure; a
+  // chunked layer its current chunk (vLLM's ChunkedLocalAttentionSpec), left out alike.
   double kv_bytes_per_token() const {
     const auto& c = values(form_);
     std::uint32_t full = 0;
@@ -221,7 +272,9 @@ class MoeStack {
     const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / tp) * h;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = h * c.num_experts + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
-    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * attn +
+    // A shared expert is whole on every rank (split tp ways beside TP experts), quantized as the dense GEMMs.
+    const double shared = shared_expert ? 3.0 * h * c.shared_intermediate / (tp_experts ? tp : 1) : 0.0;
+    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * (attn + shared) +
                            bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
            bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
   }
@@ -242,18 +295,43 @@ class MoeStack {
     }
   }
 
+  static auto make_shared(const Form& form) {
+    if constexpr (shared_expert) {
+      return worklets::MoeSharedExpert<SharedForm>(worklets::shared_expert_form<tp_experts>(form));
+    } else {
+      return NoSharedExpert{};
+    }
+  }
+
   // KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
   double stored_kv_heads() const { return worklets::stored_kv_heads(form_); }
 
   template <std::size_t... I>
-  static std::array<Attn, period> make_attn(const Form& form, std::index_sequence<I...>) {
-    return {Attn(worklets::attention_form(form), spans[I] == AttnSpan::sliding ? values(form).sliding_window : 0)...};
+  static std::array<Attn, n_runs> make_attn(const Form& form, std::index_sequence<I...>) {
+    return {Attn(worklets::attention_form(form), prefill_window(runs[I].span, values(form)))...};
+  }
+  // The keys a prefill query may see: the window, the chunk, or all (0).
+  static constexpr std::uint32_t prefill_window(AttnSpan s, const auto& c) {
+    return s == AttnSpan::sliding ? c.sliding_window : s == AttnSpan::chunked ? c.attention_chunk : 0;
+  }
+
+  // A run of n layers of one span: the layer, scaled when n > 1.
+  template <std::uint64_t N, class Node>
+  static auto run_of(Node node) {
+    if constexpr (N == 1) {
+      return node;
+    } else {
+      return scale(Static<N>{}, std::move(node));
+    }
   }
 
   template <AttnSpan S, class Node>
   auto span_labeled(Node node) const {
     if constexpr (S == AttnSpan::sliding) {
       return labeled<"sliding">("sliding (window " + std::to_string(values(form_).sliding_window) + " keys)",
+                                std::move(node));
+    } else if constexpr (S == AttnSpan::chunked) {
+      return labeled<"chunked">("chunked (chunks of " + std::to_string(values(form_).attention_chunk) + " tokens)",
                                 std::move(node));
     } else {
       return labeled<"full">("full (whole context)", std::move(node));
@@ -269,6 +347,8 @@ class MoeStack {
         const auto a = [&] {
           if constexpr (S == AttnSpan::sliding) {
             return ops::collapse_window(it.groups[g], values(form_).sliding_window);
+          } else if constexpr (S == AttnSpan::chunked) {
+            return ops::collapse_chunked(it.groups[g], values(form_).attention_chunk);
           } else {
             return w[g].attention;
           }
@@ -277,22 +357,30 @@ class MoeStack {
         return costdsl::inputs(attn.inputs({a.append_tokens, a}),
                                router_.inputs({tp_experts || replicated_tokens(r_) ? rows : w[g].slice}));
       };
-      return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
+      if constexpr (shared_expert) {  // as the MLA frame: every rank over its slice (TP experts: all rows)
+        return dp_moe_layer_inputs(groups, work, it.routing, experts_, group,
+                                   shared_.inputs({tp_experts ? work.tokens : work.max_slice}));
+      } else {
+        return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
+      }
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
         return layer(attn_[0], std::integral_constant<AttnSpan, spans[0]>{});
       } else {
-        return costdsl::inputs(span_nested<spans[I]>(layer(attn_[I], std::integral_constant<AttnSpan, spans[I]>{}))...);
+        return costdsl::inputs(
+            span_nested<runs[I].span>(layer(attn_[I], std::integral_constant<AttnSpan, runs[I].span>{}))...);
       }
     };
-    return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<period>{}), head_));
+    return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<n_runs>{}), head_));
   }
 
   template <AttnSpan S, class In>
   static auto span_nested(In in) {
     if constexpr (S == AttnSpan::sliding) {
       return nest<"sliding">(std::move(in));
+    } else if constexpr (S == AttnSpan::chunked) {
+      return nest<"chunked">(std::move(in));
     } else {
       return nest<"full">(std::move(in));
     }
@@ -301,9 +389,10 @@ class MoeStack {
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;
-  std::array<Attn, period> attn_;  // one block per layer of the period; a sliding one's prefill has the window
+  std::array<Attn, n_runs> attn_;  // one block per run of the period; a sliding (chunked) one's prefill has the window (chunk)
   worklets::MoeRouterLocal<Form> router_;
   Experts experts_;
+  [[no_unique_address]] std::conditional_t<shared_expert, worklets::MoeSharedExpert<SharedForm>, NoSharedExpert> shared_;
   worklets::LmHeadLocal<Form> head_;
 };
 

@@ -34,12 +34,14 @@ auto dp_moe_layer(std::uint64_t dp, Group group, Experts experts) {
   return sum(dp_groups(dp, std::move(group)), std::move(experts));
 }
 
-// group_inputs(g): DP group g's inputs for the group section (its attention and router).
-template <class Groups, class Work, class Experts, class GroupInputs>
+// group_inputs(g): DP group g's inputs for the group section (its attention and router);
+// after_experts: the inputs of what runs beside the experts (a shared expert), in slot order.
+template <class Groups, class Work, class Experts, class GroupInputs, class... AfterExperts>
 auto dp_moe_layer_inputs(Groups& groups, const Work& work, const ops::moe::Routing& routing, const Experts& experts,
-                         GroupInputs&& group_inputs) {
+                         GroupInputs&& group_inputs, AfterExperts&&... after_experts) {
   return costdsl::inputs(groups.fan(work.groups.size(), group_inputs),
-                         groups.stored(experts, {work.tokens, work.max_slice, routing}));
+                         groups.stored(experts, {work.tokens, work.max_slice, routing}),
+                         std::forward<AfterExperts>(after_experts)...);
 }
 
 template <class Groups, class Work, class Embed, class LayerInputs, class Head>

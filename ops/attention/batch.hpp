@@ -78,4 +78,16 @@ inline AttentionWork collapse_window(const AttentionBatch& b, std::uint32_t wind
   return w;
 }
 
+// Chunked local attention (Llama-4's layers with RoPE): the context is cut into chunks of
+// `chunk` tokens and a token attends only within its own, so a decode at KV length `len`
+// reads the (len - 1) % chunk + 1 tokens of its chunk so far.
+inline AttentionWork collapse_chunked(const AttentionBatch& b, std::uint32_t chunk) {
+  AttentionWork w = collapse(b);
+  if (chunk == 0) return w;
+  std::uint64_t kv = 0;
+  for (std::uint32_t len : b.decode_kv) kv += (len - 1) % chunk + 1;
+  w.decode_total_kv = kv;
+  return w;
+}
+
 }  // namespace costdsl::ops
