@@ -23,6 +23,7 @@
 #include "costdsl/serve/planner.hpp"
 #include "distributed.hpp"
 #include "html_report.hpp"
+#include "icicle_svg.hpp"
 #include "model.hpp"
 #include "plan_report.hpp"
 #include "plan_svg.hpp"
@@ -79,6 +80,44 @@ void rows_from_bytes(const std::string& bytes, std::vector<serve::PlanRow>& out)
   const std::size_t n = bytes.size() / sizeof(serve::PlanRow), at = out.size();
   out.resize(at + n);
   if (n > 0) std::memcpy(static_cast<void*>(out.data() + at), bytes.data(), bytes.size());
+}
+
+// The page's chosen deployment (html_report.hpp's script picks the same: the first of each
+// mode's top list with the most tokens/s/GPU) as an icicle of one decode iteration of its
+// (decode) worker: its batch at the KV length half-way through the outputs. Empty when no
+// deployment meets the SLA.
+std::string chosen_icicle(const PlanContext& ctx, const serve::PlanResult& res, const ModelOptions& model,
+                          const Timing& timing, std::size_t k) {
+  std::optional<std::size_t> best;
+  for (const serve::Mode m : {serve::Mode::aggregated, serve::Mode::disaggregated}) {
+    if ((m == serve::Mode::aggregated && !ctx.spec.aggregated) ||
+        (m == serve::Mode::disaggregated && !ctx.spec.disaggregated))
+      continue;
+    const std::vector<std::size_t> top = res.top(m, k);
+    if (!top.empty() && (!best || res.rows[top[0]].tokens_per_s_gpu() > res.rows[*best].tokens_per_s_gpu()))
+      best = top[0];
+  }
+  if (!best) return {};
+  const serve::PlanRow& r = res.rows[*best];
+  ModelOptions o = model;
+  o.tp = r.c.worker.tp;
+  o.ep = ctx.expert_parallel ? r.c.worker.ep : 0;
+  o.dp = 0;
+  o.hp = r.c.worker.hp;
+  o.moe_tp = r.c.worker.moe_tp;
+  o.hop_b = model.hop_b && r.c.worker.hp > 1;
+  const std::unique_ptr<Model> m = open_model(o, timing);
+  const std::uint32_t kv = ctx.spec.input_tokens + ctx.spec.output_tokens / 2;
+  const std::vector<std::uint32_t> decode_kv(std::max<std::uint32_t>(r.c.batch, 1), kv);
+  const Manifest& man = m->manifest();
+  std::vector<Metrics> row(man.slots.size()), nodes(man.tree.size());
+  m->evaluate({{}, decode_kv}, row);
+  man.tree.aggregate(row, nodes);
+  IcicleOptions io;
+  io.title = "One decode iteration of the chosen deployment";
+  io.subtitle = fmt::format("#{}: {} decodes at KV {} on {} ({} worker)", *best, decode_kv.size(), kv, ctx.gpu,
+                            r.c.mode == serve::Mode::aggregated ? "aggregated" : "decode");
+  return icicle_svg(man, nodes, row, io);
 }
 
 }  // namespace
@@ -242,7 +281,8 @@ void add_plan_command(CLI::App& app) {
       if (!st->html.empty())
         write_text_file(st->html,
                         plan_html(fmt::format("costdsl plan: {} on {} × {}", ctx.model, spec.gpus, ctx.gpu),
-                                  plan_header(ctx, res), chart, plan_json(ctx, res, st->top)),
+                                  plan_header(ctx, res), chart, plan_json(ctx, res, st->top),
+                                  chosen_icicle(ctx, res, st->model, timing, st->top)),
                         "--html");
     }
     if (st->json) {

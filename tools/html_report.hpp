@@ -170,8 +170,9 @@ function planPage(d) {
     `<dt>latency s p50 / p90 / p99</dt><dd>${fixed(r.latency_s.p50, 2)} / ${fixed(r.latency_s.p90, 2)} / ${fixed(r.latency_s.p99, 2)}</dd>` +
     (r.mode === "disaggregated" ? `<dt>KV hand-off per request</dt><dd>${fixed(r.transfer_ms, 3)} ms</dd>` : "") +
     `<dt>requests measured / finished</dt><dd>${r.measured} / ${r.finished}, ${r.iterations} iterations</dd></dl>` +
-    `<p class="note">A plan's rows hold request-level figures only, not the per-kernel tree. For the icicle of one ` +
-    `decode iteration like this deployment's: <code>${esc(eval_cmd)}</code></p>`;
+    `<p class="note">Below: one decode iteration of its ${r.mode === "disaggregated" ? "decode" : ""} worker at ` +
+    `batch ${r.batch}, KV ${kv} (hover a box for its time, share and coverage). The same as a page of its own: ` +
+    `<code>${esc(eval_cmd)}</code></p>`;
 }
 
 function evalPage(d) {
@@ -227,17 +228,19 @@ inline std::string html_page(std::string_view kind, std::string_view title, std:
 }  // namespace detail
 
 // `costdsl plan --html`: data is plan_json(...), header the text plan prints above its
-// tables, chart pareto_svg(...) (its frontier points carry their deployment as <title>).
+// tables, chart pareto_svg(...) (its frontier points carry their deployment as <title>),
+// icicle the chosen deployment's decode iteration (icicle_svg; empty: none meets the SLA).
 inline std::string plan_html(std::string_view title, std::string_view header, std::string_view chart,
-                             const nlohmann::json& data) {
+                             const nlohmann::json& data, std::string_view icicle = {}) {
   const std::string body = fmt::format(
       "<h1>{}</h1>\n<pre class=\"header\">{}</pre>\n"
       "<h2>Pareto frontier</h2>\n<p class=\"note\">Hover a point for its deployment.</p>\n"
       "<div id=\"chart\">{}</div>\n"
       "<h2>The chosen deployment: where a request's time goes</h2>\n<div id=\"best\"></div>\n"
+      "<div id=\"best-icicle\">{}</div>\n"
       "<h2>Every simulated deployment</h2>\n<p class=\"note\" id=\"rows-note\"></p>\n"
       "<table class=\"sortable\" id=\"rows\"><tbody></tbody></table>",
-      xml_escape(title), xml_escape(header), inline_svg(chart));
+      xml_escape(title), xml_escape(header), inline_svg(chart), icicle.empty() ? "" : inline_svg(icicle));
   return detail::html_page("plan", title, body, data);
 }
 

@@ -197,6 +197,10 @@ with tempfile.TemporaryDirectory() as d:
     check(all("tokens/s/GPU" in t for t in dom.points), f"plan: a frontier point lacks its hover text: {dom.points[:3]}")
     best = dom.by_id.get("best", "")
     check("first token" in best and "costdsl eval" in best, f"plan: the chosen deployment's section is empty: {best!r}")
+    # Its decode iteration as an icicle, inline: boxes whose hover text names the slots.
+    best_icicle = text.split('id="best-icicle"', 1)[-1].split("</div>", 1)[0] if 'id="best-icicle"' in text else ""
+    check("<svg" in best_icicle and best_icicle.count("<rect") > 10 and "attn" in best_icicle,
+          "plan: the chosen deployment's icicle is missing from its section")
     check(str(len(cands)) in dom.by_id.get("rows-note", ""), f"plan: the note lacks the count: {dom.by_id}")
 
     # eval: the slots table is --json's slots, the total shown, the icicle inline.
