@@ -102,6 +102,8 @@ std::vector<std::string> options_to_args(const char* options_json) {
     }
     if (flag.empty() || flag.front() == '-')
       throw costdsl::InputError(fmt::format("option '{}': a name is a long flag without its dashes", key));
+    if (flag == "help")
+      throw costdsl::InputError("option 'help': the options are the command line's; `costdsl <command> --help` lists them");
     flag = "--" + flag;
     if (value.is_null()) continue;
     if (value.is_boolean()) {

@@ -156,6 +156,8 @@ int main(void) {
                COSTDSL_ERROR_INPUT, "--isl is required", "simulate without --isl");
   CHECK(json == NULL, "a failed run sets *out_json to NULL");
   expect_error(costdsl_run_json("import", "{}", &json), COSTDSL_ERROR_INPUT, "command 'import'", "unknown command");
+  expect_error(costdsl_run_json("plan", "{\"help\": true}", &json), COSTDSL_ERROR_INPUT, "--help` lists them",
+               "help asked through the API");
   expect_error(costdsl_run_json(NULL, "{}", &json), COSTDSL_ERROR_NULL, "command is NULL", "NULL command");
   expect_error(costdsl_run_json("plan", NULL, &json), COSTDSL_ERROR_NULL, "options_json is NULL", "NULL options");
   expect_error(costdsl_run_json("plan", "{}", NULL), COSTDSL_ERROR_NULL, "out_json is NULL", "NULL out");
