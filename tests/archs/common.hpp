@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -63,6 +65,29 @@ inline const std::vector<Batch>& kv_parallel_batches() {
                                     Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{{1024, 128}, {0, 512}}, {4096}},
                                     Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{}};
   return b;
+}
+
+// The index of the slot at `path` in Tree (a test failure naming it when there is none).
+template <class Tree>
+std::size_t slot_at(std::string_view path) {
+  for (std::size_t i = 0; i < costdsl::n_slots<Tree>; ++i)
+    if (costdsl::slot_paths<Tree>[i] == path) return i;
+  FAIL("no slot " << path);
+  return 0;
+}
+
+// Two configs of one reflected type agree field by field (a preset against its shipped
+// config.json).
+template <class Config>
+bool same_fields(const Config& a, const Config& b) {
+  bool all = true;
+  costdsl::for_each_field(a, [&](std::string_view name, const auto& x) {
+    costdsl::for_each_field(b, [&](std::string_view other, const auto& y) {
+      if constexpr (std::is_same_v<decltype(x), decltype(y)>)
+        if (name == other && !(x == y)) all = false;
+    });
+  });
+  return all;
 }
 
 }  // namespace arch_test

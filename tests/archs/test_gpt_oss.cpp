@@ -19,14 +19,6 @@ using moe_test::Batches;
 using moe_test::roofline_h200;
 
 namespace {
-template <class Tree>
-std::size_t slot_index(std::string_view path) {
-  for (std::size_t i = 0; i < n_slots<Tree>; ++i)
-    if (slot_paths<Tree>[i] == path) return i;
-  FAIL("no slot " << path);
-  return 0;
-}
-
 GptOssConfig shipped(const char* name, std::uint32_t tp, std::uint32_t ep) {
   return GptOssConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
 }
@@ -83,14 +75,14 @@ TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form 
   // The experts read mxfp4 weights under bf16 activations; 128 / 8 = 16 experts per rank.
   const nlohmann::json j = to_json(make_manifest(st));
   using Tree = decltype(st);
-  const auto& experts = j["slots"][slot_index<Tree>("model.layer.full.moe.experts")];
+  const auto& experts = j["slots"][arch_test::slot_at<Tree>("model.layer.full.moe.experts")];
   CHECK(experts["config"]["num_experts"]["value"] == 16);
   CHECK(experts["config"]["top_k"]["value"] == 4);
   CHECK(experts["config"]["dtype"] == "bf16");
   CHECK(experts["config"]["weight_dtype"] == "mxfp4");
-  const auto& prefill = j["slots"][slot_index<Tree>("model.layer.sliding.dp.attn.prefill")];
+  const auto& prefill = j["slots"][arch_test::slot_at<Tree>("model.layer.sliding.dp.attn.prefill")];
   CHECK(prefill["config"]["window"] == 128);
-  CHECK(j["slots"][slot_index<Tree>("model.layer.full.dp.attn.prefill")]["config"]["window"] == 0);
+  CHECK(j["slots"][arch_test::slot_at<Tree>("model.layer.full.dp.attn.prefill")]["config"]["window"] == 0);
   // 20b: 24 layers, 32 experts; the same bitwise agreement at tp 2 / ep 8.
   const GptOss<Fixed<gpt_oss_20b.with_parallel(2, 8)>> s20;
   const GptOss<GptOssConfig> r20(shipped("gpt_oss_20b.json", 2, 8));
@@ -108,16 +100,16 @@ TEST_CASE("GptOss: a sliding layer's decode at 131072 KV costs what 128 KV costs
   const OneGroup long_kv({}, std::vector<std::uint32_t>(16, 131072)), window_kv({}, std::vector<std::uint32_t>(16, 128));
   evaluate(tree, a.inputs(long_kv.it()), at_128k);
   evaluate(tree, a.inputs(window_kv.it()), at_128);
-  const std::size_t sliding = slot_index<Tree>("model.layer.sliding.dp.attn.decode");
-  const std::size_t full = slot_index<Tree>("model.layer.full.dp.attn.decode");
+  const std::size_t sliding = arch_test::slot_at<Tree>("model.layer.sliding.dp.attn.decode");
+  const std::size_t full = arch_test::slot_at<Tree>("model.layer.full.dp.attn.decode");
   CHECK(at_128k[sliding] == at_128[sliding]);
   CHECK(at_128k[sliding].time_s > 0);
   CHECK(at_128k[full].time_s > 20 * at_128k[sliding].time_s);  // 1024x the KV: bandwidth against launch floors
   CHECK(at_128k[full].bytes > 900 * at_128k[sliding].bytes);  // 1024x the KV, the same q and o rows
   CHECK(at_128[full] == at_128[sliding]);  // within the window both layers read the same KV
   // Only attention reads the context: the other slots of the pair agree.
-  CHECK(at_128k[slot_index<Tree>("model.layer.sliding.moe.experts")] ==
-        at_128k[slot_index<Tree>("model.layer.full.moe.experts")]);
+  CHECK(at_128k[arch_test::slot_at<Tree>("model.layer.sliding.moe.experts")] ==
+        at_128k[arch_test::slot_at<Tree>("model.layer.full.moe.experts")]);
 }
 
 TEST_CASE("GptOss: a sliding layer's prefill attends to at most the window per query") {
@@ -134,8 +126,8 @@ TEST_CASE("GptOss: a sliding layer's prefill attends to at most the window per q
   // After 8192 tokens every query sees 128.
   const double sliding_pairs = (128 * 64 + 3968 * w) + 1024 * w;
   const double full_pairs = 4096.0 * 2048 + 1024.0 * (8192 + 512);
-  const Metrics sliding = row[slot_index<Tree>("model.layer.sliding.dp.attn.prefill")];
-  const Metrics full = row[slot_index<Tree>("model.layer.full.dp.attn.prefill")];
+  const Metrics sliding = row[arch_test::slot_at<Tree>("model.layer.sliding.dp.attn.prefill")];
+  const Metrics full = row[arch_test::slot_at<Tree>("model.layer.full.dp.attn.prefill")];
   CHECK(sliding.flops == doctest::Approx(4 * qo * hd * sliding_pairs));
   CHECK(full.flops == doctest::Approx(4 * qo * hd * full_pairs));
   CHECK(sliding.time_s < full.time_s / 2);

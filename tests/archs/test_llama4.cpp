@@ -25,14 +25,6 @@ const std::string llama4_keys = R"("model_type": "llama4_text", "hidden_size": 5
     "num_experts_per_tok": 1, "vocab_size": 202048, "num_hidden_layers": 48, "attention_chunk_size": 8192,
     "interleave_moe_layer_step": 1)";
 
-template <class Tree>
-std::size_t llama4_slot(std::string_view path) {
-  for (std::size_t i = 0; i < n_slots<Tree>; ++i)
-    if (slot_paths<Tree>[i] == path) return i;
-  FAIL("no slot " << path);
-  return 0;
-}
-
 }  // namespace
 
 TEST_CASE("Llama-4 config.json: shared expert as wide as the routed ones, the chunk, and what is not modelled") {
@@ -58,18 +50,8 @@ TEST_CASE("Llama-4 config.json: shared expert as wide as the routed ones, the ch
       1, 1);
   // The shipped config.json is the preset.
   const Llama4Config shipped = Llama4Config::from_hf(load_hf_config(default_data_dir() / "models" / "llama4_scout.json"), 1, 1);
-  const auto same = [](const Llama4Config& a, const Llama4Config& b) {
-    bool all = true;
-    for_each_field(a, [&](std::string_view name, const auto& x) {
-      for_each_field(b, [&](std::string_view other, const auto& y) {
-        if constexpr (std::is_same_v<decltype(x), decltype(y)>)
-          if (name == other && !(x == y)) all = false;
-      });
-    });
-    return all;
-  };
-  CHECK(same(shipped, llama4_scout));
-  CHECK(same(scout, llama4_scout));
+  CHECK(arch_test::same_fields(shipped, llama4_scout));
+  CHECK(arch_test::same_fields(scout, llama4_scout));
 }
 
 TEST_CASE("Llama-4: a quad of 3 chunked layers (one scaled subtree) and 1 global, a shared expert beside the routed") {
@@ -81,11 +63,11 @@ TEST_CASE("Llama-4: a quad of 3 chunked layers (one scaled subtree) and 1 global
   const Manifest m = make_manifest(st);
   const nlohmann::json j = to_json(m);
   // Both spans' attention, each run once; the shared expert's GEMMs beside the routed experts.
-  const std::size_t chunked_attn = llama4_slot<Tree>("model.layer.chunked.dp.attn.prefill");
-  const std::size_t full_attn = llama4_slot<Tree>("model.layer.full.dp.attn.prefill");
+  const std::size_t chunked_attn = arch_test::slot_at<Tree>("model.layer.chunked.dp.attn.prefill");
+  const std::size_t full_attn = arch_test::slot_at<Tree>("model.layer.full.dp.attn.prefill");
   CHECK(j["slots"][chunked_attn]["kind"] == "attn_prefill");
   CHECK(j["slots"][full_attn]["kind"] == "attn_prefill");
-  CHECK(j["slots"][llama4_slot<Tree>("model.layer.full.shared_expert.up_gate_proj")]["config"]["n"]["value"] ==
+  CHECK(j["slots"][arch_test::slot_at<Tree>("model.layer.full.shared_expert.up_gate_proj")]["config"]["n"]["value"] ==
         2 * 8192);
   bool scaled_by_3 = false;
   for (const FlatNode& n : m.tree.nodes()) scaled_by_3 |= n.kind == NodeKind::scale && n.param == 3;
@@ -99,14 +81,14 @@ TEST_CASE("Llama-4: a quad of 3 chunked layers (one scaled subtree) and 1 global
   DpDeal deal;
   std::array<Metrics, n_slots<Tree>> row{};
   evaluate(st, s.inputs(deal.deal({prefill, decode}, s.resolved().dp, {})), row);
-  const double chunked_decode = row[llama4_slot<Tree>("model.layer.chunked.dp.attn.decode")].time_s;
-  const double full_decode = row[llama4_slot<Tree>("model.layer.full.dp.attn.decode")].time_s;
+  const double chunked_decode = row[arch_test::slot_at<Tree>("model.layer.chunked.dp.attn.decode")].time_s;
+  const double full_decode = row[arch_test::slot_at<Tree>("model.layer.full.dp.attn.decode")].time_s;
   CHECK(chunked_decode > 0);
   CHECK(chunked_decode < full_decode);
   // 8192²/2 + 3808·8192 query-key pairs against 12000²/2.
   CHECK(row[chunked_attn].flops / row[full_attn].flops ==
         doctest::Approx((8192.0 * 8192 / 2 + 3808.0 * 8192) / (12000.0 * 12000 / 2)).epsilon(0.01));
-  CHECK(row[llama4_slot<Tree>("model.layer.full.shared_expert.down_proj")].time_s > 0);
+  CHECK(row[arch_test::slot_at<Tree>("model.layer.full.shared_expert.down_proj")].time_s > 0);
 
   // Both forms, and the DP laws every DP arch keeps.
   const auto totals = arch_test::check_feed_law(s, r, t, {prefill, decode}, ops::moe::Routing{0.8});

@@ -29,14 +29,6 @@ const std::string minimax_keys = R"("model_type": "minimax_m2", "hidden_size": 3
     "use_qk_norm": true, "qk_norm_type": "per_layer", "shared_intermediate_size": 0,
     "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]})";
 
-template <class Tree>
-std::size_t minimax_slot(std::string_view path) {
-  for (std::size_t i = 0; i < n_slots<Tree>; ++i)
-    if (slot_paths<Tree>[i] == path) return i;
-  FAIL("no slot " << path);
-  return 0;
-}
-
 }  // namespace
 
 TEST_CASE("MiniMax-M2 config.json: experts as num_local_experts of intermediate_size; what is not modelled is named") {
@@ -63,17 +55,7 @@ TEST_CASE("MiniMax-M2 config.json: experts as num_local_experts of intermediate_
                        DataError);
   // The shipped config.json is the preset.
   const MiniMaxM2Config shipped = minimax_shipped(1, 1);
-  const auto same = [](const MiniMaxM2Config& a, const MiniMaxM2Config& b) {
-    bool all = true;
-    for_each_field(a, [&](std::string_view name, const auto& x) {
-      for_each_field(b, [&](std::string_view other, const auto& y) {
-        if constexpr (std::is_same_v<decltype(x), decltype(y)>)
-          if (name == other && !(x == y)) all = false;
-      });
-    });
-    return all;
-  };
-  CHECK(same(shipped, minimax_m2_5));
+  CHECK(arch_test::same_fields(shipped, minimax_m2_5));
 }
 
 TEST_CASE("MiniMax-M2 at tp 4: one q/k norm over each token's whole projection slice, then a 2-fp32 all-reduce") {
@@ -84,18 +66,18 @@ TEST_CASE("MiniMax-M2 at tp 4: one q/k norm over each token's whole projection s
   using Qwen = decltype(Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>>().build(t));
   static_assert(n_slots<Tree> == n_slots<Qwen> + 1 && n_slots<Local> == n_slots<Qwen> - 1);
   // After the pre-attention slots (norms, rope: their order inside the block does not change its sum).
-  CHECK(std::string(slot_paths<Tree>[minimax_slot<Tree>("model.layer.dp.attn.rope") + 1]) ==
+  CHECK(std::string(slot_paths<Tree>[arch_test::slot_at<Tree>("model.layer.dp.attn.rope") + 1]) ==
         "model.layer.dp.attn.qk_norm_allreduce");
 
   const MiniMaxM2<Fixed<minimax_m2_5.with_parallel(4, 8)>> s;
   const MiniMaxM2<MiniMaxM2Config> r(minimax_m2_5.with_parallel(4, 8));
   const auto st = s.build(t);
   const nlohmann::json j = to_json(make_manifest(st));
-  const auto& q_norm = j["slots"][minimax_slot<Tree>("model.layer.dp.attn.q_norm")];
+  const auto& q_norm = j["slots"][arch_test::slot_at<Tree>("model.layer.dp.attn.q_norm")];
   CHECK(q_norm["config"]["hidden"]["value"] == 48 / 4 * 128);  // the rank's 12 heads at once
-  const auto& k_norm = j["slots"][minimax_slot<Tree>("model.layer.dp.attn.k_norm")];
+  const auto& k_norm = j["slots"][arch_test::slot_at<Tree>("model.layer.dp.attn.k_norm")];
   CHECK(k_norm["config"]["hidden"]["value"] == 8 / 4 * 128);
-  CHECK(j["slots"][minimax_slot<Tree>("model.layer.dp.attn.qk_norm_allreduce")]["config"]["num_gpus"]["value"] == 4);
+  CHECK(j["slots"][arch_test::slot_at<Tree>("model.layer.dp.attn.qk_norm_allreduce")]["config"]["num_gpus"]["value"] == 4);
 
   // 8 decodes and a 1000-token prefill on a 2-group deployment: each group's rows go through
   // one norm row each, and the all-reduce carries 8 bytes per row.
@@ -104,8 +86,8 @@ TEST_CASE("MiniMax-M2 at tp 4: one q/k norm over each token's whole projection s
   DpDeal deal;
   std::array<Metrics, n_slots<Tree>> row{};
   evaluate(st, s.inputs(deal.deal({prefill, decode}, s.resolved().dp, {})), row);
-  const double ar = row[minimax_slot<Tree>("model.layer.dp.attn.qk_norm_allreduce")].time_s;
-  const double tp_ar = row[minimax_slot<Tree>("model.layer.dp.attn.tp_allreduce")].time_s;
+  const double ar = row[arch_test::slot_at<Tree>("model.layer.dp.attn.qk_norm_allreduce")].time_s;
+  const double tp_ar = row[arch_test::slot_at<Tree>("model.layer.dp.attn.tp_allreduce")].time_s;
   CHECK(ar > 0);
   CHECK(ar < tp_ar);  // 8 bytes a row against the hidden-wide partial sums
 
