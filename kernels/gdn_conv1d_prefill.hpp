@@ -23,7 +23,7 @@
 
 namespace costdsl::kernels {
 
-struct GdnConv1dPrefill {
+struct GdnConv1dPrefill : detail::SequenceAxes {
   static constexpr std::string_view kind = "gdn_conv1d_prefill";
   static constexpr Family family = Family::memory;
 
@@ -31,23 +31,11 @@ struct GdnConv1dPrefill {
     COSTDSL_FIELDS((Dtype, dtype), (Dim, num_k_heads), (Dim, head_k_dim), (Dim, num_v_heads), (Dim, head_v_dim),
                    (Dim, d_conv));
   };
-  struct Input {
-    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, seq_len));
-  };
-  static constexpr std::array<std::string_view, 2> axes{"batch", "seq_len"};
+  // Input, axes, point, input_at, off-grid and axis rules, idle, tokens: SequenceAxes.
 
   static detail::GdnHeads heads(const Config& c) {
     return detail::GdnHeads::of(c);
   }
-
-  static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.seq_len)}; }
-  static Input input_at(const Config&, const std::array<double, 2>& at) {
-    return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
-  }
-  // The work is batch · seq_len: off the grid both axes scale it.
-  static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
-  // Sequences and tokens add up: interpolate linearly (see Kernel::fit).
-  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
   // The launch is channel-parallel and its time follows conv_dim: a layout no table holds
   // answers from the nearest conv_dim of the same dtype and width.
   static double transfer_distance(const Config& a, const Config& b) {
@@ -55,8 +43,6 @@ struct GdnConv1dPrefill {
     return std::abs(std::log2(heads(a).conv_dim() / heads(b).conv_dim()));
   }
 
-  static bool idle(const Input& in) { return in.batch == 0 || in.seq_len == 0; }
-  static double tokens(const Input& in) { return double(in.batch) * double(in.seq_len); }
 
   // Per output element: d_conv multiply-adds (2·d_conv) and SiLU x / (1 + exp(−x)): exp,
   // add, divide = 3.

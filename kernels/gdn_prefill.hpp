@@ -30,17 +30,14 @@
 
 namespace costdsl::kernels {
 
-struct GdnPrefill {
+struct GdnPrefill : detail::SequenceAxes {
   static constexpr std::string_view kind = "gdn_prefill";
   static constexpr Family family = Family::attention;
 
   struct Config {
     COSTDSL_FIELDS((Dtype, dtype), (Dim, num_k_heads), (Dim, head_k_dim), (Dim, num_v_heads), (Dim, head_v_dim));
   };
-  struct Input {
-    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, seq_len));
-  };
-  static constexpr std::array<std::string_view, 2> axes{"batch", "seq_len"};
+  // Input, axes, point, input_at, off-grid and axis rules, idle, tokens: SequenceAxes.
 
   // FLA's chunk length, the launches of its pipeline (see the file comment), and the
   // head_v_dim block one program of the recurrence carries (FLA's BV).
@@ -54,14 +51,6 @@ struct GdnPrefill {
     return detail::GdnHeads::of(c);
   }
 
-  static std::array<double, 2> point(const Config&, const Input& in) { return {double(in.batch), double(in.seq_len)}; }
-  static Input input_at(const Config&, const std::array<double, 2>& at) {
-    return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
-  }
-  // The work is batch · seq_len (linear in the sequence): off the grid both axes scale it.
-  static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
-  // Sequences and tokens add up: interpolate linearly (see Kernel::fit).
-  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
   // A layout no table holds answers from the nearest measured one of its dtype, scaled by
   // the roofline (Kernel: SCALED).
   static double transfer_distance(const Config& a, const Config& b) {
@@ -69,7 +58,6 @@ struct GdnPrefill {
     return detail::GdnHeads::distance(heads(a), heads(b));
   }
 
-  static bool idle(const Input& in) { return in.batch == 0 || in.seq_len == 0; }
 
   // Flops of one chunk of n tokens for one v head (dk = head_k_dim, dv = head_v_dim; a
   // multiply-add is 2):

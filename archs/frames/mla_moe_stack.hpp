@@ -83,11 +83,7 @@ struct MlaMoeConfig {
                  (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
                  (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
                  (Dtype, gemm_dtype), (Dtype, expert_dtype), (bool, hop_b));
-  // Experts split both ways (EP experts, one attention group): each expert's intermediate
-  // width split moe_tp ways inside groups of moe_tp of the ep GPUs, ep / moe_tp groups
-  // holding the experts (worklets/moe_expert_ep.hpp). A deployment setting, not the shape:
-  // left out of the reflected fields, 1 unless set.
-  std::uint32_t moe_tp = 1;
+  std::uint32_t moe_tp = 1;  // experts split both ways: as MoeConfig::moe_tp (frames/moe_stack.hpp)
 
   // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
   // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,

@@ -3,6 +3,7 @@
 // gdn_conv1d_decode, gdn_prefill, gdn_decode): num_k_heads query/key heads of head_k_dim,
 // num_v_heads value heads of head_v_dim, each k head shared by num_v_heads / num_k_heads v
 // heads (GVA). Each v head owns a recurrent state of head_k_dim × head_v_dim.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
@@ -11,6 +12,8 @@
 #include "costdsl/detail/str.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
+#include "costdsl/kernel_def.hpp"
 
 namespace costdsl::kernels::detail {
 
@@ -79,5 +82,27 @@ std::vector<Input> gdn_decode_sweep() {
   for (std::uint64_t b = 1; b <= 1024; b *= 2) grid.push_back({b});
   return grid;
 }
+
+// The input of the GDN kinds that run whole sequences (gdn_conv1d_prefill, gdn_prefill):
+// batch sequences of seq_len tokens each. Their work is batch · seq_len, so off the grid
+// both axes scale it and inside it both interpolate linearly (see Kernel::fit).
+struct SequenceAxes {
+  struct Input {
+    COSTDSL_FIELDS((std::uint64_t, batch), (std::uint64_t, seq_len));
+  };
+  static constexpr std::array<std::string_view, 2> axes{"batch", "seq_len"};
+  template <class Config>
+  static std::array<double, 2> point(const Config&, const Input& in) {
+    return {double(in.batch), double(in.seq_len)};
+  }
+  template <class Config>
+  static Input input_at(const Config&, const std::array<double, 2>& at) {
+    return {costdsl::detail::count_at(at[0]), costdsl::detail::count_at(at[1])};
+  }
+  static constexpr interp::OffGrid off_grid = interp::OffGrid::product;
+  static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};
+  static bool idle(const Input& in) { return in.batch == 0 || in.seq_len == 0; }
+  static double tokens(const Input& in) { return double(in.batch) * double(in.seq_len); }
+};
 
 }  // namespace costdsl::kernels::detail
