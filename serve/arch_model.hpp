@@ -2,7 +2,9 @@
 // ArchModel: any costdsl arch (static Fixed<cfg> or run-time form; dense, or DP-attention
 // MoE) as an IterationModel. The tree is built once; each iteration only evaluates it,
 // through an archs::BatchFeed (dense archs take the batch whole, DP archs get it dealt
-// over their groups), so once warm an iteration allocates nothing.
+// over their groups), so once warm an iteration allocates nothing. A Reevaluator keeps
+// the leaves whose input the last iteration already had (the GEMMs of a full token
+// budget, everything but attention in a decode stretch): the time is evaluate()'s.
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/evaluate.hpp"
+#include "costdsl/reevaluator.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/serve/detail/arch_facts.hpp"
@@ -36,7 +39,7 @@ class ArchModel {
   ArchModel& operator=(const ArchModel&) = delete;
 
   double iteration_s(const ops::AttentionBatch& batch) {
-    const double t = evaluate(tree_, feed_(arch_, batch, routing_)).time_s;
+    const double t = again_(tree_, feed_(arch_, batch, routing_)).time_s;
     if (!(t >= 0) || !std::isfinite(t))
       throw Error("ArchModel: an iteration evaluated to " + std::to_string(t) + " s (" +
                   std::to_string(batch.prefill.size()) + " prefill chunks, " + std::to_string(batch.decode_kv.size()) +
@@ -59,6 +62,10 @@ class ArchModel {
   Tree tree_;
   archs::BatchFeed feed_;
   ops::moe::Routing routing_;
+  using Ins = decltype(std::declval<archs::BatchFeed&>()(std::declval<const Arch&>(),
+                                                          std::declval<const ops::AttentionBatch&>(),
+                                                          std::declval<ops::moe::Routing>()));
+  Reevaluator<Tree, Ins> again_;
 };
 
 }  // namespace costdsl::serve

@@ -20,6 +20,7 @@
 #include "costdsl/parallel.hpp"
 #include "costdsl/quantities.hpp"
 #include "costdsl/rank_runs.hpp"
+#include "costdsl/reevaluator.hpp"
 #include "costdsl/scale.hpp"
 #include "costdsl/slots.hpp"
 #include "costdsl/static_value.hpp"
