@@ -44,7 +44,8 @@ SimResult simulate(Model& model, std::span<const Request> reqs, const ServerConf
 
   const auto wall0 = std::chrono::steady_clock::now();
   while (worker.next_event_s() < std::numeric_limits<double>::infinity()) {
-    const StepEvents ev = worker.step();
+    // Every arrival is queued up front: nothing from outside can cut a decode stretch short.
+    const StepEvents ev = worker.step(std::numeric_limits<double>::infinity());
     for (const std::uint32_t id : ev.admitted) queue.push_back(ev.start_s - reqs[id].arrival_s);
     for (const std::uint32_t id : ev.first_tokens) {
       first_token_s[id] = ev.end_s;

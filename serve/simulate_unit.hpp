@@ -99,11 +99,14 @@ class UnitRecorder {
     if (load_.kind == Load::Kind::closed && issued_ < load_.total()) issue(t, send);
   }
 
-  // An iteration ended at t with `tokens` output tokens.
-  void iteration(double t, std::uint32_t tokens) {
-    if (t >= window_start_ && t <= window_end_) window_tokens_ += tokens;
-    last_s_ = std::max(last_s_, t);
-    all_tokens_ += tokens;
+  // A step's iterations, each ending at its time with an equal share of the tokens.
+  void iterations(const StepEvents& ev) {
+    const std::uint32_t tokens = ev.output_tokens / ev.iterations;
+    for (const double t : ev.iteration_ends) {
+      if (t >= window_start_ && t <= window_end_) window_tokens_ += tokens;
+      last_s_ = std::max(last_s_, t);
+      all_tokens_ += tokens;
+    }
   }
 
   bool all_done() const noexcept { return finished_ == load_.total(); }
@@ -171,9 +174,11 @@ UnitResult simulate_aggregated(Model& model, const WorkerSetup& setup, const Loa
     if (!(worker.next_event_s() < std::numeric_limits<double>::infinity()))
       throw InputError("aggregated unit: requests were rejected (each needs more KV than the worker's " +
                        std::to_string(setup.kv_tokens) + " tokens)");
-    const StepEvents ev = worker.step();
+    // Its only outside events are the clients' next requests, sent at a finish, which ends a
+    // decode stretch anyway.
+    const StepEvents ev = worker.step(std::numeric_limits<double>::infinity());
     if (!ev.iteration) continue;
-    rec.iteration(ev.end_s, ev.output_tokens);
+    rec.iterations(ev);
     for (const std::uint32_t id : ev.first_tokens) rec.first_token(id, ev.end_s);
     for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
   }
@@ -207,22 +212,30 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
   std::uint64_t iterations = 0;
   while (!rec.all_done() && !rec.certain_miss()) {
     // The worker with the earliest next event; ties go to prefill workers, then by index.
-    double best = std::numeric_limits<double>::infinity();
+    // The next-earliest is its horizon: a decode stretch stops before any other worker's
+    // next step, which could hand it a request.
+    double best = std::numeric_limits<double>::infinity(), horizon = best;
     std::size_t which = 0;
     bool is_prefill = true;
-    for (std::size_t i = 0; i < p.size(); ++i)
-      if (const double t = p[i].next_event_s(); t < best) best = t, which = i, is_prefill = true;
-    for (std::size_t i = 0; i < d.size(); ++i)
-      if (const double t = d[i].next_event_s(); t < best) best = t, which = i, is_prefill = false;
+    const auto consider = [&](double t, std::size_t i, bool prefill) {
+      if (t < best) {
+        horizon = best;
+        best = t, which = i, is_prefill = prefill;
+      } else {
+        horizon = std::min(horizon, t);
+      }
+    };
+    for (std::size_t i = 0; i < p.size(); ++i) consider(p[i].next_event_s(), i, true);
+    for (std::size_t i = 0; i < d.size(); ++i) consider(d[i].next_event_s(), i, false);
     if (!(best < std::numeric_limits<double>::infinity()))
       throw InputError("disaggregated unit: requests were rejected (each needs more KV than a worker holds: prefill " +
                        std::to_string(prefill.kv_tokens) + ", decode " + std::to_string(decode.kv_tokens) +
                        " tokens)");
     if (is_prefill) {
-      const StepEvents ev = p[which].step();
+      const StepEvents ev = p[which].step(horizon);
       if (!ev.iteration) continue;
-      ++iterations;
-      rec.iteration(ev.end_s, ev.output_tokens);
+      iterations += ev.iterations;
+      rec.iterations(ev);
       for (const std::uint32_t id : ev.finished) {  // handed on: the KV crosses to a decode worker
         const double start = std::max(ev.end_s, link_free_s[which]);
         link_free_s[which] = start + transfer_s;
@@ -230,12 +243,12 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
         next_d = next_d + 1 == decode_workers ? 0 : next_d + 1;
       }
     } else {
-      const StepEvents ev = d[which].step();
+      const StepEvents ev = d[which].step(horizon);
       if (!ev.iteration) continue;
-      ++iterations;
+      iterations += ev.iterations;
       // Taken into the batch: the first token reaches the client as this iteration starts.
       for (const std::uint32_t id : ev.admitted) rec.first_token(id, ev.start_s);
-      rec.iteration(ev.end_s, ev.output_tokens);
+      rec.iterations(ev);
       for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
     }
   }

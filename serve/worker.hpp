@@ -24,6 +24,16 @@
 //
 // Nothing in step() allocates once the buffers have grown to the batch cap (they are
 // reserved up front), and nothing sorts: arrivals are inserted in order when they come.
+//
+// Decode stretches: between events, consecutive iterations differ only in every decoder's
+// KV length growing by one. step(horizon_s) runs such a stretch in one call: after an
+// iteration of decodes only (every decoder in the batch, nothing prefilling, no first
+// token out, none finished), it goes on with the next iterations while each starts
+// before horizon_s (the caller's next outside event: another worker's step, which may
+// hand this one a request) and before the next queued request could be admitted, up to
+// and including the iteration in which the first decoders finish. Each iteration is the
+// model's time of its own batch and the clock adds them one by one, so every figure is
+// stepping's, bit for bit; what is saved is the bookkeeping between iterations.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -59,7 +69,9 @@ struct WorkerStats {
 struct StepEvents {
   bool iteration = false;
   double start_s = 0, end_s = 0;
-  std::uint32_t output_tokens = 0;           // tokens this iteration produced
+  std::uint32_t iterations = 0;              // 1, or a decode stretch's length
+  std::span<const double> iteration_ends;    // when each iteration ended (the last: end_s)
+  std::uint32_t output_tokens = 0;           // tokens produced (a stretch: as many by each iteration)
   std::span<const std::uint32_t> admitted;   // admitted at start_s
   std::span<const std::uint32_t> rejected;   // larger than the whole cache: dropped at start_s
   std::span<const std::uint32_t> first_tokens;  // first token out at end_s
@@ -131,7 +143,8 @@ class Worker {
     return std::numeric_limits<double>::infinity();
   }
 
-  StepEvents step() {
+  // One iteration; with a horizon, a decode stretch it begins runs on (see the top).
+  StepEvents step(double horizon_s = -std::numeric_limits<double>::infinity()) {
     admitted_.clear();
     rejected_.clear();
     first_.clear();
@@ -170,24 +183,11 @@ class Worker {
       budget -= p.chunk;
     }
 
-    std::span<const std::uint32_t> decode_kv(dec_kv_.data(), decodes);
-    const std::vector<std::uint32_t>& graphs = cfg_.cuda_graph_batches;
-    if (chunks_.empty() && decodes > 0 && !graphs.empty() && decodes <= graphs.back()) {
-      const std::uint32_t padded = *std::lower_bound(graphs.begin(), graphs.end(), decodes);
-      if (padded > decodes) {  // the captured graph's rows: the batch, then dummy requests
-        padded_kv_.assign(dec_kv_.begin(), dec_kv_.begin() + static_cast<std::ptrdiff_t>(decodes));
-        padded_kv_.resize(padded, 1);
-        decode_kv = padded_kv_;
-      }
-    }
-    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
     ev.iteration = true;
     ev.start_s = clock_;
-    clock_ += dt;
-    ev.end_s = clock_;
-    stats_.busy_s += dt;
-    ++stats_.iterations;
-    stats_.batch_tokens += cfg_.max_batch_tokens - budget;
+    run_iteration(decodes, cfg_.max_batch_tokens - budget);
+    ends_.clear();
+    ends_.push_back(clock_);
     stats_.batch_peak = std::max(stats_.batch_peak, static_cast<std::uint32_t>(running()));
 
     // Apply the iteration. Each decode writes the previous token's K/V row and yields a
@@ -205,6 +205,9 @@ class Worker {
     }
     used_ += decodes;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
+    if (ended == 0 && chunked == 0 && prefilling_.empty() && decodes == dec_kv_.size() && first_.empty() &&
+        lagged_.empty() && clock_ < horizon_s)
+      out += stretch(decodes, horizon_s, ended);
     // Every chunked prompt but the last got all it had left: the finished ones are a prefix.
     std::size_t prompts_done = 0;
     for (std::size_t i = 0; i < chunked; ++i) {
@@ -222,6 +225,9 @@ class Worker {
     }
     stats_.output_tokens += out;
     ev.output_tokens = out;
+    ev.iterations = static_cast<std::uint32_t>(ends_.size());
+    ev.iteration_ends = ends_;
+    ev.end_s = clock_;
     stats_.kv_used_peak = std::max(stats_.kv_used_peak, used_);
     stats_.kv_reserved_peak = std::max(stats_.kv_reserved_peak, reserved_);
     retire(ended, prompts_done);
@@ -259,6 +265,63 @@ class Worker {
     std::uint32_t id;
     double at_s;
   };
+
+  // The model's time of the batch as it stands (the first `decodes` decoders and chunks_),
+  // a decode-only one padded to the next captured CUDA graph; the clock moves on.
+  void run_iteration(std::size_t decodes, std::uint32_t tokens) {
+    std::span<const std::uint32_t> decode_kv(dec_kv_.data(), decodes);
+    const std::vector<std::uint32_t>& graphs = cfg_.cuda_graph_batches;
+    if (chunks_.empty() && decodes > 0 && !graphs.empty() && decodes <= graphs.back()) {
+      const std::uint32_t padded = *std::lower_bound(graphs.begin(), graphs.end(), decodes);
+      if (padded > decodes) {  // the captured graph's rows: the batch, then dummy requests
+        padded_kv_.assign(dec_kv_.begin(), dec_kv_.begin() + static_cast<std::ptrdiff_t>(decodes));
+        padded_kv_.resize(padded, 1);
+        decode_kv = padded_kv_;
+      }
+    }
+    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    clock_ += dt;
+    stats_.busy_s += dt;
+    ++stats_.iterations;
+    stats_.batch_tokens += tokens;
+  }
+
+  // The rest of a decode stretch whose first iteration just ran (every decoder in it, none
+  // finished, no chunk, no first token): iterations while each starts before horizon_s
+  // and before the queue's head could be admitted, the last the one in which the first
+  // decoders finish. Returns the tokens they produced and sets `ended` as step()'s
+  // single iteration would have after the last of them.
+  std::uint32_t stretch(std::size_t decodes, double horizon_s, std::uint32_t& ended) {
+    std::uint32_t* left = dec_left_.data();
+    std::uint32_t* kv = dec_kv_.data();
+    std::uint32_t fewest = ~std::uint32_t{0};  // iterations until the first decoders finish
+    costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
+    const double until = std::min(horizon_s, next_admission_s());
+    std::uint32_t more = 0;
+    while (more < fewest && clock_ < until) {
+      run_iteration(decodes, static_cast<std::uint32_t>(decodes));
+      ends_.push_back(clock_);
+      costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { ++kv[i]; });
+      used_ += decodes;
+      ++more;
+    }
+    if (more > 0)
+      costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) {
+        left[i] -= more;
+        ended += left[i] == 0 ? 1 : 0;
+      });
+    return static_cast<std::uint32_t>(decodes) * more;
+  }
+
+  // When admit() would next take (or reject) the queue's head, its running set and cache
+  // as they stand: never while the batch is full or the head waits for room (only a
+  // finish frees either).
+  double next_admission_s() const noexcept {
+    if (head_ == queue_.size() || running() >= cfg_.max_seqs) return std::numeric_limits<double>::infinity();
+    const std::uint64_t need = footprint(reqs_[queue_[head_].id]);
+    if (need <= capacity_ && reserved_ + need > capacity_) return std::numeric_limits<double>::infinity();
+    return queue_[head_].at_s;
+  }
 
   // Admit in arrival order while the whole footprint fits; a request that would not fit
   // blocks those behind it (FCFS, no skipping), one larger than the cache is rejected.
@@ -368,6 +431,7 @@ class Worker {
   std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<std::uint32_t> padded_kv_;                   // a decode batch padded to a CUDA graph
+  std::vector<double> ends_;                               // the last step's iteration ends
   std::vector<Queued> queue_;
   std::size_t head_ = 0;
   std::vector<ops::PrefillChunk> chunks_;

@@ -350,6 +350,147 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   CHECK(padded > 100);        // decode batches run at a captured CUDA-graph size
 }
 
+TEST_CASE("a decode stretch run in one step is the iterations stepped one by one, bit for bit") {
+  // Two workers on one workload: `one` steps an iteration at a time, `fast` with a horizon
+  // (the next outside arrival, or sooner at random). Each of fast's steps must be as many
+  // of one's: the same batches, ends and stats, the events on the last of them only.
+  std::mt19937_64 rng(20261205);
+  auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
+  std::uint64_t stretches = 0, stretched_iterations = 0, cut_by_horizon = 0, padded = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto role = trial % 4 == 3 ? serve::Role::decode : serve::Role::aggregated;
+    serve::ServerConfig cfg;
+    cfg.max_batch_tokens = pick(8, 600);
+    cfg.max_seqs = pick(1, 48);
+    cfg.kv_block = pick(1, 32);
+    cfg.batching = pick(0, 1) == 0 ? serve::Batching::mixed : serve::Batching::prefill_first;
+    cfg.chunked_prefill = pick(0, 2) != 0;
+    cfg.lagged_first_token = pick(0, 1) == 1;
+    if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
+    std::vector<serve::Request> reqs(pick(1, 80));
+    double t = 0;
+    for (serve::Request& q : reqs) {
+      t += pick(0, 3) == 0 ? std::uniform_real_distribution<double>(0, 0.05)(rng) : 0.0;  // bursts, as clients start
+      q.arrival_s = t;
+      q.input_tokens = pick(1, cfg.chunked_prefill ? 500 : std::min<std::uint32_t>(500, cfg.max_batch_tokens));
+      q.output_tokens = pick(2, 300);
+    }
+    const std::uint64_t capacity = pick(600, 20000);
+    RecordingModel one_model, fast_model;
+    serve::Worker<RecordingModel> one(one_model, reqs, cfg, capacity, role, reqs.size());
+    serve::Worker<RecordingModel> fast(fast_model, reqs, cfg, capacity, role, reqs.size());
+    std::size_t next = 0;
+    while (next < reqs.size() || fast.next_event_s() < std::numeric_limits<double>::infinity()) {
+      REQUIRE(fast.next_event_s() == one.next_event_s());
+      const double now = fast.next_event_s();
+      if (next < reqs.size() && reqs[next].arrival_s <= now) {
+        fast.arrive(static_cast<std::uint32_t>(next), reqs[next].arrival_s);
+        one.arrive(static_cast<std::uint32_t>(next), reqs[next].arrival_s);
+        ++next;
+        continue;
+      }
+      double horizon = next < reqs.size() ? reqs[next].arrival_s : std::numeric_limits<double>::infinity();
+      if (pick(0, 4) == 0) horizon = std::min(horizon, now + pick(0, 40) * 1e-3);
+      const serve::StepEvents got = fast.step(horizon);
+      CAPTURE(trial);
+      REQUIRE(got.iterations == got.iteration_ends.size());
+      std::uint32_t tokens = 0;
+      for (std::uint32_t i = 0; i < got.iterations; ++i) {
+        const serve::StepEvents want = one.step();
+        REQUIRE(want.iteration);
+        REQUIRE(want.iteration_ends.size() == 1);
+        if (i == 0) REQUIRE(want.start_s == got.start_s);
+        REQUIRE(want.end_s == got.iteration_ends[i]);
+        tokens += want.output_tokens;
+        const bool last = i + 1 == got.iterations;
+        if (!last) {  // nothing happens inside a stretch but tokens
+          REQUIRE(want.first_tokens.empty());
+          REQUIRE(want.finished.empty());
+        } else {
+          REQUIRE(same_ids(std::vector<std::uint32_t>(want.first_tokens.begin(), want.first_tokens.end()), got.first_tokens));
+          REQUIRE(same_ids(std::vector<std::uint32_t>(want.finished.begin(), want.finished.end()), got.finished));
+        }
+        if (i == 0) {  // admissions only as the step begins
+          REQUIRE(same_ids(std::vector<std::uint32_t>(want.admitted.begin(), want.admitted.end()), got.admitted));
+          REQUIRE(same_ids(std::vector<std::uint32_t>(want.rejected.begin(), want.rejected.end()), got.rejected));
+        } else {
+          REQUIRE(want.admitted.empty());
+          REQUIRE(want.rejected.empty());
+        }
+      }
+      if (!got.iteration) REQUIRE_FALSE(one.step().iteration);
+      REQUIRE(tokens == got.output_tokens);
+      REQUIRE(got.end_s == fast.clock_s());
+      if (got.iterations > 1) {
+        ++stretches;
+        stretched_iterations += got.iterations;
+        cut_by_horizon += got.finished.empty() && fast.clock_s() >= horizon;
+        padded += !fast_model.decode_kv.back().empty() && fast_model.decode_kv.back().back() == 1;
+      }
+    }
+    REQUIRE(fast_model.decode_kv == one_model.decode_kv);
+    REQUIRE(fast_model.prefill.size() == one_model.prefill.size());
+    const serve::WorkerStats& a = fast.stats();
+    const serve::WorkerStats& b = one.stats();
+    CHECK(a.iterations == b.iterations);
+    CHECK(a.busy_s == b.busy_s);  // added in the same order: the same bits
+    CHECK(a.output_tokens == b.output_tokens);
+    CHECK(a.batch_tokens == b.batch_tokens);
+    CHECK(a.kv_used_peak == b.kv_used_peak);
+    CHECK(a.kv_reserved_peak == b.kv_reserved_peak);
+    CHECK(a.batch_peak == b.batch_peak);
+  }
+  // The workloads reached long stretches, stretches cut at the horizon, and padded batches.
+  CHECK(stretches > 300);
+  CHECK(stretched_iterations > 20 * stretches);
+  CHECK(cut_by_horizon > 20);
+  CHECK(padded > 20);
+}
+
+TEST_CASE("a simulated unit with decode stretches is the unit stepped one iteration at a time") {
+  // The figures of simulate_aggregated / simulate_disaggregated are stepping's (the test above
+  // drives the worker); here the same closed-loop load through the arch model and the plain
+  // stepping loop of the reference test gives the same TTFT and TPOT percentiles.
+  serve::ArchModel model(Arch{}, timing());
+  serve::ServerConfig cfg;
+  cfg.max_seqs = 16;
+  serve::Load load;
+  load.kind = serve::Load::Kind::closed;
+  load.clients = 16;
+  load.warmup = 0;
+  load.measured = 48;
+  load.input_tokens = 700;
+  load.output_tokens = 150;
+  const serve::UnitResult r = serve::simulate_aggregated(model, {cfg, 200000}, load);
+  // The same load stepped by hand.
+  std::vector<serve::Request> reqs(load.total());
+  for (serve::Request& q : reqs) q.input_tokens = load.input_tokens, q.output_tokens = load.output_tokens;
+  serve::Worker<decltype(model)> w(model, reqs, cfg, 200000, serve::Role::aggregated, reqs.size());
+  std::uint32_t issued = 0;
+  for (; issued < load.clients; ++issued) w.arrive(issued, 0.0);
+  std::vector<double> first(reqs.size()), arrival(reqs.size(), 0.0), ttft, tpot;
+  std::uint64_t iterations = 0;
+  std::uint32_t done = 0;
+  while (done < reqs.size()) {
+    const serve::StepEvents ev = w.step();
+    if (!ev.iteration) continue;
+    ++iterations;
+    for (const std::uint32_t id : ev.first_tokens) first[id] = ev.end_s, ttft.push_back(ev.end_s - arrival[id]);
+    for (const std::uint32_t id : ev.finished) {
+      ++done;
+      tpot.push_back((ev.end_s - first[id]) / (load.output_tokens - 1));
+      if (issued < reqs.size()) arrival[issued] = ev.end_s, w.arrive(issued++, ev.end_s);
+    }
+  }
+  CHECK(r.iterations == iterations);
+  const serve::Percentiles want_ttft = serve::Percentiles::of(ttft), want_tpot = serve::Percentiles::of(tpot);
+  CHECK(r.ttft_s.p50 == want_ttft.p50);
+  CHECK(r.ttft_s.mean == want_ttft.mean);
+  CHECK(r.tpot_s.p90 == want_tpot.p90);
+  CHECK(r.tpot_s.mean == want_tpot.mean);
+  CHECK(iterations > 2 * load.output_tokens);  // rounds of decode stretches, run as such
+}
+
 TEST_CASE("a small KV cache queues admissions but never overflows, and every request finishes") {
   const Arch arch;
   const auto reqs = poisson_requests(300, 1000);
