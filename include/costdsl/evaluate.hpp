@@ -187,22 +187,21 @@ struct RankRows {
   Metrics* operator[](std::size_t i) noexcept { return std::launder(reinterpret_cast<Metrics*>(storage)) + i * N; }
 };
 
-// A Fanout: every rank through the child, then one row of the slowest rank's times
-// with all ranks' work, folded like any other row (so the manifest's Max over one
-// child re-aggregates it exactly). A run of identical ranks is evaluated once; its
-// work is still added once per rank, in rank order, so the result is the expanded one.
-template <std::size_t Offset, Pass P, Quantities Q, class Node, class R>
-Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
+// A Fanout's fold: every run of ranks through the child (eval_run(r, keep, rank_row):
+// run r's total, its slot row in rank_row, never written over `keep`, the slowest row so
+// far), then one row of the slowest rank's times with all ranks' work, folded like any
+// other row (so the manifest's Max over one child re-aggregates it exactly). A run's work
+// is still added once per rank, in rank order, so the result is the expanded list's.
+template <std::size_t Offset, Pass P, Quantities Q, class Node, class R, class EvalRun>
+Metrics fold_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row, EvalRun&& eval_run) {
   constexpr std::size_t n = n_slots<decltype(node.child)>;
   check_rank_count(node.ranks, ranks.ranks());
-  RankRows<n> rows;
   std::array<Metrics, n> merged{};
-  constexpr std::size_t none = 2;
-  std::size_t current = 0, slowest = none;
+  const Metrics* slow = nullptr;
   double slowest_time = -1;
   for (std::size_t r = 0; r < ranks.lists.size(); ++r) {
-    const Metrics* rank_row = rows[current];
-    const Metrics t = eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], rows[current]);
+    const Metrics* rank_row = nullptr;
+    const Metrics t = eval_run(r, slow, rank_row);
     // As accumulate_max once per rank of the run: the max and the coverage are the same
     // each time, the work is added once per rank (in that order: bitwise the expanded list).
     const std::uint32_t run = ranks.count(r);
@@ -218,20 +217,29 @@ Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
       }
     if (t.time_s > slowest_time) {
       slowest_time = t.time_s;
-      slowest = current;
-      current = 1 - current;
+      slow = rank_row;
     }
   }
-  if (slowest != none) {
-    const Metrics* slow = rows[slowest];
+  if (slow != nullptr)
     for (std::size_t i = 0; i < n; ++i) {
       merged[i].time_s = slow[i].time_s;
       merged[i].backend = slow[i].backend;
     }
-  }
   if constexpr (P == Pass::row)
     for (std::size_t i = 0; i < n; ++i) row[Offset + i] = merged[i];
   return eval_node<0, 0, Pass::replay, Q>(node, Inputs<>{}, merged.data());
+}
+
+// A Fanout evaluated afresh: each run into whichever of two scratch rows does not hold
+// the slowest rank so far (swapped by index instead of copied).
+template <std::size_t Offset, Pass P, Quantities Q, class Node, class R>
+Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
+  RankRows<n_slots<decltype(node.child)>> rows;
+  return fold_fanout<Offset, P, Q>(node, ranks, row, [&](std::size_t r, const Metrics* keep, const Metrics*& rank_row) {
+    Metrics* into = keep == rows[0] ? rows[1] : rows[0];
+    rank_row = into;
+    return eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], into);
+  });
 }
 
 template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>

@@ -13,14 +13,21 @@
 // last call's has last call's metrics.
 //
 // Only inputs that are values are compared: numbers, enums and reflected structs of them
-// (the kernels' Inputs). An input that refers to memory (a span of prefill chunks, a
-// rank list) may name other data at the same address next call, so its leaf is evaluated
-// every call, as is every leaf under a Fanout (its ranks share the child's slots). The
-// fold over the slots (Pass::replay) is evaluate()'s own, so the total is evaluate()'s.
+// (the kernels' Inputs). An input that refers to memory (a span of prefill chunks) may
+// name other data at the same address next call, so its leaf is evaluated every call.
+// Under a Fanout (DP attention groups) the ranks share the child's slots: each run of
+// ranks keeps its own inputs and rows, by its index in the run list, so a group whose
+// GEMMs see the token count they saw last call keeps their rows too (the run at an index
+// may stand for other ranks now: equal bytes still mean equal metrics). The folds (the
+// slot tree's replay pass, the Fanout's merge) are evaluate()'s own, so the total is
+// evaluate()'s.
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "costdsl/detail/node_rules.hpp"
 #include "costdsl/eval_slot.hpp"
@@ -31,6 +38,7 @@
 #include "costdsl/inputs.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/quantities.hpp"
+#include "costdsl/rank_runs.hpp"
 #include "costdsl/slots.hpp"
 
 namespace costdsl {
@@ -54,24 +62,81 @@ constexpr bool value_input() {
   }
 }
 
-// The last call's value inputs, one entry per input list entry (none kept for the others).
+// What a call keeps of each input list entry for the next: a value input itself; for a
+// Fanout's rank lists, each run's kept inputs and slot rows; nothing for the rest.
 struct NotKept {};
 template <class T>
-using KeptInput = std::conditional_t<value_input<T>(), T, NotKept>;
+struct IsInputs : std::false_type {};
+template <class... I>
+struct IsInputs<Inputs<I...>> : std::true_type {};
 template <class Ins>
 struct LastInputs;
+template <class R>
+struct FanoutMemory;
+// The input list type of one rank of a Fanout's input (rank_lists() reads it), else void.
+template <class T>
+struct RankListOf {
+  using type = void;
+};
+template <class R>
+struct RankListOf<RankRuns<R>> {
+  using type = R;
+};
+template <class T>
+  requires requires(const T& t) {
+    std::data(t);
+    std::size(t);
+  }
+struct RankListOf<T> {
+  using type = std::remove_cvref_t<decltype(*std::data(std::declval<const T&>()))>;
+};
+template <class T, class R = typename RankListOf<T>::type>
+struct Kept {
+  using type = std::conditional_t<value_input<T>(), T, NotKept>;
+};
+template <class T, class... I>
+struct Kept<T, Inputs<I...>> {
+  using type = FanoutMemory<Inputs<I...>>;
+};
 template <class... I>
 struct LastInputs<Inputs<I...>> {
-  using type = Tuple<KeptInput<typename I::value_type>...>;
+  using type = Tuple<typename Kept<typename I::value_type>::type...>;
+};
+
+// One run index's memory: the inputs and slot rows of the run last evaluated there, and
+// the Reevaluator epoch they belong to (another tree, or a reset, starts a new epoch).
+template <class R>
+struct RunMemory {
+  std::uint64_t epoch = 0;
+  typename LastInputs<R>::type last{};
+};
+template <class R>
+struct FanoutMemory {
+  std::vector<RunMemory<R>> runs;
+  std::vector<Metrics> rows;  // runs × the child's slots; grown, never shrunk
 };
 
 // Every leaf of the subtree into rows[slot], except one whose value input equals the one
-// in `last` (`have_last`: last holds the previous call's), whose row already holds its
-// metrics; a value input evaluated is kept in `last` for the next call.
+// in `last` (`have_last`: last and rows hold epoch `epoch`'s previous call), whose row
+// already holds its metrics; a value input evaluated is kept in `last` for the next call.
 template <std::size_t Offset, std::size_t InOffset, Quantities Q, class Node, class Ins, class Last>
-void reeval_leaves(const Node& node, const Ins& in, bool have_last, Last& last, Metrics* rows) {
+void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool have_last, Last& last, Metrics* rows) {
   if constexpr (RankFanout<Node>) {
-    eval_fanout<Offset, Pass::row, Q>(node, rank_lists(detail::get<InOffset>(in.items).value), rows);
+    constexpr std::size_t n = n_slots<decltype(node.child)>;
+    const auto ranks = rank_lists(detail::get<InOffset>(in.items).value);
+    auto& memory = detail::get<InOffset>(last);
+    if (memory.runs.size() < ranks.lists.size()) {
+      memory.runs.resize(ranks.lists.size());
+      memory.rows.resize(ranks.lists.size() * n);
+    }
+    fold_fanout<Offset, Pass::row, Q>(node, ranks, rows, [&](std::size_t r, const Metrics*, const Metrics*& rank_row) {
+      auto& run = memory.runs[r];
+      Metrics* run_rows = memory.rows.data() + r * n;
+      reeval_leaves<0, 0, Q>(node.child, ranks.lists[r], epoch, run.epoch == epoch, run.last, run_rows);
+      run.epoch = epoch;
+      rank_row = run_rows;
+      return eval_node<0, 0, Pass::replay, Q>(node.child, Inputs<>{}, run_rows);
+    });
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
     const auto& v = detail::get<InOffset>(in.items).value;
     if constexpr (value_input<std::remove_cvref_t<decltype(v)>>()) {
@@ -82,8 +147,8 @@ void reeval_leaves(const Node& node, const Ins& in, bool have_last, Last& last, 
     rows[Offset] = eval_slot<Q>(node.kernel, v);
   } else {
     for_each_child(node, [&](auto i, const auto& child) {
-      reeval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Q>(child, in, have_last,
-                                                                                                  last, rows);
+      reeval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Q>(child, in, epoch,
+                                                                                                  have_last, last, rows);
     });
   }
 }
@@ -96,7 +161,8 @@ class Reevaluator {
   // evaluate<Q>(tree, in), bit for bit. A tree other than last call's starts afresh.
   Metrics operator()(const Tree& tree, const Ins& in) {
     if constexpr (detail::valid_call<Tree, Ins>()) {
-      detail::reeval_leaves<0, 0, Q>(tree, in, &tree == tree_, last_, rows_.data());
+      if (&tree != tree_) ++epoch_;
+      detail::reeval_leaves<0, 0, Q>(tree, in, epoch_, &tree == tree_, last_, rows_.data());
       tree_ = &tree;
       return detail::eval_node<0, 0, detail::Pass::replay, Q>(tree, Inputs<>{}, rows_.data());
     } else {
@@ -109,6 +175,7 @@ class Reevaluator {
 
  private:
   const Tree* tree_ = nullptr;  // whose leaves rows_ and last_ hold (null: none yet)
+  std::uint64_t epoch_ = 0;     // run memories of another epoch are not trusted
   typename detail::LastInputs<Ins>::type last_{};
   std::array<Metrics, n_slots<Tree>> rows_{};
 };

@@ -1,10 +1,16 @@
 #pragma once
 // A law every DP-attention arch keeps (issue 7), written once: inputs(it, scratch) and a
 // BatchFeed give bitwise what the self-contained inputs(it) gives, one scratch may serve
-// one arch after another, and once warm a dealt iteration allocates nothing.
+// one arch after another, and once warm a dealt iteration allocates nothing; a Reevaluator
+// (what serve::ArchModel evaluates through) gives evaluate()'s totals over a decode stretch,
+// the prefill coming and going, and a repeat.
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
 
 #include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/costdsl.hpp"
@@ -41,6 +47,20 @@ std::array<costdsl::Metrics, 2> check_feed_law(const S& s, const R& r, const cos
   CHECK(costdsl::testing::allocation_count() == before);
   CHECK(total_s == owned_s);
   CHECK(total_r == owned_r);
+
+  Reevaluator<std::remove_const_t<decltype(st)>, decltype(fs(s, batch, routing))> again_s;
+  Reevaluator<std::remove_const_t<decltype(rt)>, decltype(fr(r, batch, routing))> again_r;
+  BatchFeed plain_s, plain_r;
+  std::vector<std::uint32_t> kv(batch.decode_kv.begin(), batch.decode_kv.end());
+  for (int step = 0; step < 8; ++step) {
+    CAPTURE(step);
+    const bool prefill = step % 4 != 1 && step != 2;  // on, off, off, on, ... and step 3 repeats step 0's chunks
+    const ops::AttentionBatch b{prefill ? batch.prefill : std::span<const ops::PrefillChunk>{}, kv};
+    CHECK(again_s(st, fs(s, b, routing)) == evaluate(st, plain_s(s, b, routing)));
+    CHECK(again_r(rt, fr(r, b, routing)) == evaluate(rt, plain_r(r, b, routing)));
+    if (step % 2 == 1)
+      for (std::uint32_t& x : kv) ++x;  // a decode stretch: every KV one longer
+  }
   return {owned_s, owned_r};
 }
 

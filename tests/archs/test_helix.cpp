@@ -400,3 +400,27 @@ TEST_CASE("the KV dealt once for both rank-folded slots: bitwise the per-slot de
   dealt_once_law(Qwen3<Fixed<qwen3_32b.with_tp(8).with_hp(2)>>(), shared);
   dealt_once_law(Qwen3<Qwen3Config, AttnGrain::hptp>(qwen3_32b.with_tp(4).with_hp(4)), shared);
 }
+
+TEST_CASE("serve::ArchModel's Reevaluator over a decode stretch is evaluate() per iteration, hp 2 and its tp twin") {
+  // The rank-folded slots take spans (the decodes' KV, the dealt loads): evaluated every
+  // iteration; the projections keep their rows while the token count stays.
+  const auto check = [](const auto& arch) {
+    const auto tree = arch.build(roofline_h200());
+    BatchFeed feed, plain;
+    std::vector<std::uint32_t> kv{40, 900, 77, 4096, 33, 1};
+    Reevaluator<std::remove_const_t<decltype(tree)>, decltype(feed(arch, ops::AttentionBatch{}))> again;
+    serve::ArchModel model(arch, roofline_h200());
+    for (int step = 0; step < 12; ++step) {
+      CAPTURE(step);
+      if (step == 6) kv.push_back(5000);  // a request joins: every token count changes
+      const ops::AttentionBatch b{{}, kv};
+      const Metrics want = evaluate(tree, plain(arch, b));
+      CHECK(again(tree, feed(arch, b)) == want);
+      CHECK(model.iteration_s(b) == want.time_s);
+      for (std::uint32_t& x : kv) ++x;
+    }
+  };
+  check(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>{});
+  check(Llama3<Fixed<llama3_70b.with_tp(8)>>{});
+  check(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(4).with_hp(4)));
+}

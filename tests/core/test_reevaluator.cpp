@@ -106,34 +106,64 @@ TEST_CASE("Reevaluator: each call is evaluate(), and a leaf is evaluated again o
   CHECK(c.gemm == gemm_before + 2);
 }
 
-TEST_CASE("Reevaluator: random sequences with repeats, and a Fanout, stay bit for bit evaluate()") {
+TEST_CASE("Reevaluator: random sequences with repeats, and Fanouts, stay bit for bit evaluate()") {
   LeafCalls c;
   int rank_calls = 0;
-  // A Fanout of a value leaf beside a plain value leaf: the ranks are evaluated every call.
-  const auto tree = sum(leaf<"gemm">(ValueKernel{2e-9, &c.gemm}), fanout(3, leaf<"rank">(ValueKernel{1e-9, &rank_calls})));
-  using RankIn = rank_inputs_t<decltype(leaf<"rank">(ValueKernel{}))>;
-  std::array<RankIn, 3> ranks{};
-  const auto make = [&](std::uint64_t g) { return inputs(input<"gemm">(ValueTokens{g, Dtype::bf16}), fanout_input(ranks)); };
-  Reevaluator<decltype(tree), decltype(make(0))> again;
+  // A Fanout of value leaves beside a plain value leaf: each run of ranks keeps its own rows.
+  const auto section = sum(leaf<"rank">(ValueKernel{1e-9, &rank_calls}), leaf<"rank_norm">(ValueKernel{3e-9, &c.norm}));
+  using RankIn = rank_inputs_t<std::remove_const_t<decltype(section)>>;
   std::mt19937 rng(39);
-  int calls = 0, gemm_changes = 0;
-  std::uint64_t g = 0;
-  for (int i = 0; i < 500; ++i) {
-    if (i == 0 || rng() % 3 == 0) {  // a third of the calls change the plain leaf's input
-      g = rng() % 200;
-      ++gemm_changes;
+  const auto rank_in = [&] {
+    const std::uint64_t t = rng() % 4 == 0 ? rng() % 300 : 5;
+    return inputs(input<"rank">(ValueTokens{t, Dtype::bf16}), input<"rank_norm">(ValueTokens{t % 7, Dtype::fp8}));
+  };
+
+  SUBCASE("every rank its own list") {
+    const auto tree = sum(leaf<"gemm">(ValueKernel{2e-9, &c.gemm}), fanout(3, section));
+    std::array<RankIn, 3> ranks{};
+    const auto make = [&](std::uint64_t g) { return inputs(input<"gemm">(ValueTokens{g, Dtype::bf16}), fanout_input(ranks)); };
+    Reevaluator<decltype(tree), decltype(make(0))> again;
+    int gemm_calls = 0, gemm_changes = 0, rank_evaluations = 0;
+    std::uint64_t g = 0;
+    for (int i = 0; i < 500; ++i) {
+      if (i == 0 || rng() % 3 == 0) {  // a third of the calls change the plain leaf's input
+        g = rng() % 200;
+        ++gemm_changes;
+      }
+      for (auto& r : ranks) r = rank_in();
+      const auto in = make(g);
+      const int before = c.gemm, rank_before = rank_calls;
+      const Metrics got = again(tree, in);
+      gemm_calls += c.gemm - before;
+      rank_evaluations += rank_calls - rank_before;
+      REQUIRE(got == evaluate(tree, in));
+      REQUIRE(evaluate_balanced(tree, in).time_s <= got.time_s);
     }
-    for (auto& r : ranks) r = inputs(input<"rank">(ValueTokens{rng() % 4 == 0 ? rng() % 300 : 5, Dtype::bf16}));
-    const auto in = make(g);
-    const int before = c.gemm, rank_before = rank_calls;
-    const Metrics got = again(tree, in);
-    calls += c.gemm - before;
-    CHECK(rank_calls - rank_before == 3);
-    c.gemm = before;
-    rank_calls = rank_before;
-    REQUIRE(got == evaluate(tree, in));
-    CHECK(evaluate_balanced(tree, in).time_s <= got.time_s);
+    CHECK(gemm_calls <= gemm_changes);  // an unchanged value drawn again is not re-evaluated
+    CHECK(gemm_calls >= 100);
+    CHECK(rank_evaluations < 3 * 500 / 2);  // most ranks repeat their last input
+    CHECK(rank_evaluations > 3 * 500 / 8);
   }
-  CHECK(calls <= gemm_changes);  // an unchanged value drawn again is not re-evaluated
-  CHECK(calls >= 100);
+  SUBCASE("runs of identical ranks whose number and lengths change from call to call") {
+    const auto tree = sum(leaf<"gemm">(ValueKernel{2e-9, &c.gemm}), fanout(12, section));
+    std::vector<RankIn> runs;
+    std::vector<std::uint32_t> counts;
+    const auto make = [&] {
+      return inputs(input<"gemm">(ValueTokens{7, Dtype::bf16}),
+                    fanout_input(RankRuns<RankIn>{std::span<const RankIn>(runs), std::span<const std::uint32_t>(counts)}));
+    };
+    Reevaluator<decltype(tree), decltype(make())> again;
+    for (int i = 0; i < 300; ++i) {
+      runs.clear();
+      counts.clear();
+      for (std::uint32_t left = 12; left > 0;) {
+        const std::uint32_t n = 1 + rng() % left;
+        runs.push_back(rank_in());
+        counts.push_back(n);
+        left -= n;
+      }
+      const auto in = make();
+      REQUIRE(again(tree, in) == evaluate(tree, in));
+    }
+  }
 }
