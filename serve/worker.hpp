@@ -27,8 +27,8 @@
 //
 // Decode stretches: between events, consecutive iterations differ only in every decoder's
 // KV length growing by one. step(horizon_s) runs such a stretch in one call: after an
-// iteration of decodes only (every decoder in the batch, nothing prefilling, no first
-// token out, none finished), it goes on with the next iterations while each starts
+// iteration of decodes only (every decoder in the batch, nothing prefilling, nothing
+// admitted, no first token out, none finished: no event a caller could act on), it goes on with the next iterations while each starts
 // before horizon_s (the caller's next outside event: another worker's step, which may
 // hand this one a request) and before the next queued request could be admitted, up to
 // and including the iteration in which the first decoders finish. Each iteration is the
@@ -206,7 +206,7 @@ class Worker {
     used_ += decodes;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
     if (ended == 0 && chunked == 0 && prefilling_.empty() && decodes == dec_kv_.size() && first_.empty() &&
-        lagged_.empty() && clock_ < horizon_s)
+        lagged_.empty() && admitted_.empty() && rejected_.empty() && clock_ < horizon_s)
       out += stretch(decodes, horizon_s, ended);
     // Every chunked prompt but the last got all it had left: the finished ones are a prefix.
     std::size_t prompts_done = 0;

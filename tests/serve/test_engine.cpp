@@ -394,6 +394,9 @@ TEST_CASE("a decode stretch run in one step is the iterations stepped one by one
       const serve::StepEvents got = fast.step(horizon);
       CAPTURE(trial);
       REQUIRE(got.iterations == got.iteration_ends.size());
+      // A stretch holds no event but its last iteration's finishes: an admission (a decode
+      // worker's first token) or a rejection ends it where it happens, so a caller can stop.
+      if (got.iterations > 1) REQUIRE((got.admitted.empty() && got.rejected.empty() && got.first_tokens.empty()));
       std::uint32_t tokens = 0;
       for (std::uint32_t i = 0; i < got.iterations; ++i) {
         const serve::StepEvents want = one.step();
