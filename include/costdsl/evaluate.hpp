@@ -193,7 +193,7 @@ struct RankRows {
 // other row (so the manifest's Max over one child re-aggregates it exactly). A run's work
 // is still added once per rank, in rank order, so the result is the expanded list's.
 template <std::size_t Offset, Pass P, Quantities Q, class Node, class R, class EvalRun>
-Metrics fold_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row, EvalRun&& eval_run) {
+COSTDSL_INLINE Metrics fold_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row, EvalRun&& eval_run) {
   constexpr std::size_t n = n_slots<decltype(node.child)>;
   check_rank_count(node.ranks, ranks.ranks());
   std::array<Metrics, n> merged{};
