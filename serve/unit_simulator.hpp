@@ -163,12 +163,13 @@ class UnitSimulator {
   UnitResult simulate(const Candidate& c, const WorkerOption& w, const WorkerOption* prefill, const Load& load) {
     AnyModel& wm = models_.model(w.p);
     if (c.mode == Mode::aggregated) {
-      WorkerSetup s{spec_.server(c.token_budget, c.batch), w.kv_tokens()};
+      WorkerSetup s{spec_.server(c.token_budget, c.batch), w.kv_tokens(c.batch)};
       return simulate_aggregated(wm, s, load, spec_.sla);
     }
     AnyModel& pm = models_.model(prefill->p);
-    WorkerSetup ps{spec_.server(c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
-    WorkerSetup ds{spec_.server(c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
+    const std::uint32_t prefill_cap = prefill_batch(c, *prefill);
+    WorkerSetup ps{spec_.server(c.token_budget, prefill_cap), prefill->kv_tokens(prefill_cap)};
+    WorkerSetup ds{spec_.server(c.batch, c.batch), w.kv_tokens(c.batch)};  // decodes only: one token each
     return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
   }
 
