@@ -18,15 +18,11 @@ struct WorkerOption {
   bool decode_only() const noexcept { return p.hp > 1; }
   // The worker's KV capacity over all its pools: what its scheduler reserves from.
   std::uint64_t kv_tokens() const noexcept { return kv_tokens_per_group * f.kv_groups; }
-  // And what is left of it for KV once each of `batch` running requests holds its fixed
-  // state (linear-attention layers; none: kv_tokens()), in whole KV tokens a state: the
-  // state pool sized to the batch cap, as SGLang sizes its mamba pool to
-  // max_running_requests and vLLM gives each running request its state block.
-  std::uint64_t kv_tokens(std::uint32_t batch) const noexcept {
-    if (!(f.state_bytes_per_request_per_gpu > 0 && f.kv_bytes_per_token_per_gpu > 0)) return kv_tokens();
-    const double per_request = std::ceil(f.state_bytes_per_request_per_gpu / f.kv_bytes_per_token_per_gpu);
-    const double left = double(kv_tokens()) - per_request * batch;
-    return left > 0 ? static_cast<std::uint64_t>(left) : 0;
+  // A request's fixed state (linear-attention layers) in KV tokens of its bytes, rounded
+  // up: what its footprint adds (ServerConfig::state_tokens); 0 without one.
+  std::uint64_t state_tokens() const noexcept {
+    if (!(f.state_bytes_per_request_per_gpu > 0 && f.kv_bytes_per_token_per_gpu > 0)) return 0;
+    return static_cast<std::uint64_t>(std::ceil(f.state_bytes_per_request_per_gpu / f.kv_bytes_per_token_per_gpu));
   }
 };
 

@@ -4,12 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/archs/qwen3_5.hpp"
 #include "costdsl/serve/kv_budget.hpp"
+#include "costdsl/serve/simulate.hpp"
+#include "costdsl/serve/worker.hpp"
 #include "costdsl/serve/worker_option.hpp"
 #include "costdsl/worklet_def.hpp"
 #include "costdsl/worklets/gdn_block_tp.hpp"
@@ -221,30 +224,33 @@ TEST_CASE("Qwen3.5's weights, KV and recurrent state: only the full layers keep 
         m.recurrent_state_bytes_per_request_per_gpu() / 2);
 }
 
-TEST_CASE("Qwen3.5: a worker's KV room is what is left once each request it may run holds its recurrent state") {
-  Qwen3_5Config c = qwen3_5_397b_a17b.with_parallel(4, 8);  // two DP groups of 4 GPUs
+TEST_CASE("Qwen3.5: a request's recurrent state takes its KV tokens' worth of the pool beside its KV") {
+  const Timing& t = arch_test::roofline_h200();
+  Qwen3_5Config c = qwen3_5_397b_a17b.with_parallel(4, 4);  // one DP group of 4 GPUs
   c.gemm_dtype = c.expert_dtype = Dtype::fp8;
   const Qwen3_5<Qwen3_5Config> m(c);
-  const GpuSpec& gpu = arch_test::roofline_h200().gpu();
   serve::ServerConfig cfg;
-  cfg.max_seqs = 64;
-  const serve::KvBudget b = serve::kv_budget(m, gpu, cfg, 2);
+  const serve::KvBudget b = serve::kv_budget(m, t.gpu(), cfg);
   const double state = m.recurrent_state_bytes_per_request_per_gpu();
-  CHECK(b.state_bytes == 32 * state);  // each group runs half of the 64
-  const double free = b.hbm_bytes - b.weight_bytes - b.reserve_bytes - 32 * state;
-  CHECK(b.tokens == static_cast<std::uint64_t>(free / b.bytes_per_token) / cfg.kv_block * cfg.kv_block);
-  cfg.max_seqs = 2;
-  CHECK(serve::kv_budget(m, gpu, cfg, 2).tokens > b.tokens);
-  cfg.max_seqs = 100000;  // more states than the GPU holds: named
-  CHECK_THROWS_WITH_AS(serve::kv_budget(m, gpu, cfg, 2), doctest::Contains("recurrent states ("), InputError);
+  CHECK(b.state_tokens == static_cast<std::uint64_t>(std::ceil(state / b.bytes_per_token)));
+  // 48,015,360 bytes (45 layers × 1,067,008) against 15,360 of bf16 KV a token (15 layers' K
+  // and V of one KV head, replicated over the 4 ranks): 3,126 tokens' worth.
+  CHECK(b.state_tokens == 3126);
+  // The deployment search's worker (serve::WorkerOption) reckons it alike.
+  serve::WorkerFacts f{4, 1, m.weight_bytes_per_gpu(), m.kv_bytes_per_token_per_gpu(), m.kv_bytes_per_token(), state};
+  CHECK(serve::WorkerOption{{}, f, 1000000, false}.state_tokens() == b.state_tokens);
+  f.state_bytes_per_request_per_gpu = 0;  // a KV cache alone adds nothing
+  CHECK(serve::WorkerOption{{}, f, 1000000, false}.state_tokens() == 0);
 
-  // The deployment search's worker (serve::WorkerOption) holds the same states: each one
-  // the KV tokens of its bytes, rounded up, for every request of the batch cap.
-  serve::WorkerFacts f{4, 2, m.weight_bytes_per_gpu(), m.kv_bytes_per_token_per_gpu(), m.kv_bytes_per_token(), state};
-  const serve::WorkerOption o{{}, f, 1000000, false};
-  const double per_request = std::ceil(state / m.kv_bytes_per_token_per_gpu());
-  CHECK(o.kv_tokens(10) == 2000000 - 10 * static_cast<std::uint64_t>(per_request));
-  CHECK(o.kv_tokens(1000000) == 0);
-  f.state_bytes_per_request_per_gpu = 0;  // a KV cache alone: the batch cap takes nothing
-  CHECK(serve::WorkerOption{{}, f, 1000000, false}.kv_tokens(10) == 2000000);
+  // Four requests of 1,000 + 100 tokens on a pool of two footprints: with the states only
+  // two run at once; without, all four.
+  serve::ArchModel<Qwen3_5<Qwen3_5Config>> model(m, t);
+  const std::vector<serve::Request> reqs(4, serve::Request{0, 1000, 100});
+  cfg.state_tokens = b.state_tokens;
+  const std::uint64_t pool = 2 * (1104 + b.state_tokens);  // 1,100 tokens in blocks of 16, and the state
+  serve::Worker<serve::ArchModel<Qwen3_5<Qwen3_5Config>>> w(model, reqs, cfg, pool);
+  CHECK(w.footprint(reqs[0]) == 1104 + b.state_tokens);
+  CHECK(serve::simulate(model, reqs, cfg, pool).batch_peak == 2);
+  cfg.state_tokens = 0;
+  CHECK(serve::simulate(model, reqs, cfg, pool).batch_peak == 4);
 }
