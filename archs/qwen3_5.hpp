@@ -23,6 +23,7 @@
 #include "costdsl/hf_config.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
+#include "costdsl/worklets/gdn_block_tp.hpp"
 
 namespace costdsl::archs {
 

@@ -44,6 +44,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/fields.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -59,12 +60,18 @@
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
-#include "costdsl/worklets/gdn_block_tp.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
 #include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
+
+// Declared only: a family with linear layers includes worklets/gdn_block_tp.hpp (its Gated
+// DeltaNet kinds and op stay out of every other family's translation units).
+namespace costdsl::worklets {
+template <class Form, FixedString Name>
+class GdnBlockTp;
+}  // namespace costdsl::worklets
 
 namespace costdsl::archs {
 
