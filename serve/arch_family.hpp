@@ -54,6 +54,8 @@ class ArchFamily final : public ModelSource {
         } else {
           f.kv_bytes_per_token = f.kv_bytes_per_token_per_gpu * f.gpus;
         }
+        if constexpr (requires { a.recurrent_state_bytes_per_request_per_gpu(); })
+          f.state_bytes_per_request_per_gpu = a.recurrent_state_bytes_per_request_per_gpu();
         return f;
       });
     } catch (const ConfigError& e) {

@@ -1,6 +1,7 @@
 #pragma once
 // KV capacity of a worker: HBM less weights less the reserve, over the KV bytes one
-// token takes on one GPU, in whole blocks.
+// token takes on one GPU, in whole blocks; with linear-attention layers, what each
+// request's fixed state takes of it (state_tokens: put it in ServerConfig::state_tokens).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -16,11 +17,14 @@ struct KvBudget {
   double hbm_bytes = 0, weight_bytes = 0, reserve_bytes = 0, bytes_per_token = 0;  // per GPU
   std::uint64_t tokens = 0;         // on one GPU (under TP every rank holds a share of every token)
   std::uint32_t groups = 1;         // KV pools of the worker: DP attention groups each hold their own requests
+  std::uint64_t state_tokens = 0;   // a request's fixed state in KV tokens of its bytes (0: none)
   std::uint64_t worker_tokens() const noexcept { return tokens * groups; }
 };
 
 // Sized: anything with weight_bytes_per_gpu() and kv_bytes_per_token_per_gpu() (an arch,
-// an ArchModel). groups: the worker's DP attention groups (1 for a dense arch).
+// an ArchModel); an arch with recurrent_state_bytes_per_request_per_gpu() also gives
+// state_tokens, as WorkerOption::state_tokens does. groups: the worker's DP attention
+// groups (1 for a dense arch).
 template <class Sized>
 KvBudget kv_budget(const Sized& m, const GpuSpec& gpu, const ServerConfig& cfg, std::uint32_t groups = 1) {
   if (cfg.kv_block == 0) throw InputError("kv_block must be at least 1");
@@ -38,6 +42,8 @@ KvBudget kv_budget(const Sized& m, const GpuSpec& gpu, const ServerConfig& cfg, 
                      detail::shortest(b.bytes_per_token));
   // Whole blocks only: a partial block cannot hold a page.
   b.tokens = static_cast<std::uint64_t>(free / b.bytes_per_token) / cfg.kv_block * cfg.kv_block;
+  if constexpr (requires { m.recurrent_state_bytes_per_request_per_gpu(); })
+    b.state_tokens = static_cast<std::uint64_t>(std::ceil(m.recurrent_state_bytes_per_request_per_gpu() / b.bytes_per_token));
   return b;
 }
 

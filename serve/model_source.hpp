@@ -19,6 +19,7 @@ struct WorkerFacts {
   double weight_bytes_per_gpu = 0;
   double kv_bytes_per_token_per_gpu = 0;
   double kv_bytes_per_token = 0;  // the whole model's KV per token: what a disaggregated hand-off moves
+  double state_bytes_per_request_per_gpu = 0;  // a fixed state per request (linear-attention layers), else 0
 };
 
 class ModelSource {

@@ -39,6 +39,11 @@ struct ServerConfig {
   // requests runs the smallest captured size >= b, the extra rows as dummy requests
   // (KV length 1); above the largest, or empty (no padding), it runs as it is.
   std::vector<std::uint32_t> cuda_graph_batches{};
+  // What a request's fixed state (linear-attention layers' recurrent state, whatever its
+  // length) takes of the KV pool, in KV tokens' worth of its bytes: part of its footprint, as
+  // vLLM's hybrid allocator gives each running request a state block from the one pool.
+  // 0 for a KV cache alone (WorkerOption::state_tokens, KvBudget::state_tokens).
+  std::uint64_t state_tokens = 0;
 };
 
 }  // namespace costdsl::serve

@@ -65,12 +65,14 @@ class UnitSimulator {
   }
 
   // One prompt of `input_tokens` handed from prefill worker p to decode worker d. Each
-  // prefill GPU sends its shard of the prompt's KV while each decode GPU receives its
-  // own: the larger per-GPU share crosses one link, all pairs at once.
+  // prefill GPU sends its shard of the prompt's KV (and of its fixed state, linear-attention
+  // layers) while each decode GPU receives its own: the larger per-GPU share crosses one
+  // link, all pairs at once.
   double transfer_s(const WorkerOption& p, const WorkerOption& d, std::uint32_t unit_gpus,
                     std::uint32_t input_tokens) const {
     const double per_gpu = std::max(p.f.kv_bytes_per_token_per_gpu, d.f.kv_bytes_per_token_per_gpu);
-    const auto bytes = static_cast<std::uint64_t>(std::ceil(per_gpu * input_tokens));
+    const double state = std::max(p.f.state_bytes_per_request_per_gpu, d.f.state_bytes_per_request_per_gpu);
+    const auto bytes = static_cast<std::uint64_t>(std::ceil(per_gpu * input_tokens + state));
     const Kernel<kernels::P2p> link(timing_, kernels::P2p::Config{std::max<std::uint32_t>(unit_gpus, 2)});
     return link.eval({bytes}).time_s;
   }
@@ -163,13 +165,21 @@ class UnitSimulator {
   UnitResult simulate(const Candidate& c, const WorkerOption& w, const WorkerOption* prefill, const Load& load) {
     AnyModel& wm = models_.model(w.p);
     if (c.mode == Mode::aggregated) {
-      WorkerSetup s{spec_.server(c.token_budget, c.batch), w.kv_tokens()};
+      WorkerSetup s{server_of(w, c.token_budget, c.batch), w.kv_tokens()};
       return simulate_aggregated(wm, s, load, spec_.sla);
     }
     AnyModel& pm = models_.model(prefill->p);
-    WorkerSetup ps{spec_.server(c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
-    WorkerSetup ds{spec_.server(c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
+    WorkerSetup ps{server_of(*prefill, c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
+    WorkerSetup ds{server_of(w, c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
     return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
+  }
+
+  // The engine's settings for worker w at a token budget and batch cap, its requests'
+  // fixed states in their footprints.
+  ServerConfig server_of(const WorkerOption& w, std::uint32_t token_budget, std::uint32_t batch) const {
+    ServerConfig s = spec_.server(token_budget, batch);
+    s.state_tokens = w.state_tokens();
+    return s;
   }
 
   ModelSource& models_;

@@ -245,7 +245,7 @@ class Worker {
   // KV tokens request `r` reserves on this worker.
   std::uint64_t footprint(const Request& r) const noexcept {
     const std::uint64_t t = std::uint64_t{r.input_tokens} + (role_ == Role::prefill ? 0 : r.output_tokens);
-    return (t + cfg_.kv_block - 1) / cfg_.kv_block * cfg_.kv_block;
+    return (t + cfg_.kv_block - 1) / cfg_.kv_block * cfg_.kv_block + cfg_.state_tokens;
   }
 
  private:

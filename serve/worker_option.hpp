@@ -2,6 +2,7 @@
 // WorkerOption: one worker parallelism the arch accepts, with its memory facts and the
 // KV room its GPUs have left after the weights and the HBM reserve. The deployment search
 // enumerates them; `costdsl simulate` pins one (or a prefill and a decode one).
+#include <cmath>
 #include <cstdint>
 
 #include "costdsl/serve/model_source.hpp"
@@ -17,6 +18,12 @@ struct WorkerOption {
   bool decode_only() const noexcept { return p.hp > 1; }
   // The worker's KV capacity over all its pools: what its scheduler reserves from.
   std::uint64_t kv_tokens() const noexcept { return kv_tokens_per_group * f.kv_groups; }
+  // A request's fixed state (linear-attention layers) in KV tokens of its bytes, rounded
+  // up: what its footprint adds (ServerConfig::state_tokens); 0 without one.
+  std::uint64_t state_tokens() const noexcept {
+    if (!(f.state_bytes_per_request_per_gpu > 0 && f.kv_bytes_per_token_per_gpu > 0)) return 0;
+    return static_cast<std::uint64_t>(std::ceil(f.state_bytes_per_request_per_gpu / f.kv_bytes_per_token_per_gpu));
+  }
 };
 
 }  // namespace costdsl::serve

@@ -1,7 +1,9 @@
 #pragma once
 // L3 attn_block_tp: one TP group's attention block, ending at the TP all-reduce.
 //   input_norm → qkv_proj → [q_norm, k_norm] → rope → [qk_norm_allreduce (per-layer q/k norm, tp > 1)]
-//   → attention (kv_cache_append, prefill, decode) → o_proj → tp_allreduce (tp > 1)
+//   → attention (kv_cache_append, prefill, decode) → [output_gate] → o_proj → tp_allreduce (tp > 1)
+// OutputGate: the q projection also yields a per-channel gate (twice q's width), applied as
+// sigmoid(gate) · attention output before o_proj (Qwen3-Next, Qwen3.5).
 // Partition math and its checks live in resolve_config only; hidden is never sharded;
 // tp == 1 is exactly pre_attn_local + attn_local (the same slot builders) with no
 // collective slot.
@@ -29,7 +31,7 @@
 
 namespace costdsl::worklets {
 
-template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none>
+template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none, bool OutputGate = false>
 class AttnBlockTp {
  public:
   // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype (and
@@ -50,7 +52,13 @@ class AttnBlockTp {
     require_le<"tp may not exceed num_kv_heads (KV heads are not replicated)">(tp, num_kv_heads);
     const auto num_qo_heads_per_rank = num_qo_heads / tp;
     const auto num_kv_heads_per_rank = num_kv_heads / tp;
-    const auto qkv_n = (num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+    const auto qkv_n = [&] {
+      if constexpr (OutputGate) {
+        return (2_c * num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+      } else {
+        return (num_qo_heads_per_rank + 2_c * num_kv_heads_per_rank) * head_dim;
+      }
+    }();
     const auto o_proj_k = num_qo_heads_per_rank * head_dim;
     const auto has_allreduce = greater_than_one(tp);
     // the full hidden-wide partial sum, not hidden/tp
@@ -76,7 +84,7 @@ class AttnBlockTp {
     return labeled<Name>(
         label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
                    when(per_layer_norm_allreduce(), leaf<"qk_norm_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)}))),
-                   detail::attn_slots(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
+                   detail::attn_slots<OutputGate>(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
@@ -86,7 +94,7 @@ class AttnBlockTp {
     return nest<Name>(costdsl::inputs(
         detail::pre_attn_slot_inputs<Norm>(m, r_),
         when(per_layer_norm_allreduce(), input<"qk_norm_allreduce">(kernels::AllReduce::Input{m * 2 * 4})),
-        detail::attn_slot_inputs(m, in.attention),
+        detail::attn_slot_inputs<OutputGate>(m, in.attention),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));

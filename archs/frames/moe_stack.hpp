@@ -9,10 +9,12 @@
 //            one span labeled by its span, a Scale of its layer when it holds several
 //   layer  = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //            or, with a shared expert, Sum(Max_dp(...), Parallel<9/10>(moe_expert_ep, moe_shared_expert))
+//            a linear layer's token mixer gdn_block_tp (Gated DeltaNet) in attn_block_tp's place
 //
 // A family is a Layer tag: its name, q/k norm, layer pattern (LayerPattern<AttnSpan...>:
-// gpt-oss's (sliding, full) pair and Llama-4's (chunked, chunked, chunked, full) period are
-// data, not classes of their own), whether its layers have a shared expert (Layer::
+// gpt-oss's (sliding, full) pair, Llama-4's (chunked, chunked, chunked, full) and Qwen3.5's
+// (linear, linear, linear, full) periods are data, not classes of their own), whether its
+// full-attention layers gate their output (Layer::output_gate), whether its layers have a shared expert (Layer::
 // shared_expert, beside the routed ones on a side stream as in the MLA frame), how the
 // period reads in the layer label, the weights its layers add, and its config.json rules
 // (from_hf).
@@ -31,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -41,6 +44,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/fields.hpp"
+#include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
@@ -62,6 +66,13 @@
 #include "costdsl/worklets/moe_router_local.hpp"
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
+// Declared only: a family with linear layers includes worklets/gdn_block_tp.hpp (its Gated
+// DeltaNet kinds and op stay out of every other family's translation units).
+namespace costdsl::worklets {
+template <class Form, FixedString Name>
+class GdnBlockTp;
+}  // namespace costdsl::worklets
+
 namespace costdsl::archs {
 
 // What one layer's attention reads: the whole context; its last sliding_window tokens
@@ -69,14 +80,47 @@ namespace costdsl::archs {
 // most that many keys per query, the prefill kernel's window); or its own chunk of
 // attention_chunk tokens (decode reads the chunk so far, ops::collapse_chunked; prefill is
 // costed as a window of attention_chunk keys: exact while a prompt fits one chunk, an upper
-// bound past it, where a query sees on average half a chunk).
-enum class AttnSpan : std::uint8_t { full, sliding, chunked };
+// bound past it, where a query sees on average half a chunk); or, linear, none of it: a
+// Gated DeltaNet layer (worklets/gdn_block_tp.hpp) carries a fixed recurrent state per
+// request instead of a KV cache.
+enum class AttnSpan : std::uint8_t { full, sliding, chunked, linear };
 
 // The repeated unit of a layer stack, one span per layer.
 template <AttnSpan... Spans>
 struct LayerPattern {
   static constexpr std::array<AttnSpan, sizeof...(Spans)> spans{Spans...};
 };
+
+// A linear (Gated DeltaNet) layer's head layout, as config.json's linear_num_key_heads,
+// linear_key_head_dim, linear_num_value_heads, linear_value_head_dim, linear_conv_kernel_dim.
+// Outside the reflected fields, so that families without linear layers leave it 0 unnamed;
+// the frame hands each linear block a form of its own (GdnForm) where they are dims.
+struct LinearLayout {
+  std::uint32_t num_key_heads = 0, key_head_dim = 0, num_value_heads = 0, value_head_dim = 0, conv_kernel_dim = 0;
+  friend constexpr bool operator==(const LinearLayout&, const LinearLayout&) = default;
+};
+
+// What a linear layer's block (worklets/gdn_block_tp.hpp) reads of the model, under the
+// config.json names its divisibility errors then name.
+struct GdnForm {
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, linear_num_key_heads), (std::uint32_t, linear_key_head_dim),
+                 (std::uint32_t, linear_num_value_heads), (std::uint32_t, linear_value_head_dim),
+                 (std::uint32_t, linear_conv_kernel_dim), (std::uint32_t, tp), (Dtype, dtype), (Dtype, gemm_dtype));
+  template <class C>
+  static constexpr GdnForm of(const C& c) {
+    return {c.hidden, c.linear.num_key_heads, c.linear.key_head_dim, c.linear.num_value_heads,
+            c.linear.value_head_dim, c.linear.conv_kernel_dim, c.tp, c.dtype, worklets::gemm_weight_dtype(c)};
+  }
+};
+// A static form's GdnForm is static too.
+template <class Form>
+constexpr auto gdn_form(const Form& form) {
+  if constexpr (is_fixed_v<Form>) {
+    return Fixed<GdnForm::of(Form::value)>{};
+  } else {
+    return GdnForm::of(form);
+  }
+}
 
 template <class Layer>
 struct MoeConfig {
@@ -95,6 +139,8 @@ struct MoeConfig {
   // holding the experts (worklets/moe_expert_ep.hpp). A deployment setting, not the shape:
   // left out of the reflected fields, 1 unless set.
   std::uint32_t moe_tp = 1;
+  // The linear layers' head layout (a pattern with AttnSpan::linear; 0 without them).
+  LinearLayout linear{};
 
   // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
   constexpr MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
@@ -148,6 +194,9 @@ class MoeStack {
     return false;
   }
   static constexpr bool shared_expert = requires { requires Layer::shared_expert; };
+  // Full-attention layers whose q projection also yields a sigmoid gate on the attention
+  // output (Qwen3-Next, Qwen3.5: attn_output_gate).
+  static constexpr bool output_gate = requires { requires Layer::output_gate; };
   // The shared expert: whole on every rank beside EP experts, split tp ways beside TP experts.
   using SharedForm = decltype(worklets::shared_expert_form<tp_experts>(std::declval<const Form&>()));
   struct NoSharedExpert {};
@@ -155,7 +204,19 @@ class MoeStack {
   // the frameworks do unasked (worklets::attention_form: a config without kv_replicate
   // always copies): the form attention sees then has tp KV heads, one a rank.
   using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
-  using Attn = worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm>;
+  using Attn = worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm, output_gate>;
+  // A run's token mixer: attention, or a linear layer's Gated DeltaNet block (on its own
+  // form: no KV heads to replicate); one per run of the period.
+  using GdnBlockForm = decltype(gdn_form(std::declval<const Form&>()));
+  template <AttnSpan S>
+  using Mixer = std::conditional_t<S == AttnSpan::linear, worklets::GdnBlockTp<GdnBlockForm, "attn">, Attn>;
+  template <class Seq>
+  struct MixersOf;
+  template <std::size_t... I>
+  struct MixersOf<std::index_sequence<I...>> {
+    using type = std::tuple<Mixer<runs[I].span>...>;
+  };
+  using Mixers = typename MixersOf<std::make_index_sequence<n_runs>>::type;
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
  public:
@@ -212,7 +273,7 @@ class MoeStack {
 
   auto build(const Timing& t) const {
     const auto& c = values(form_);
-    const auto layer = [&](const Attn& attn) {
+    const auto layer = [&](const auto& attn) {
       if constexpr (shared_expert) {
         return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)),
                             parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t)));
@@ -222,9 +283,9 @@ class MoeStack {
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
-        return layer(attn_[0]);
+        return layer(std::get<0>(attn_));
       } else {
-        return sum(span_labeled<runs[I].span>(run_of<runs[I].count>(layer(attn_[I])))...);
+        return sum(span_labeled<runs[I].span>(run_of<runs[I].count>(layer(std::get<I>(attn_))))...);
       }
     };
     return labeled<"model">(
@@ -249,7 +310,8 @@ class MoeStack {
   // KV bytes a token holds: its full-attention layers'. A sliding layer keeps only its last
   // `sliding_window` tokens (vLLM's hybrid KV cache manager; TensorRT-LLM's pool per window
   // size): gpt-oss's is under 1.5% of a 9k-token request's KV, left out of this figure; a
-  // chunked layer its current chunk (vLLM's ChunkedLocalAttentionSpec), left out alike.
+  // chunked layer its current chunk (vLLM's ChunkedLocalAttentionSpec), left out alike; a
+  // linear layer none (its state is per request: recurrent_state_bytes_per_request_per_gpu).
   double kv_bytes_per_token() const {
     const auto& c = values(form_);
     std::uint32_t full = 0;
@@ -262,14 +324,35 @@ class MoeStack {
     return stored_kv_heads() == heads ? per_gpu : per_gpu * stored_kv_heads() / heads;
   }
 
+  // A request's recurrent state on one GPU, held from admission to its end whatever its
+  // length: per linear layer, each of the rank's v heads' fp32 head_k_dim × head_v_dim
+  // state (Qwen3.5's mamba_ssm_dtype float32) and the conv state, the last
+  // linear_conv_kernel_dim − 1 inputs of each of the rank's q | k | v channels (activation
+  // dtype). 0 without linear layers.
+  double recurrent_state_bytes_per_request_per_gpu() const {
+    const auto& c = values(form_);
+    std::uint32_t linear = 0;
+    for (AttnSpan s : spans) linear += s == AttnSpan::linear;
+    if (linear == 0) return 0;
+    const LinearLayout& l = c.linear;
+    const double tp = c.tp, dk = l.key_head_dim, dv = l.value_head_dim;
+    const double state = 4.0 * l.num_value_heads / tp * dk * dv;
+    const double channels = (2.0 * l.num_key_heads * dk + double(l.num_value_heads) * dv) / tp;
+    const double conv = channels * (l.conv_kernel_dim - 1.0) * bytes_per_element(c.dtype);
+    return (state + conv) * (c.num_layers / period * linear);
+  }
+
   // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
   // split tp ways), router, norms and what else the family's layers hold (Layer::
-  // extra_weights: q/k norm, attention sinks) replicated, with the embeddings.
+  // extra_weights: q/k norm, attention sinks) replicated, with the embeddings. With linear
+  // layers in the period, a layer's token mixer weighs the period's mean.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
     const double kv = stored_kv_heads();  // replicated KV heads counted per copy
-    const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / tp) * h;
+    const double gate = output_gate ? c.num_qo_heads * hd * h / tp : 0.0;  // the q projection's gate half
+    const double full_attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / tp) * h + gate;
+    const double attn = has_span(AttnSpan::linear) ? mean_mixer_weights(full_attn) : full_attn;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
     const double rest = h * c.num_experts + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
     // A shared expert is whole on every rank (split tp ways beside TP experts), quantized as the dense GEMMs.
@@ -306,9 +389,31 @@ class MoeStack {
   // KV heads held over the tp ranks: the model's, or tp copies where they are replicated.
   double stored_kv_heads() const { return worklets::stored_kv_heads(form_); }
 
+  // The token mixer's weights a layer holds on one GPU, averaged over the period: a linear
+  // layer's projections (q | k | v | z, b | a, out) split tp ways with its conv taps, and
+  // its per-head decay and bias and norm; the others `attn`.
+  double mean_mixer_weights(double attn) const {
+    const auto& c = values(form_);
+    const LinearLayout& l = c.linear;
+    const double h = c.hidden, tp = c.tp, dk = l.key_head_dim, dv = l.value_head_dim, hv = l.num_value_heads;
+    const double k = l.num_key_heads * dk, v = hv * dv;
+    const double linear = (h * (2 * k + 2 * v + 2 * hv) + v * h + (2 * k + v) * l.conv_kernel_dim + 2 * hv) / tp + dv;
+    double sum = 0;
+    for (AttnSpan s : spans) sum += s == AttnSpan::linear ? linear : attn;
+    return sum / period;
+  }
+
   template <std::size_t... I>
-  static std::array<Attn, n_runs> make_attn(const Form& form, std::index_sequence<I...>) {
-    return {Attn(worklets::attention_form(form), prefill_window(runs[I].span, values(form)))...};
+  static Mixers make_attn(const Form& form, std::index_sequence<I...>) {
+    return {make_mixer<runs[I].span>(form)...};
+  }
+  template <AttnSpan S>
+  static Mixer<S> make_mixer(const Form& form) {
+    if constexpr (S == AttnSpan::linear) {
+      return Mixer<S>(gdn_form(form));
+    } else {
+      return Attn(worklets::attention_form(form), prefill_window(S, values(form)));
+    }
   }
   // The keys a prefill query may see: the window, the chunk, or all (0).
   static constexpr std::uint32_t prefill_window(AttnSpan s, const auto& c) {
@@ -333,6 +438,8 @@ class MoeStack {
     } else if constexpr (S == AttnSpan::chunked) {
       return labeled<"chunked">("chunked (chunks of " + std::to_string(values(form_).attention_chunk) + " tokens)",
                                 std::move(node));
+    } else if constexpr (S == AttnSpan::linear) {
+      return labeled<"linear">("linear (Gated DeltaNet: a recurrent state per request, no KV cache)", std::move(node));
     } else {
       return labeled<"full">("full (whole context)", std::move(node));
     }
@@ -342,7 +449,7 @@ class MoeStack {
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work(Layer::name, it, r_.dp, r_.tp, groups, ops::collapse);
     const auto& w = work.groups;
-    const auto layer = [&]<AttnSpan S>(const Attn& attn, std::integral_constant<AttnSpan, S>) {
+    const auto layer = [&]<AttnSpan S>(const auto& attn, std::integral_constant<AttnSpan, S>) {
       const auto group = [&](std::size_t g) {
         const auto a = [&] {
           if constexpr (S == AttnSpan::sliding) {
@@ -366,10 +473,10 @@ class MoeStack {
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
-        return layer(attn_[0], std::integral_constant<AttnSpan, spans[0]>{});
+        return layer(std::get<0>(attn_), std::integral_constant<AttnSpan, spans[0]>{});
       } else {
         return costdsl::inputs(
-            span_nested<runs[I].span>(layer(attn_[I], std::integral_constant<AttnSpan, runs[I].span>{}))...);
+            span_nested<runs[I].span>(layer(std::get<I>(attn_), std::integral_constant<AttnSpan, runs[I].span>{}))...);
       }
     };
     return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<n_runs>{}), head_));
@@ -381,6 +488,8 @@ class MoeStack {
       return nest<"sliding">(std::move(in));
     } else if constexpr (S == AttnSpan::chunked) {
       return nest<"chunked">(std::move(in));
+    } else if constexpr (S == AttnSpan::linear) {
+      return nest<"linear">(std::move(in));
     } else {
       return nest<"full">(std::move(in));
     }
@@ -389,7 +498,7 @@ class MoeStack {
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;
-  std::array<Attn, n_runs> attn_;  // one block per run of the period; a sliding (chunked) one's prefill has the window (chunk)
+  Mixers attn_;  // one block per run of the period; a sliding (chunked) one's prefill has the window (chunk)
   worklets::MoeRouterLocal<Form> router_;
   Experts experts_;
   [[no_unique_address]] std::conditional_t<shared_expert, worklets::MoeSharedExpert<SharedForm>, NoSharedExpert> shared_;

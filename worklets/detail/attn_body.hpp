@@ -3,11 +3,12 @@
 // attn_block_tp so that tp = 1 gives the local leaves by construction. Partition math
 // stays in each worklet's resolve_config; these functions only read its result:
 //   pre-attention: input_norm → qkv_proj → [q_norm, k_norm] → rope
-//   attention:     attention op (kv_cache_append, prefill, decode) → o_proj
+//   attention:     attention op (kv_cache_append, prefill, decode) → [output_gate] → o_proj
 // R (a worklet's Resolved) provides hidden, head_dim, num_qo_heads_per_rank,
 // num_kv_heads_per_rank, qkv_n and o_proj_k.
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "costdsl/detail/tuple.hpp"
 #include "costdsl/dim_expr.hpp"
@@ -17,6 +18,7 @@
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/rope.hpp"
+#include "costdsl/kernels/silu_and_mul.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
 #include "costdsl/timing.hpp"
@@ -73,17 +75,32 @@ auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
       input<"rope">(kernels::Rope::Input{m}));
 }
 
-// window: a sliding-window layer's reach (0 = full attention).
-template <class R>
+// window: a sliding-window layer's reach (0 = full attention). Gate: the attention output is
+// multiplied by sigmoid of a gate the q projection produced beside q (Qwen3-Next's
+// attn_output_gate): one elementwise pass reading both and writing the product, costed as
+// silu_and_mul's (the same traffic; sigmoid and SiLU differ by one multiply).
+template <bool Gate = false, class R>
 auto attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
-  return costdsl::detail::make_tuple(
-      ops::Attention::build(t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
-                                to_dim(r.head_dim), window}),
-      leaf<"o_proj">(Kernel<kernels::Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.o_proj_k)})));
+  auto attention = ops::Attention::build(
+      t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank), to_dim(r.head_dim), window});
+  auto o_proj = leaf<"o_proj">(Kernel<kernels::Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.o_proj_k)}));
+  if constexpr (Gate) {
+    return costdsl::detail::make_tuple(
+        std::move(attention), leaf<"output_gate">(Kernel<kernels::SiluAndMul>(t, {dtype, to_dim(r.o_proj_k)})),
+        std::move(o_proj));
+  } else {
+    return costdsl::detail::make_tuple(std::move(attention), std::move(o_proj));
+  }
 }
 
-inline auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {
-  return costdsl::inputs(ops::Attention::inputs(attention), input<"o_proj">(kernels::Gemm::Input{m}));
+template <bool Gate = false>
+auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {
+  if constexpr (Gate) {
+    return costdsl::inputs(ops::Attention::inputs(attention), input<"output_gate">(kernels::SiluAndMul::Input{m}),
+                           input<"o_proj">(kernels::Gemm::Input{m}));
+  } else {
+    return costdsl::inputs(ops::Attention::inputs(attention), input<"o_proj">(kernels::Gemm::Input{m}));
+  }
 }
 
 }  // namespace detail
