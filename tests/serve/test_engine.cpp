@@ -268,6 +268,22 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
+// A random engine: a token budget in [lo_tokens, hi_tokens], batch cap, block, both batching
+// policies, chunked or whole prompts, [a front end], lagged first tokens, CUDA-graph padding.
+template <class Pick>
+serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint32_t hi_tokens, bool front_end) {
+  serve::ServerConfig cfg;
+  cfg.max_batch_tokens = pick(lo_tokens, hi_tokens);
+  cfg.max_seqs = pick(1, 48);
+  cfg.kv_block = pick(1, 32);
+  cfg.batching = pick(0, 1) == 0 ? serve::Batching::mixed : serve::Batching::prefill_first;
+  cfg.chunked_prefill = pick(0, 2) != 0;
+  if (front_end) cfg.frontend_s = pick(0, 2) * 1e-3;
+  cfg.lagged_first_token = pick(0, 1) == 1;
+  if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
+  return cfg;
+}
+
 }  // namespace
 
 TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, on random workloads and roles") {
@@ -277,15 +293,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
                 padded = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto role = static_cast<serve::Role>(trial % 3);
-    serve::ServerConfig cfg;
-    cfg.max_batch_tokens = pick(1, 400);
-    cfg.max_seqs = pick(1, 48);
-    cfg.kv_block = pick(1, 32);
-    cfg.batching = pick(0, 1) == 0 ? serve::Batching::mixed : serve::Batching::prefill_first;
-    cfg.chunked_prefill = pick(0, 2) != 0;
-    cfg.frontend_s = pick(0, 2) * 1e-3;
-    cfg.lagged_first_token = pick(0, 1) == 1;
-    if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
+    const serve::ServerConfig cfg = random_server(pick, 1, 400, true);
     prefill_only += cfg.batching == serve::Batching::prefill_first;
     std::vector<serve::Request> reqs(pick(1, 120));
     double t = 0;
@@ -359,14 +367,7 @@ TEST_CASE("a decode stretch run in one step is the iterations stepped one by one
   std::uint64_t stretches = 0, stretched_iterations = 0, cut_by_horizon = 0, padded = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const auto role = trial % 4 == 3 ? serve::Role::decode : serve::Role::aggregated;
-    serve::ServerConfig cfg;
-    cfg.max_batch_tokens = pick(8, 600);
-    cfg.max_seqs = pick(1, 48);
-    cfg.kv_block = pick(1, 32);
-    cfg.batching = pick(0, 1) == 0 ? serve::Batching::mixed : serve::Batching::prefill_first;
-    cfg.chunked_prefill = pick(0, 2) != 0;
-    cfg.lagged_first_token = pick(0, 1) == 1;
-    if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
+    const serve::ServerConfig cfg = random_server(pick, 8, 600, false);
     std::vector<serve::Request> reqs(pick(1, 80));
     double t = 0;
     for (serve::Request& q : reqs) {
