@@ -65,10 +65,6 @@ constexpr bool value_input() {
 // What a call keeps of each input list entry for the next: a value input itself; for a
 // Fanout's rank lists, each run's kept inputs and slot rows; nothing for the rest.
 struct NotKept {};
-template <class T>
-struct IsInputs : std::false_type {};
-template <class... I>
-struct IsInputs<Inputs<I...>> : std::true_type {};
 template <class Ins>
 struct LastInputs;
 template <class R>
@@ -103,8 +99,9 @@ struct LastInputs<Inputs<I...>> {
   using type = Tuple<typename Kept<typename I::value_type>::type...>;
 };
 
-// One run index's memory: the inputs and slot rows of the run last evaluated there, and
-// the Reevaluator epoch they belong to (another tree, or a reset, starts a new epoch).
+// One run index's memory: the kept inputs of the run last evaluated there (its slot rows
+// are the FanoutMemory's r-th row) and the Reevaluator epoch they belong to (another tree,
+// or a reset, starts a new epoch).
 template <class R>
 struct RunMemory {
   std::uint64_t epoch = 0;
