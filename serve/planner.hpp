@@ -123,7 +123,9 @@ class Planner {
     };
     std::vector<Step> steps;
     const std::uint64_t footprint = kv_round(spec_.input_tokens + spec_.output_tokens);
-    const auto fit_of = [&](const WorkerOption& w) { return w.kv_tokens_per_group / footprint * w.f.kv_groups; };
+    const auto fit_of = [&](const WorkerOption& w) {
+      return w.kv_tokens_per_group / w.request_tokens(footprint) * w.f.kv_groups;
+    };
     if (job.mode == Mode::aggregated) {
       const WorkerOption& w = options_[job.worker];
       c.decode_workers = 1;
@@ -319,7 +321,7 @@ class Planner {
           (o.f.weight_bytes_per_gpu == leanest->f.weight_bytes_per_gpu &&
            o.kv_tokens_per_group > leanest->kv_tokens_per_group))
         leanest = o;
-      if (o.kv_tokens_per_group >= need_agg) options_.push_back(o);
+      if (o.kv_tokens_per_group >= o.request_tokens(need_agg)) options_.push_back(o);
     }
     if (!options_.empty()) return;
     if (!leanest)
@@ -344,8 +346,12 @@ class Planner {
                      std::to_string(leanest->kv_tokens_per_group) + " tokens of KV per GPU (" +
                      detail::gigabytes(usable - f.weight_bytes_per_gpu) + " after " +
                      detail::gigabytes(f.weight_bytes_per_gpu) + " of weights), one request needs " +
-                     std::to_string(need_agg) + " (--isl " + std::to_string(spec_.input_tokens) + " + --osl " +
-                     std::to_string(spec_.output_tokens) + ")");
+                     std::to_string(leanest->request_tokens(need_agg)) + " (--isl " +
+                     std::to_string(spec_.input_tokens) + " + --osl " + std::to_string(spec_.output_tokens) +
+                     (leanest->state_tokens() > 0
+                          ? " and its recurrent state, " + std::to_string(leanest->state_tokens()) + " tokens' worth"
+                          : std::string()) +
+                     ")");
   }
 
   void add_aggregated_jobs() {
@@ -392,7 +398,7 @@ class Planner {
     for (std::size_t i = 0; i < options_.size(); ++i) {
       const WorkerOption& o = options_[i];
       AnyModel& m = models_.model(o.p);
-      if (!o.decode_only() && o.kv_tokens_per_group >= need_prefill) {
+      if (!o.decode_only() && o.kv_tokens_per_group >= o.request_tokens(need_prefill)) {
         chunks.assign(1, {spec_.cached_tokens, prompt});
         const double one = m.iteration_s({chunks, kv});
         // A full iteration: the prefill budget of every group filled with prompts.
@@ -407,8 +413,8 @@ class Planner {
         pre.push_back({i, one, full > 0 ? double(budget) / full / o.f.gpus : 0.0});
       }
       chunks.clear();
-      if (o.kv_tokens_per_group >= need_decode) {
-        const std::uint64_t fit = o.kv_tokens_per_group / need_decode * o.f.kv_groups;
+      if (o.kv_tokens_per_group >= o.request_tokens(need_decode)) {
+        const std::uint64_t fit = o.kv_tokens_per_group / o.request_tokens(need_decode) * o.f.kv_groups;
         for (const std::uint32_t b : batch_caps(o, fit, 0)) {
           kv.assign(b, spec_.input_tokens + spec_.output_tokens / 2);  // mid-way through the outputs
           const double t = m.iteration_s({chunks, kv});

@@ -24,6 +24,10 @@ struct WorkerOption {
     if (!(f.state_bytes_per_request_per_gpu > 0 && f.kv_bytes_per_token_per_gpu > 0)) return 0;
     return static_cast<std::uint64_t>(std::ceil(f.state_bytes_per_request_per_gpu / f.kv_bytes_per_token_per_gpu));
   }
+  // What one request whose KV is `kv_tokens` (in whole blocks) takes of a pool: its KV and
+  // its fixed state, as the worker's footprint counts it. Every "does a request fit" check
+  // asks this, so a state that does not fit is found before a simulation, not in one.
+  std::uint64_t request_tokens(std::uint64_t kv_tokens) const noexcept { return kv_tokens + state_tokens(); }
 };
 
 }  // namespace costdsl::serve

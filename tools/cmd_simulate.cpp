@@ -56,7 +56,7 @@ serve::WorkerOption pin(const PinnedWorker& w, serve::ModelSource& source, serve
   std::string why;
   const std::optional<serve::WorkerOption> o = units.option(p, &why);
   if (!o) throw InputError(fmt::format("{}: {}", w.flags, why));
-  if (o->kv_tokens_per_group >= w.kv_need) return *o;
+  if (o->kv_tokens_per_group >= o->request_tokens(w.kv_need)) return *o;
   const double usable = gpu.hbm_capacity * (1 - spec.engine.reserve_fraction);
   if (o->f.weight_bytes_per_gpu >= usable)
     throw InputError(fmt::format(
@@ -67,7 +67,10 @@ serve::WorkerOption pin(const PinnedWorker& w, serve::ModelSource& source, serve
   throw InputError(fmt::format("{}: no KV room for one request: {:.1f} GB of weights per GPU leave {} tokens of KV "
                                "per {}; one request needs {} ({})",
                                w.flags, o->f.weight_bytes_per_gpu / 1e9, o->kv_tokens_per_group,
-                               o->f.kv_groups > 1 ? "DP group" : "worker", w.kv_need, w.need_what));
+                               o->f.kv_groups > 1 ? "DP group" : "worker", o->request_tokens(w.kv_need),
+                               o->state_tokens() > 0 ? fmt::format("{} and a recurrent state of {} tokens' worth",
+                                                                   w.need_what, o->state_tokens())
+                                                     : w.need_what));
 }
 
 // The flags that pin a worker's layout, as the user gave them.
@@ -104,7 +107,7 @@ std::uint32_t worker_budget(std::uint32_t per_group, const serve::WorkerOption& 
 
 // The decodes a worker runs at once: its batch cap, or fewer where its KV holds fewer.
 std::uint32_t typical_batch(std::uint32_t batch, const serve::WorkerOption& w, std::uint64_t kv_need) {
-  const std::uint64_t fit = w.kv_tokens() / std::max<std::uint64_t>(kv_need, 1);
+  const std::uint64_t fit = w.kv_tokens() / std::max<std::uint64_t>(w.request_tokens(kv_need), 1);
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(fit, 1, batch));
 }
 

@@ -447,10 +447,11 @@ class Simulator {
         std::string rejected;
         std::optional<serve::WorkerOption> o = units.option(p, &rejected);
         if (!o) why = fmt::format("{}{} at tp {} ep {}: {}", role, m->family, p.tp, p.ep, rejected);
-        else if (o->kv_tokens_per_group < units.kv_round(need))
+        else if (o->kv_tokens_per_group < o->request_tokens(units.kv_round(need)))
           why = fmt::format("{}{} at tp {} ep {} on {}: no KV room for one request ({} tokens per attention group, "
                             "{} needed)",
-                            role, m->family, p.tp, p.ep, t->gpu().name, o->kv_tokens_per_group, units.kv_round(need));
+                            role, m->family, p.tp, p.ep, t->gpu().name, o->kv_tokens_per_group,
+                            o->request_tokens(units.kv_round(need)));
         else return o;
         return std::optional<serve::WorkerOption>{};
       };

@@ -339,3 +339,28 @@ TEST_CASE("TP experts: a family whose make picks the arch per layout is searched
   REQUIRE_FALSE(pinned.rows.empty());
   for (const serve::PlanRow& r : pinned.rows) CHECK(r.c.worker == serve::Parallel{4, 1});
 }
+
+TEST_CASE("a request's fixed state counts wherever the search asks whether a request fits") {
+  // A worker whose pool holds a request's KV but not its KV and its recurrent state: the
+  // footprint the worker reserves, and the one the fit checks ask for, are the same.
+  serve::WorkerOption o;
+  o.f.kv_bytes_per_token_per_gpu = 1000;
+  o.f.state_bytes_per_request_per_gpu = 10'500;  // 10.5 tokens' worth: 11 whole tokens
+  o.kv_tokens_per_group = 70;
+  CHECK(o.state_tokens() == 11);
+  CHECK(o.request_tokens(64) == 75);
+  CHECK(o.kv_tokens_per_group < o.request_tokens(64));  // KV alone (64) would have fitted
+  serve::ServerConfig cfg;
+  cfg.kv_block = 16;
+  cfg.state_tokens = o.state_tokens();
+  const std::vector<serve::Request> reqs{{0, 40, 24, 0}};
+  struct Zero {
+    double iteration_s(const ops::AttentionBatch&) { return 1e-3; }
+    double kv_bytes_per_token_per_gpu() const { return 1000; }
+    double weight_bytes_per_gpu() const { return 0; }
+  } model;
+  serve::Worker<Zero> w(model, reqs, cfg, o.kv_tokens(), serve::Role::aggregated, 1);
+  CHECK(w.footprint(reqs[0]) == o.request_tokens(64));
+  o.f.state_bytes_per_request_per_gpu = 0;
+  CHECK(o.request_tokens(64) == 64);
+}
