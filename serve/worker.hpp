@@ -28,12 +28,13 @@
 // Decode stretches: between events, consecutive iterations differ only in every decoder's
 // KV length growing by one. step(horizon_s) runs such a stretch in one call: after an
 // iteration of decodes only (every decoder in the batch, nothing prefilling, nothing
-// admitted, no first token out, none finished: no event a caller could act on), it goes on with the next iterations while each starts
-// before horizon_s (the caller's next outside event: another worker's step, which may
-// hand this one a request) and before the next queued request could be admitted, up to
-// and including the iteration in which the first decoders finish. Each iteration is the
-// model's time of its own batch and the clock adds them one by one, so every figure is
-// stepping's, bit for bit; what is saved is the bookkeeping between iterations.
+// admitted, no first token out, none finished: no event a caller could act on), it goes
+// on with the next iterations while each starts before horizon_s (the caller's next
+// outside event: another worker's step, which may hand this one a request) and before the
+// next queued request could be admitted, up to and including the iteration in which the
+// first decoders finish. Each iteration is the model's time of its own batch and the
+// clock adds them one by one, so every figure is stepping's, bit for bit; what is saved
+// is the bookkeeping between iterations.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -295,7 +296,8 @@ class Worker {
     std::uint32_t* left = dec_left_.data();
     std::uint32_t* kv = dec_kv_.data();
     std::uint32_t fewest = ~std::uint32_t{0};  // iterations until the first decoders finish
-    costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
+    costdsl::detail::for_each_index_blocked(decodes,
+                                            [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
     const double until = std::min(horizon_s, next_admission_s());
     std::uint32_t more = 0;
     while (more < fewest && clock_ < until) {
