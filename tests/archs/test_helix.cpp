@@ -242,25 +242,65 @@ TEST_CASE("hp rejections name the field, the value and the rule") {
                        InputError);
 }
 
+namespace {
+// Every rank's load of `lens` request by request, from slice() and owner().
+std::vector<worklets::KvSlices::RankLoad> deal_by_request(const std::vector<std::uint32_t>& lens,
+                                                          std::uint64_t prefill, std::uint32_t hp) {
+  using worklets::KvSlices;
+  std::vector<KvSlices::RankLoad> want(hp, KvSlices::RankLoad{0, 0, 0});
+  want[0].rows = prefill;
+  for (std::uint32_t r = 0; r < hp; ++r)
+    for (const std::uint32_t len : lens) {
+      const std::uint64_t mine = KvSlices::slice(len, r, hp);
+      want[r].kv += mine;
+      want[r].batch += mine != 0 ? 1 : 0;
+      want[r].rows += len != 0 && KvSlices::owner(len, hp) == r ? 1 : 0;
+    }
+  return want;
+}
+}  // namespace
+
 TEST_CASE("the KV deal in one pass: every rank's load matches slice() and owner() request by request") {
   using worklets::KvSlices;
-  std::vector<std::uint32_t> lens{1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4096, 4097, 131072, 131071, 777};
-  for (std::uint32_t i = 0; i < 200; ++i) lens.push_back(1 + (i * 2654435761u) % 20000);
-  for (const std::uint32_t hp : {1u, 2u, 3u, 4u, 7u, 8u, 16u, 64u}) {
-    const KvSlices s{lens, 500, hp};
-    std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
-    s.deal(loads);
-    for (std::uint32_t r = 0; r < hp; ++r) {
-      KvSlices::RankLoad want{r == 0 ? 500u : 0u, 0, 0};
-      for (const std::uint32_t len : lens) {
-        const std::uint64_t mine = KvSlices::slice(len, r, hp);
-        want.kv += mine;
-        want.batch += mine != 0 ? 1 : 0;
-        want.rows += KvSlices::owner(len, hp) == r ? 1 : 0;
+  // Lengths at block edges, empty slots, lengths near 2^32 (the whole rounds' 64-bit sum),
+  // and counts that leave a partial block of lanes.
+  std::vector<std::uint32_t> lens{1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4096, 4097, 131072, 131071, 777, 0,
+                                  4294967295u, 4294967264u, 0, 4000000000u};
+  for (std::uint32_t i = 0; i < 203; ++i) lens.push_back(1 + (i * 2654435761u) % 20000);
+  for (const std::size_t count : {lens.size(), std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{0}}) {
+    const std::vector<std::uint32_t> some(lens.begin(), lens.begin() + static_cast<std::ptrdiff_t>(count));
+    for (const std::uint32_t hp : {1u, 2u, 3u, 4u, 7u, 8u, 16u, 64u}) {
+      const KvSlices s{some, 500, hp};
+      const auto want = deal_by_request(some, 500, hp);
+      std::array<KvSlices::RankLoad, KvSlices::max_hp> loads, rows_only, reads_only;
+      s.deal(loads);
+      s.deal<true, false>(rows_only);
+      s.deal<false, true>(reads_only);
+      for (std::uint32_t r = 0; r < hp; ++r) {
+        INFO("hp ", hp, ", rank ", r, ", requests ", count);
+        CHECK(loads[r].kv == want[r].kv);
+        CHECK(loads[r].batch == want[r].batch);
+        CHECK(loads[r].rows == want[r].rows);
+        CHECK(rows_only[r].rows == want[r].rows);  // each slot asks only for what it launches
+        CHECK(reads_only[r].kv == want[r].kv);
+        CHECK(reads_only[r].batch == want[r].batch);
       }
-      CHECK(loads[r].kv == want.kv);
-      CHECK(loads[r].batch == want.batch);
-      CHECK(loads[r].rows == want.rows);
+    }
+  }
+}
+
+TEST_CASE("the KV deal over more requests than one chunk of 32-bit sums: still exact") {
+  using worklets::KvSlices;
+  std::vector<std::uint32_t> lens(70'003);
+  for (std::uint32_t i = 0; i < lens.size(); ++i) lens[i] = 1 + (i * 2654435761u) % 300'000;
+  for (const std::uint32_t hp : {2u, 4u, 8u}) {
+    std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
+    KvSlices{lens, 0, hp}.deal(loads);
+    const auto want = deal_by_request(lens, 0, hp);
+    for (std::uint32_t r = 0; r < hp; ++r) {
+      CHECK(loads[r].kv == want[r].kv);
+      CHECK(loads[r].batch == want[r].batch);
+      CHECK(loads[r].rows == want[r].rows);
     }
   }
 }
