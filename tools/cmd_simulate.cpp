@@ -306,6 +306,7 @@ void add_simulate_command(CLI::App& app) {
     ctx.trace = st->trace;
     ctx.trace_requests = trace.size();
     ctx.kv_tokens = worker.kv_tokens();
+    ctx.state_tokens = worker.state_tokens();
     ctx.dp_groups = worker.f.kv_groups;
 
     // Kernel provenance at a typical request's lengths (a trace's first request).
@@ -329,6 +330,7 @@ void add_simulate_command(CLI::App& app) {
       c.token_budget = worker_budget(st->token_budget, *prefill);
       c.prefill_batch = st->prefill_batch != 0 ? st->prefill_batch : units.prefill_batch(c, *prefill);
       ctx.prefill_kv_tokens = prefill->kv_tokens();
+      ctx.prefill_state_tokens = prefill->state_tokens();
       add_kernel_sources(ctx.kernels, pw.options, timing, std::min(isl - cached, c.token_budget), cached, 0, 0);
       add_kernel_sources(ctx.kernels, st->model, timing, 0, 0, typical_batch(st->batch, worker, main.kv_need),
                          mid_kv);

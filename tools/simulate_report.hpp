@@ -68,6 +68,9 @@ struct SimulateContext {
   std::string trace;          // the trace file, when the load is one
   std::uint64_t trace_requests = 0;
   std::uint64_t kv_tokens = 0, prefill_kv_tokens = 0;  // per (decode / prefill) worker
+  // What each request's fixed state (linear-attention layers) takes of that room, in KV
+  // tokens (WorkerOption::state_tokens); 0 for a KV cache alone.
+  std::uint64_t state_tokens = 0, prefill_state_tokens = 0;
   std::uint32_t dp_groups = 1;                         // of the (decode) worker: the token budget is per group
   KernelSource kernels;
 };
@@ -83,16 +86,21 @@ inline std::string simulate_deployment_text(const SimulateContext& ctx, const se
   const auto count = [](std::uint32_t n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
   const std::string gpus =
       fmt::format("{} × {} = {}", count(c.replicas, "replica"), count(c.unit_gpus, "GPU"), count(c.gpus(), "GPU"));
+  // The room is the pool's capacity; a request's recurrent state is part of its footprint there.
+  const auto state = [](std::uint64_t tokens) {
+    return tokens == 0 ? std::string() : fmt::format(" (each request's recurrent state takes {} of them)", tokens);
+  };
   if (c.mode == serve::Mode::aggregated)
-    return fmt::format("aggregated {}, {}; batch cap {}, token budget {}{}; KV room {} tokens per worker",
+    return fmt::format("aggregated {}, {}; batch cap {}, token budget {}{}; KV room {} tokens per worker{}",
                        parallel_label(c.worker, ep), gpus, c.batch, c.token_budget,
                        ctx.dp_groups > 1 ? fmt::format(" ({} per DP group)", c.token_budget / ctx.dp_groups) : "",
-                       ctx.kv_tokens);
+                       ctx.kv_tokens, state(ctx.state_tokens));
   return fmt::format(
       "disaggregated {} × prefill {} (batch cap {}, token budget {}) + {} × decode {} (batch cap {}), {}; KV room {} "
-      "tokens per prefill worker, {} per decode worker; KV hand-off {:.3f} ms",
+      "tokens per prefill worker{}, {} per decode worker{}; KV hand-off {:.3f} ms",
       c.prefill_workers, parallel_label(c.prefill, ep), c.prefill_batch, c.token_budget, c.decode_workers,
-      parallel_label(c.worker, ep), c.batch, gpus, ctx.prefill_kv_tokens, ctx.kv_tokens, c.transfer_s * 1e3);
+      parallel_label(c.worker, ep), c.batch, gpus, ctx.prefill_kv_tokens, state(ctx.prefill_state_tokens),
+      ctx.kv_tokens, state(ctx.state_tokens), c.transfer_s * 1e3);
 }
 
 inline std::string simulate_load_text(const SimulateContext& ctx, const serve::PlanRow& r) {
@@ -156,6 +164,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
                        {"uncovered_leaves", ctx.kernels.uncovered},
                        {"coverage", coverage_json(ctx.kernels.flags)}};
   j["kv_tokens"] = ctx.kv_tokens;
+  if (ctx.state_tokens > 0) j["state_tokens_per_request"] = ctx.state_tokens;
   j["engine"] = engine_json(ctx.engine);
   j["warmup"] = r.r.warmup;
   j["simulated_s"] = r.r.sim_time_s;
@@ -180,6 +189,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
     j["prefill"]["batch"] = r.c.prefill_batch;
     j["prefill"]["hp"] = r.c.prefill.hp;
     j["prefill"]["kv_tokens"] = ctx.prefill_kv_tokens;
+    if (ctx.prefill_state_tokens > 0) j["prefill"]["state_tokens_per_request"] = ctx.prefill_state_tokens;
   }
   return j;
 }

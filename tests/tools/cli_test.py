@@ -582,6 +582,18 @@ with tempfile.TemporaryDirectory() as d:
         check(w and sim and abs(w["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
               abs(w["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
               f"validate --deployments: row {rid} is simulate {' '.join(flags)}'s p50s: {w} / {sim.get('ttft_ms')}")
+    # simulate's KV room is the pool's capacity; a linear-attention model's recurrent state is part
+    # of each request's footprint there, and the report says how much (absent without one).
+    q = ["simulate", "--arch", "qwen3_5_397b_a17b", "--gpu", "b200", "--quant", "fp8", "--tp", "4", "--batch", "8",
+         "--isl", "1024", "--osl", "64", "--framework", "sglang"]
+    qj = json.loads(run(*q, "--json").stdout or "{}")
+    state = qj.get("state_tokens_per_request", 0)
+    check(0 < state < qj.get("kv_tokens", 0), f"simulate: Qwen3.5's state per request in KV tokens: {qj.get('kv_tokens')}, {state}")
+    check(f"each request's recurrent state takes {state} of them" in run(*q).stdout,
+          "simulate: the KV room line names the state each request takes")
+    lj = json.loads(run("simulate", "--arch", "llama3_8b", "--gpu", "h100", "--batch", "8", "--isl", "1024", "--osl",
+                        "64", "--json").stdout or "{}")
+    check("kv_tokens" in lj and "state_tokens_per_request" not in lj, "simulate: no state line for a KV cache alone")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
