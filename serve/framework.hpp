@@ -12,7 +12,9 @@
 // decodes) and TTFT grows with clients × prompt; vLLM and TensorRT-LLM put prompts into
 // decode iterations, so the clients drift apart and a new request mostly waits for one
 // iteration. TensorRT-LLM does not chunk prompts by default, and its overlap scheduler
-// returns a first token one iteration after the prefill's.
+// returns a first token one iteration after the prefill's. All three schedule ahead (the
+// next batch is formed as the running one launches), so a request that reaches a busy
+// engine waits for the iteration after the next.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -51,7 +53,7 @@ struct FrameworkDefaults {
   ServerConfig server;       // max_seqs is left to the deployment (its batch cap)
   // Where each knob's default comes from: file and version.
   std::string_view max_batch_tokens_source, batching_source, chunked_prefill_source, kv_block_source,
-      reserve_source, first_token_source, cuda_graph_source;
+      reserve_source, first_token_source, cuda_graph_source, overlap_source;
 };
 
 namespace detail {
@@ -81,7 +83,8 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
     case Framework::ideal:
       d.version = "costdsl";
       d.max_batch_tokens_source = d.batching_source = d.chunked_prefill_source = d.kv_block_source =
-          d.reserve_source = d.first_token_source = d.cuda_graph_source = "costdsl's engine (serve/worker.hpp)";
+          d.reserve_source = d.first_token_source = d.cuda_graph_source = d.overlap_source =
+              "costdsl's engine (serve/worker.hpp)";
       break;
     case Framework::vllm:
       d.version = "0.19 (6241521)";
@@ -100,6 +103,14 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       // Async scheduling overlaps the next step's scheduling with this one's GPU work, but
       // a step's tokens go out when it ends.
       d.first_token_source = "vllm/config/vllm.py:764-797 (async_scheduling; outputs per step)";
+      // With async scheduling on (the default since vLLM PR #27614, before 0.12: None
+      // resolves to True but for pooling models, drafters other than EAGLE's and executors
+      // without support) the engine keeps two batches in flight and schedules the next one
+      // before it waits for the running one's output.
+      s.overlap_scheduling = true;
+      d.overlap_source = "vllm/config/vllm.py (VllmConfig.__post_init__, async_scheduling None -> True); "
+                         "vllm/v1/engine/core.py (EngineCore.step_with_batch_queue: schedule, then await the "
+                         "oldest batch)";
       // Captured sizes 1, 2, 4, then every 8 to 256 and every 16 to min(2 × max_num_seqs,
       // 512) = 512; a batch runs at the next captured size.
       s.cuda_graph_batches = {1, 2, 4};
@@ -130,6 +141,10 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       d.reserve_source = "python/sglang/srt/server_args.py:1264-1311 (mem_fraction_static from reserved memory)";
       d.first_token_source = "python/sglang/srt/managers/scheduler.py (overlap schedule: a batch's results are "
                              "processed as the next one runs, once its tokens are on the host)";
+      s.overlap_scheduling = true;
+      d.overlap_source = "python/sglang/srt/server_args.py (disable_overlap_schedule False); "
+                         "python/sglang/srt/managers/scheduler.py (event_loop_overlap: the next batch is launched "
+                         "before the last one's results are processed)";
       // cuda_graph_bs: 1, 2, 4, 8, 12, every 8 to 256, every 16 to 496, every 32 to
       // cuda_graph_max_bs (256 below 160 GB at TP < 4, the common case; 512 above).
       s.cuda_graph_batches = {1, 2, 4, 8, 12};
@@ -161,6 +176,11 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       d.first_token_source = "tensorrt_llm/llmapi/llm_args.py (TorchLlmArgs.disable_overlap_scheduler False); docs, "
                              "Overlap Scheduler (one more decode step of latency)";
       d.cuda_graph_source = "tensorrt_llm/llmapi/llm_args.py (CudaGraphConfig.enable_padding False: no padding)";
+      // The same overlap scheduler also forms iteration n + 1's batch while n runs.
+      s.overlap_scheduling = true;
+      d.overlap_source = "tensorrt_llm/llmapi/llm_args.py (TorchLlmArgs.disable_overlap_scheduler False); "
+                         "tensorrt_llm/_torch/pyexecutor/py_executor.py (the overlap executor loop schedules and "
+                         "launches the next batch before handling the previous one's outputs)";
       break;
   }
   return d;

@@ -35,6 +35,11 @@ struct ServerConfig {
   // prefill's, not with the prefill's own (TensorRT-LLM's overlap scheduler: iteration
   // n + 1 is launched before n's outputs are handled).
   bool lagged_first_token = false;
+  // The engine schedules ahead: the batch of iteration n + 1 is formed when iteration n is
+  // launched (vLLM's async scheduling, SGLang's overlap schedule, TensorRT-LLM's overlap
+  // scheduler), so a request that reaches a busy engine runs first in the iteration after
+  // the next; an idle engine takes it at once.
+  bool overlap_scheduling = false;
   // Batch sizes with a captured CUDA graph, ascending: a decode-only iteration of b
   // requests runs the smallest captured size >= b, the extra rows as dummy requests
   // (KV length 1); above the largest, or empty (no padding), it runs as it is.

@@ -12,7 +12,9 @@
 // prefill only; a request's whole KV footprint (rounded up to KV blocks) is reserved
 // when it is admitted, so the cache can never overflow and no preemption is needed; the
 // last prefill chunk also yields the first output token, returned at once or, with
-// lagged_first_token, with the next iteration; a decode-only batch runs padded to a
+// lagged_first_token, with the next iteration; with overlap_scheduling a busy engine
+// forms each iteration's batch as the one before launches (it admits what had arrived
+// by then), an idle one at once; a decode-only batch runs padded to a
 // captured CUDA-graph size where one is given. The clock moves by the model's
 // time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
@@ -281,6 +283,7 @@ class Worker {
       }
     }
     const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    formed_s_ = clock_;  // scheduling ahead, the next batch is formed as this one launches
     clock_ += dt;
     stats_.busy_s += dt;
     ++stats_.iterations;
@@ -328,7 +331,10 @@ class Worker {
   // Admit in arrival order while the whole footprint fits; a request that would not fit
   // blocks those behind it (FCFS, no skipping), one larger than the cache is rejected.
   void admit() {
-    while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running() < cfg_.max_seqs) {
+    // Requests that had arrived when this iteration's batch was formed: at its start, or,
+    // scheduling ahead on a busy engine, at the previous iteration's launch.
+    const double formed = cfg_.overlap_scheduling && running() > 0 ? formed_s_ : clock_;
+    while (head_ < queue_.size() && queue_[head_].at_s <= formed && running() < cfg_.max_seqs) {
       const std::uint32_t id = queue_[head_].id;
       const Request& q = reqs_[id];
       const std::uint64_t need = footprint(q);
@@ -428,6 +434,7 @@ class Worker {
   std::uint64_t capacity_;
   Role role_;
   double clock_ = 0;
+  double formed_s_ = 0;         // when the last iteration launched (overlap_scheduling)
   double frontend_free_s_ = 0;  // when the front end has passed on the last request
   std::uint64_t reserved_ = 0, used_ = 0;
   std::vector<Prefilling> prefilling_;

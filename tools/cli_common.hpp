@@ -92,12 +92,13 @@ inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::Clie
 // framework's default (serve/framework.hpp names where every default comes from).
 struct EngineOptions {
   std::string framework = "ideal";
-  std::string batching, chunked_prefill, lagged_first_token, cuda_graph_padding;  // empty: the framework's
+  std::string batching, chunked_prefill, lagged_first_token, overlap_scheduling,
+      cuda_graph_padding;  // empty: the framework's
   std::optional<double> frontend_ms, reserve_fraction;
   std::optional<std::uint32_t> kv_block;
-  static constexpr const char* flags[] = {"--framework",         "--batching",         "--chunked-prefill",
-                                          "--frontend-ms",       "--lagged-first-token", "--kv-block",
-                                          "--reserve-fraction", "--cuda-graph-padding"};
+  static constexpr const char* flags[] = {"--framework",        "--batching",           "--chunked-prefill",
+                                          "--frontend-ms",      "--lagged-first-token", "--overlap-scheduling",
+                                          "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -120,6 +121,11 @@ struct EngineOptions {
                    "on: a request's first token comes out with the iteration after its prefill (an overlap "
                    "scheduler); default: the framework's")
         ->check(CLI::IsMember({"on", "off"}));
+    cmd.add_option("--overlap-scheduling", overlap_scheduling,
+                   "on: the next iteration's batch is formed as the running one launches, so a request reaching a "
+                   "busy engine runs from the iteration after the next (vLLM's async scheduling, SGLang's and "
+                   "TensorRT-LLM's overlap schedulers); default: the framework's")
+        ->check(CLI::IsMember({"on", "off"}));
     cmd.add_option("--cuda-graph-padding", cuda_graph_padding,
                    "off: decode batches run at their own size instead of the framework's next captured CUDA-graph "
                    "size (vllm, sglang pad; trtllm and ideal do not)")
@@ -141,6 +147,7 @@ struct EngineOptions {
     if (!chunked_prefill.empty()) d.server.chunked_prefill = chunked_prefill == "on";
     if (frontend_ms) d.server.frontend_s = *frontend_ms * 1e-3;
     if (!lagged_first_token.empty()) d.server.lagged_first_token = lagged_first_token == "on";
+    if (!overlap_scheduling.empty()) d.server.overlap_scheduling = overlap_scheduling == "on";
     if (cuda_graph_padding == "off") d.server.cuda_graph_batches.clear();
     if (kv_block) d.server.kv_block = *kv_block;
     if (reserve_fraction) d.server.reserve_fraction = *reserve_fraction;

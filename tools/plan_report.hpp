@@ -88,9 +88,10 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
                                  ? std::string()
                                  : fmt::format(", decode batches padded to {} CUDA-graph sizes up to {}",
                                                s.cuda_graph_batches.size(), s.cuda_graph_batches.back());
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}", who,
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}", who,
                      serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
                      s.reserve_fraction * 100, s.frontend_s * 1e3,
+                     s.overlap_scheduling ? ", batches formed one iteration ahead" : "",
                      s.lagged_first_token ? ", first token one iteration late" : "", graphs);
 }
 
@@ -104,6 +105,7 @@ inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
           {"reserve_fraction", s.reserve_fraction},
           {"frontend_ms", s.frontend_s * 1e3},
           {"lagged_first_token", s.lagged_first_token},
+          {"overlap_scheduling", s.overlap_scheduling},
           {"cuda_graph_batches", s.cuda_graph_batches}};
 }
 

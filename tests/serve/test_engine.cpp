@@ -142,7 +142,9 @@ class ReferenceWorker {
   Step step(Time&& time) {
     Step ev;
     ev.first_tokens.swap(lagged_);
-    while (head_ < queue_.size() && queue_[head_].at_s <= clock_ && running_.size() < cfg_.max_seqs) {
+    // Scheduling ahead, a busy engine's batch was formed when the last iteration launched.
+    const double formed = cfg_.overlap_scheduling && !running_.empty() ? launched_ : clock_;
+    while (head_ < queue_.size() && queue_[head_].at_s <= formed && running_.size() < cfg_.max_seqs) {
       const serve::Request& q = reqs_[queue_[head_].id];
       const std::uint64_t need = footprint(q);
       if (need > capacity_) {
@@ -189,6 +191,7 @@ class ReferenceWorker {
           ev.decode_kv.resize(g, 1);
           break;
         }
+    launched_ = clock_;
     clock_ += time(ops::AttentionBatch{ev.prefill, ev.decode_kv});
     ev.end_s = clock_;
     for (Running& r : running_) {
@@ -232,7 +235,7 @@ class ReferenceWorker {
   serve::ServerConfig cfg_;
   std::uint64_t capacity_, reserved_ = 0, used_ = 0, used_peak_ = 0;
   serve::Role role_;
-  double clock_ = 0, frontend_s_ = 0;
+  double clock_ = 0, frontend_s_ = 0, launched_ = 0;
   std::vector<Running> running_;
   std::vector<std::uint32_t> lagged_;
   std::vector<Queued> queue_;
@@ -269,7 +272,8 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
 }
 
 // A random engine: a token budget in [lo_tokens, hi_tokens], batch cap, block, both batching
-// policies, chunked or whole prompts, [a front end], lagged first tokens, CUDA-graph padding.
+// policies, chunked or whole prompts, [a front end], lagged first tokens, scheduling ahead,
+// CUDA-graph padding.
 template <class Pick>
 serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint32_t hi_tokens, bool front_end) {
   serve::ServerConfig cfg;
@@ -280,6 +284,7 @@ serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint
   cfg.chunked_prefill = pick(0, 2) != 0;
   if (front_end) cfg.frontend_s = pick(0, 2) * 1e-3;
   cfg.lagged_first_token = pick(0, 1) == 1;
+  cfg.overlap_scheduling = pick(0, 1) == 1;
   if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
   return cfg;
 }

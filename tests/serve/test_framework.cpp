@@ -86,6 +86,33 @@ TEST_CASE("the front end passes simultaneous requests on one at a time, and an i
   CHECK(ev.admitted.size() == 2);
 }
 
+TEST_CASE("scheduling ahead: a request reaching a busy engine runs from the iteration after the next") {
+  // One decoder keeps the engine busy: its one-row prefill (0 to 1.02 ms), then 1.1 ms
+  // decodes (to 2.12, 3.22, 4.32 ms). A second request arrives at 3 ms, while the decode
+  // launched at 2.12 ms runs. An engine that forms each batch as it starts takes it at 3.22
+  // ms; one scheduling ahead fixed the 3.22 ms batch at 2.12 ms and takes it at 4.32 ms.
+  LineModel model;
+  const std::vector<serve::Request> reqs{{0.0, 1, 50}, {3e-3, 1, 2}};
+  for (const bool ahead : {false, true}) {
+    serve::ServerConfig cfg;
+    cfg.overlap_scheduling = ahead;
+    serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+    w.arrive(0, 0.0);
+    w.arrive(1, 3e-3);
+    serve::StepEvents ev = w.step();
+    CHECK(ev.admitted.size() == 1);  // the idle engine takes the first at once
+    CHECK(ev.start_s == 0.0);
+    double admitted_at = -1;
+    for (int i = 0; i < 6 && admitted_at < 0; ++i) {
+      ev = w.step();
+      if (!ev.admitted.empty()) admitted_at = ev.start_s;
+    }
+    const double decode = LineModel::base + LineModel::per_decode;  // the decoder's iterations
+    const double first = LineModel::base + LineModel::per_row;      // its one-token prefill
+    CHECK(admitted_at == doctest::Approx(first + (ahead ? 3 : 2) * decode).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("a lagged first token comes out one iteration after its prefill, and TPOT counts from there") {
   LineModel model;
   serve::WorkerSetup s{{4096, 4, 1, 0.1}, 1 << 20};
@@ -177,13 +204,16 @@ TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, a
   const serve::FrameworkDefaults ideal = serve::framework_defaults(serve::Framework::ideal, h100);
   CHECK(ideal.server.frontend_s == 0);
   CHECK_FALSE(ideal.server.lagged_first_token);
+  CHECK_FALSE(ideal.server.overlap_scheduling);
+  for (const serve::Framework f : {serve::Framework::trtllm, serve::Framework::vllm, serve::Framework::sglang})
+    CHECK(serve::framework_defaults(f, h100).server.overlap_scheduling);  // each schedules one batch ahead
   // Every framework names a source for every knob.
   for (const serve::Framework f :
        {serve::Framework::ideal, serve::Framework::trtllm, serve::Framework::vllm, serve::Framework::sglang}) {
     const serve::FrameworkDefaults d = serve::framework_defaults(f, h100);
     for (const std::string_view src : {d.max_batch_tokens_source, d.batching_source, d.chunked_prefill_source,
                                        d.kv_block_source, d.reserve_source, d.first_token_source,
-                                       d.cuda_graph_source})
+                                       d.cuda_graph_source, d.overlap_source})
       CHECK_FALSE(src.empty());
     CHECK(serve::parse_framework(serve::name(f)) == f);
   }
