@@ -177,73 +177,39 @@ struct KvSlices {
   static constexpr std::uint32_t small_hp = 8;
   // Requests per chunk of the small deal: its 32-bit sums stay exact (at most 31 a request).
   static constexpr std::size_t chunk = std::size_t{1} << 16;
-
+  // The usual degrees (a power of two up to 8): branch-free passes the compiler vectorises
+  // in 32-bit lanes, instead of scattered increments that chain through memory. A
+  // request's whole rounds of blocks reach every rank alike, so they are summed once; per
+  // rank only 0/1 flags and partial-block tokens remain. A rank reads a request iff it
+  // holds one of its tokens: iff the request is longer than the start of the rank's first block.
   template <bool Rows, bool Reads>
   void deal_small(std::span<RankLoad> out) const noexcept {
-    switch (hp) {
-      case 1: deal_pow2<1, Rows, Reads>(out); return;
-      case 2: deal_pow2<2, Rows, Reads>(out); return;
-      case 4: deal_pow2<4, Rows, Reads>(out); return;
-      default: deal_pow2<8, Rows, Reads>(out); return;
-    }
-  }
-
-  // The usual degrees (a power of two up to 8) in one pass the compiler vectorises, with
-  // every rank's sums side by side as 0/1 flags and partial-block tokens (no branch, no
-  // bool arithmetic, which keeps the loop vectorisable). Only ranks 1..HP-1 are counted:
-  // rank 0 is what is left of the totals, since every request reaches it first. A
-  // request's whole rounds of blocks reach every rank alike (summed once); rank k gains
-  // one more whole block per request whose partial block lies on a rank above it, reads a
-  // request iff it is longer than the start of k's first block, and writes the new token
-  // of the requests whose last block it owns.
-  template <std::uint32_t HP, bool Rows, bool Reads>
-  void deal_pow2(std::span<RankLoad> out) const noexcept {
-    constexpr std::uint32_t mask = HP - 1, shift = std::countr_zero(HP);
-    constexpr std::uint32_t block_shift = std::countr_zero(kv_block_tokens), in_block = kv_block_tokens - 1;
-    static_assert(std::has_single_bit(kv_block_tokens));
-    std::uint64_t rounds = 0, written = 0, tokens_all = 0;
-    std::array<std::uint64_t, HP> ends{}, rest{}, rows{}, batch{};
+    const std::uint32_t mask = hp - 1, shift = static_cast<std::uint32_t>(std::countr_zero(hp));
+    std::uint64_t rounds = 0;
+    if constexpr (Reads)
+      for (const std::uint32_t len : decode_kv) rounds += (len / kv_block_tokens) >> shift;
+    for (std::uint32_t rank = 0; rank < hp; ++rank)
+      out[rank] = {rank == 0 ? prefill_tokens : 0, 0, rounds * kv_block_tokens};
     for (std::size_t first = 0; first < decode_kv.size(); first += chunk) {
       const std::span<const std::uint32_t> part = decode_kv.subspan(first, std::min(chunk, decode_kv.size() - first));
-      std::uint64_t c_rounds = 0;
-      std::uint32_t c_written = 0, c_tokens = 0;
-      std::uint32_t c_ends[HP] = {}, c_rest[HP] = {}, c_rows[HP] = {}, c_batch[HP] = {};
-      for (const std::uint32_t len : part) {
-        const std::uint32_t blocks = len >> block_shift, r = blocks & mask, tokens = len & in_block;
-        const std::uint32_t nz = len != 0 ? 1u : 0u, owner = ((len - 1) >> block_shift) & mask;
-        c_written += nz;
-        if constexpr (Reads) {
-          c_rounds += blocks >> shift;
-          c_tokens += tokens;
-        }
-        for (std::uint32_t k = 1; k < HP; ++k) {
-          if constexpr (Rows) c_rows[k] += (owner == k ? 1u : 0u) & nz;
+      for (std::uint32_t rank = 0; rank < hp; ++rank) {
+        std::uint32_t rows = 0, batch = 0, before = 0, rest = 0;
+        for (const std::uint32_t len : part) {
+          if constexpr (Rows) rows += (len != 0) & (((len - 1) / kv_block_tokens & mask) == rank);
           if constexpr (Reads) {
-            const std::uint32_t on = r == k ? 1u : 0u;
-            c_ends[k] += on;
-            c_rest[k] += (0u - on) & tokens;
-            c_batch[k] += len > k * kv_block_tokens ? 1u : 0u;
+            const std::uint32_t r = len / kv_block_tokens & mask;  // the rank of the partial block
+            const std::uint32_t owns_rest = r == rank;              // 0 or 1: no branch, no select
+            before += rank < r;
+            rest += owns_rest * (len % kv_block_tokens);
+            batch += len > rank * kv_block_tokens;
           }
         }
-      }
-      rounds += c_rounds;
-      written += c_written;
-      tokens_all += c_tokens;
-      for (std::uint32_t k = 1; k < HP; ++k) {
-        ends[k] += c_ends[k];
-        rest[k] += c_rest[k];
-        rows[k] += c_rows[k];
-        batch[k] += c_batch[k];
+        // One whole-struct store per rank (the old pattern): field-wise updates let the
+        // compiler vectorise across ranks instead, which leaves hp 2 scalar.
+        const RankLoad o = out[rank];
+        out[rank] = {o.rows + rows, o.batch + batch, o.kv + std::uint64_t{before} * kv_block_tokens + rest};
       }
     }
-    std::uint64_t above = 0, rows0 = Rows ? written : 0, rest0 = tokens_all;  // ranks above k's partial blocks
-    for (std::uint32_t k = HP - 1; k >= 1; --k) {
-      out[k] = {rows[k], batch[k], (rounds + above) * kv_block_tokens + rest[k]};
-      above += ends[k];
-      rows0 -= rows[k];
-      rest0 -= rest[k];
-    }
-    out[0] = {rows0 + prefill_tokens, Reads ? written : 0, (rounds + above) * kv_block_tokens + rest0};
   }
 };
 
