@@ -238,7 +238,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(mine.get("total") == ref.get("total") and mine.get("total"), "a dropped-in Mistral config is Llama's model")
     r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", expect=2, env=env)
     check("unknown arch 'llama3_8b' (known: my_mistral, qwen3_8b, qwen3_32b)" in r.stderr, f"known archs: {r.stderr}")
-families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "qwen3_5", "deepseek_v3"]
+families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "qwen3_5", "deepseek_v3", "glm5"]
 r = run("eval", "--help")
 check(f"{{{','.join(families)}}}" in r.stdout, "--family lists the registered families in meson's order")
 check(sorted({a["family"] for a in archs.values()}) == sorted(families), "every family ships an arch")
