@@ -595,6 +595,27 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--gpu", "h100", expect=2)
     check("each deployment names its GPU" in r.stderr, f"--deployments with --gpu: {r.stderr}")
 
+# validate --deployments: a model_path whose organisation has no config.json reads the one
+# other organisation's file of that name (zhipuai/GLM-5 is zai-org--GLM-5_config.json); two
+# such files are no answer.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    (d / "model_configs").mkdir()
+    (d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json").write_text(
+        (root / "data/models/llama3_8b.json").read_text())
+    header = ("id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,"
+              "batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms")
+    row = "a,trtllm,1.2,old-org/Llama-3.1-8B-Instruct,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5"
+    (d / "silicon.csv").write_text(header + "\n" + row + "\n")
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
+    check(v.get("simulated") == 1, f"validate --deployments: a renamed organisation's config.json is found: {v}")
+    (d / "model_configs" / "someone--Llama-3.1-8B-Instruct_config.json").write_text(
+        (root / "data/models/llama3_8b.json").read_text())
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
+    check(v.get("simulated") == 0 and any("old-org--Llama-3.1-8B-Instruct_config.json: cannot open" in k
+                                          for k in v.get("skipped", {})),
+          f"validate --deployments: two organisations' files of the name are no answer: {v.get('skipped')}")
+
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:
     d = pathlib.Path(d)
