@@ -33,7 +33,7 @@ template <class Layer>
 inline constexpr bool is_mla<archs::MlaMoeConfig<Layer>> = true;
 // An MLA family with DeepSeek sparse attention (GLM-5): no KV-parallel grain.
 template <class Config>
-inline constexpr bool is_sparse_mla = is_mla<Config> && requires { Config::layer::sparse_attention; };
+inline constexpr bool is_sparse_mla = is_mla<Config> && archs::sparse_attention_v<typename Config::layer>;
 
 template <class Config>
 std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& options, const Timing* timing) {

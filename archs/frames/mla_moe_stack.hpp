@@ -96,6 +96,16 @@ struct DsaForm {
   }
 };
 
+// Whether a family's Layer tag says sparse_attention (true): GLM-5's; false where it has none.
+template <class Layer>
+inline constexpr bool sparse_attention_v = [] {
+  if constexpr (requires { Layer::sparse_attention; }) {
+    return bool(Layer::sparse_attention);
+  } else {
+    return false;
+  }
+}();
+
 // The attention block's form: the model's own, or (a family with Layer::sparse_attention)
 // its DsaForm, static where the model's form is.
 template <bool Sparse, class Form>
@@ -160,7 +170,7 @@ template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts
 class MlaMoeStack {
   using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
   // DeepSeek sparse attention (GLM-5): the attention block runs ops::Dsa on its DsaForm.
-  static constexpr bool sparse = requires { Layer::sparse_attention; };
+  static constexpr bool sparse = sparse_attention_v<Layer>;
   static constexpr bool hp_grain = Grain == AttnGrain::hptp;
   // (hp: resolve_config refuses a sparse family before any block is built.)
   using AttnForm = decltype(mla_attn_form<sparse && !hp_grain>(std::declval<const Form&>()));
