@@ -10,6 +10,9 @@
 #include "costdsl/kernels/all_to_all.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/dsa_indexer_logits.hpp"
+#include "costdsl/kernels/dsa_sparse_mla.hpp"
+#include "costdsl/kernels/dsa_topk.hpp"
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/fused_add_rms_norm.hpp"
 #include "costdsl/kernels/fused_moe.hpp"
@@ -37,7 +40,7 @@ namespace costdsl::kernels {
 using All = boost::mp11::mp_list<Gemm, GroupedGemm, FusedMoe, RmsNorm, FusedAddRmsNorm, SiluAndMul, Rope, Embedding,
                                  KvCacheAppend, AttnPrefill, AttnDecode, MergeAttnStates, MlaPrefill, MlaDecode, MoeRouter,
                                  MoeSum, AllReduce, AllGather, ReduceScatter, AllToAll, P2p, Sampler, GdnConv1dPrefill,
-                                 GdnConv1dDecode, GdnPrefill, GdnDecode>;
+                                 GdnConv1dDecode, GdnPrefill, GdnDecode, DsaIndexerLogits, DsaTopk, DsaSparseMla>;
 
 // The family of a kernel kind (for the lower-bound view and the pictures);
 // kinds outside the catalogue are Family::other.

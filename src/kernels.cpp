@@ -11,6 +11,9 @@ template class Kernel<kernels::AllReduce>;
 template class Kernel<kernels::AllToAll>;
 template class Kernel<kernels::AttnDecode>;
 template class Kernel<kernels::AttnPrefill>;
+template class Kernel<kernels::DsaIndexerLogits>;
+template class Kernel<kernels::DsaSparseMla>;
+template class Kernel<kernels::DsaTopk>;
 template class Kernel<kernels::Embedding>;
 template class Kernel<kernels::FusedAddRmsNorm>;
 template class Kernel<kernels::FusedMoe>;
@@ -35,7 +38,7 @@ template class Kernel<kernels::SiluAndMul>;
 
 // A new kind needs its line here: its header's COSTDSL_KERNEL_COMPILED_ONCE makes every caller
 // in separate compilation expect Kernel<K> from this file (a missing line fails at link time).
-static_assert(boost::mp11::mp_size<kernels::All>::value == 26,
+static_assert(boost::mp11::mp_size<kernels::All>::value == 29,
               "src/kernels.cpp: instantiate Kernel<K> for every kind in kernels::All");
 
 }  // namespace costdsl

@@ -5,7 +5,8 @@
 // most TensorRT-LLM and vLLM tables, or the same columns as the text files of its older
 // releases), one framework and version per file: GEMM, context / generation
 // attention, context / generation MLA, fused MoE, NCCL collectives, the framework's
-// custom all-reduce and Gated DeltaNet's (GDN) conv and delta-rule kernels. A table is
+// custom all-reduce, Gated DeltaNet's (GDN) conv and delta-rule kernels and DeepSeek sparse
+// attention's sparse MLA kernel (the glm5_dsa_attn_module table). A table is
 // recognised by its header columns (and its op_name column where two tables share
 // columns), whatever the file is called. Each row maps to one
 // costdsl kernel call, typed (the kind's Config and Input) so that `costdsl import`
@@ -45,6 +46,7 @@
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/dsa_sparse_mla.hpp"
 #include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/gdn_conv1d_decode.hpp"
 #include "costdsl/kernels/gdn_conv1d_prefill.hpp"
@@ -67,7 +69,8 @@ enum class Table : std::uint8_t {
   moe,
   nccl,
   custom_allreduce,
-  gdn
+  gdn,
+  dsa_sparse_attention
 };
 
 constexpr std::string_view name(Table t) noexcept {
@@ -81,6 +84,7 @@ constexpr std::string_view name(Table t) noexcept {
     case Table::nccl: return "nccl";
     case Table::custom_allreduce: return "custom_allreduce";
     case Table::gdn: return "gdn";
+    case Table::dsa_sparse_attention: return "glm5_dsa_attn_module";
   }
   return "?";
 }
@@ -101,6 +105,9 @@ struct Signature {
 };
 inline const std::vector<Signature>& signatures() {
   static const std::vector<Signature> s{
+      // GLM-5's DSA kernel tables (glm5_dsa_attn / mqa_logits / topk_module: one kernel each,
+      // compress_ratio 1), ahead of the whole-module tables whose columns they carry too.
+      {"dsa_kernel", {"op_name", "kernel_source", "compress_ratio", "num_heads", "batch_size", "isl", "step", "latency"}},
       {"attention_module", {"op_name", "architecture", "gemm_type", "latency"}, false},  // dsa / msa / mla modules
       {"wideep_moe", {"moe_kernel", "simulation_mode", "latency"}, false},
       {"moe_module", {"op_name", "kernel_dtype", "global_num_tokens", "latency"}, false},  // dsv4_megamoe_module
@@ -148,7 +155,8 @@ struct Call {
 using AnyCall = std::variant<Call<kernels::Gemm>, Call<kernels::AttnPrefill>, Call<kernels::AttnDecode>,
                              Call<kernels::MlaPrefill>, Call<kernels::MlaDecode>, Call<kernels::FusedMoe>,
                              Call<kernels::AllReduce>, Call<kernels::GdnConv1dPrefill>,
-                             Call<kernels::GdnConv1dDecode>, Call<kernels::GdnPrefill>, Call<kernels::GdnDecode>>;
+                             Call<kernels::GdnConv1dDecode>, Call<kernels::GdnPrefill>, Call<kernels::GdnDecode>,
+                             Call<kernels::DsaSparseMla>>;
 
 struct Provenance {
   std::string framework, version, source;
@@ -366,6 +374,39 @@ inline std::optional<AnyCall> gdn_call(const Cells& r, std::string& why) {
   return std::nullopt;
 }
 
+// A glm5_dsa_attn_module row: FlashMLA's flash_mla_sparse_fwd over `batch_size` sequences
+// of `isl` queries after `step` cached tokens (kernels/dsa_sparse_mla.hpp), GLM-5's latent
+// (kv_lora_rank 512, rope 64) and index_topk 2048, which the table does not record. Its
+// num_heads is the model's at tp_size 1; the kernel ran them padded to its head tile (128
+// on Blackwell, 64 on Hopper: SGLang's nsa backend pads with zero heads), the kind's
+// num_heads. The table is flat in step at every isl (the kernel walks all topk slots), so
+// every row is a point on the kind's one axis, queries = batch_size × isl; duplicates merge
+// into their median.
+inline std::optional<AnyCall> dsa_sparse_call(const Cells& r, std::string& why) {
+  using namespace kernels;
+  if (r.text("kernel_source") != "flash_mla_sparse_fwd") {
+    why = fmt::format("kernel_source {}: dsa_sparse_mla is FlashMLA's flash_mla_sparse_fwd", r.text("kernel_source"));
+    return std::nullopt;
+  }
+  if (r.count("compress_ratio") != 1) {
+    why = fmt::format("compress_ratio {}: a compressed KV (dsa_sparse_mla attends to every selected token)",
+                      r.text("compress_ratio"));
+    return std::nullopt;
+  }
+  const auto kv = dtype_of(r.text("kv_cache_dtype") == "fp8_e4m3" ? std::string_view("fp8") : r.text("kv_cache_dtype"));
+  if (!kv) {
+    why = fmt::format("kv_cache_dtype {}: no costdsl dtype", r.text("kv_cache_dtype"));
+    return std::nullopt;
+  }
+  const std::string device = r.text_or("device", "");
+  const bool blackwell = device.find("B200") != std::string::npos || device.find("B300") != std::string::npos;
+  const std::uint64_t tile = blackwell ? 128 : 64, heads = r.count("num_heads") / std::max<std::uint64_t>(r.count("tp_size"), 1);
+  const std::uint64_t launch = (heads + tile - 1) / tile * tile;
+  const std::uint64_t b = r.count("batch_size"), isl = r.count("isl"), step = r.count("step");
+  return make_call<DsaSparseMla>({*kv, launch, mla_kv_lora_rank, mla_qk_rope_head_dim, 2048}, {b, step, isl},
+                                 {double(b) * double(isl)}, why);
+}
+
 }  // namespace detail
 
 // Maps one row of a recognised table; nullopt with `why` set when costdsl does not model it.
@@ -513,6 +554,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
     }
     case Table::gdn: return detail::gdn_call(r, why);
+    case Table::dsa_sparse_attention: return detail::dsa_sparse_call(r, why);
   }
   return std::nullopt;
 }
@@ -622,7 +664,17 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       else if (sname == "mla" && (op == "mla_context" || op == "context_mla")) t = Table::context_mla;
       else if (sname == "mla" && (op == "mla_generation" || op == "generation_mla")) t = Table::generation_mla;
       else if (sname == "linear_attention" && op == "gdn") t = Table::gdn;
-      else {
+      else if (sname == "dsa_kernel" && op == "glm5_dsa_attn_module") t = Table::dsa_sparse_attention;
+      else if (sname == "dsa_kernel") {
+        // The indexer's tables: deep_gemm's non-paged fp8_mqa_logits and the fused top-k on a
+        // batch × isl × step grid, which is no grid over their kinds' (queries, keys) axes, and
+        // decode runs the paged logits kernel no table measures: the roofline answers.
+        rep.skips.add(fmt::format("op_name {}: the indexer's logits / top-k kinds read no table (their rows lie on "
+                                  "no grid of the kinds' queries × keys axes): the roofline answers",
+                                  op),
+                      r.where("op_name"));
+        return;
+      } else {
         rep.skips.add(fmt::format("op_name {}: not an op of a {} table", op, sname), r.where("op_name"));
         return;
       }
@@ -815,7 +867,7 @@ void with_kind(std::string_view kind, F&& f) {
       one(std::type_identity<MlaPrefill>{}), one(std::type_identity<MlaDecode>{}), one(std::type_identity<FusedMoe>{}),
       one(std::type_identity<AllReduce>{}), one(std::type_identity<GdnConv1dPrefill>{}),
       one(std::type_identity<GdnConv1dDecode>{}), one(std::type_identity<GdnPrefill>{}),
-      one(std::type_identity<GdnDecode>{});
+      one(std::type_identity<GdnDecode>{}), one(std::type_identity<DsaSparseMla>{});
 }
 
 inline std::string number_text(double v) { return fmt::format("{}", v); }

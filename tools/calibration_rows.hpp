@@ -47,7 +47,7 @@ using Call = std::variant<aic::Call<kernels::Gemm>, aic::Call<kernels::AttnPrefi
                           aic::Call<kernels::Rope>, aic::Call<kernels::Embedding>, vidur::ResidualAdd,
                           aic::Call<kernels::P2p>, aic::Call<kernels::GdnConv1dPrefill>,
                           aic::Call<kernels::GdnConv1dDecode>, aic::Call<kernels::GdnPrefill>,
-                          aic::Call<kernels::GdnDecode>>;
+                          aic::Call<kernels::GdnDecode>, aic::Call<kernels::DsaSparseMla>>;
 
 struct Row {
   Call call;

@@ -54,8 +54,10 @@ const Quantization::Choice shipped_quantizations[] = {
 std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_configs(
     bool for_shipped_archs, const std::vector<std::string>& model_configs) {
   std::map<std::string, std::set<std::vector<std::string>>, std::less<>> out;
-  const Timing timing = load_timing("h100_sxm", TimingMode::roofline);  // configs do not depend on the GPU
-  auto collect = [&](const ModelOptions& options) {
+  // Configs do not depend on the GPU but for one field: the heads DeepSeek sparse attention's
+  // kernel pads a rank's heads up to (ops/attention/dsa.hpp: 64 on Hopper, 128 on Blackwell).
+  const Timing hopper = load_timing("h100_sxm", TimingMode::roofline), blackwell = load_timing("b200_sxm", TimingMode::roofline);
+  auto collect_on = [&](const ModelOptions& options, const Timing& timing) {
     std::unique_ptr<Model> model;
     try {
       model = open_model(options, timing);
@@ -83,6 +85,9 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_co
       }
       out[s.kind].insert(std::move(key));
     }
+  };
+  auto collect = [&](const ModelOptions& options) {
+    for (const Timing* timing : {&hopper, &blackwell}) collect_on(options, *timing);
   };
   // One model (an arch, or a config.json) at every degree and quantization.
   auto collect_all = [&](ModelOptions options, bool expert_parallel) {

@@ -181,11 +181,24 @@ inline Table read(const std::filesystem::path& path) {
   return t;
 }
 
-// A model's config.json in the silicon layout: "org/name" → DIR/org--name_config.json.
+// A model's config.json in the silicon layout: "org/name" → DIR/org--name_config.json; where
+// that file is missing and exactly one other organisation publishes the name
+// (DIR/*--name_config.json: an organisation renamed, as zhipuai/GLM-5 is zai-org/GLM-5 on the
+// Hub), that one. The row's weights stay its own (gemm_quant_mode, moe_quant_mode).
 inline std::filesystem::path config_path(const std::filesystem::path& dir, std::string_view model_path) {
   std::string name(model_path);
   for (std::size_t i = name.find('/'); i != std::string::npos; i = name.find('/', i + 2)) name.replace(i, 1, "--");
-  return dir / (name + "_config.json");
+  const std::filesystem::path own = dir / (name + "_config.json");
+  const std::size_t slash = model_path.rfind('/');
+  std::error_code ec;
+  if (slash == std::string_view::npos || std::filesystem::exists(own, ec)) return own;
+  const std::string tail = "--" + std::string(model_path.substr(slash + 1)) + "_config.json";
+  std::vector<std::filesystem::path> others;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.size() > tail.size() && f.ends_with(tail) && f.find("--") == f.size() - tail.size()) others.push_back(e.path());
+  }
+  return others.size() == 1 ? others.front() : own;
 }
 
 // The KV cache's dtype, which the table does not record. modelopt: fp8 where the row's

@@ -7,7 +7,7 @@
 //
 // Dense stacks take tp, hp (the KV-parallel grain above 1) and KV-head replication; MoE
 // stacks take tp and ep, TP experts where ep 1 spans tp > 1 GPUs; MLA MoE stacks take tp, ep
-// and hp (MLA's KV-parallel grain), TP experts as the MoE stacks do.
+// and hp (MLA's KV-parallel grain; not with sparse attention), TP experts as the MoE stacks do.
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +31,9 @@ template <class Config>
 inline constexpr bool is_mla = false;
 template <class Layer>
 inline constexpr bool is_mla<archs::MlaMoeConfig<Layer>> = true;
+// An MLA family with DeepSeek sparse attention (GLM-5): no KV-parallel grain.
+template <class Config>
+inline constexpr bool is_sparse_mla = is_mla<Config> && archs::sparse_attention_v<typename Config::layer>;
 
 template <class Config>
 std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
@@ -84,6 +87,17 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
                           return archs::DenseStack<Config, worklets::AttnGrain::hptp>(make(p));
                         },
                         false, timing);
+  } else if constexpr (is_sparse_mla<Config>) {
+    // The tp tree alone (TP experts at ep 1 over tp > 1 GPUs).
+    using Ep = archs::MlaMoeStack<Config>;
+    using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
+    return source(
+        [config](serve::Parallel p) {
+          Config c = Config::from_hf(config, p.tp, p.ep);
+          c.moe_tp = p.moe_tp;
+          return by_expert_grain<Ep, TpExperts>(c);
+        },
+        true, timing, routing);
   } else if constexpr (is_mla<Config>) {
     // Both attention grains: hp 1 workers run the tp tree (TP experts at ep 1 over tp > 1
     // GPUs), hp > 1 decode workers the MLA hp grain (tp 1, dp = ep / hp groups of hp GPUs).
@@ -121,7 +135,7 @@ ModelFamily frame_family() {
           .architectures = std::vector<std::string>(Layer::architectures.begin(), Layer::architectures.end()),
           .model_types = std::vector<std::string>(Layer::model_types.begin(), Layer::model_types.end()),
           .expert_parallel = !detail::is_dense<Config>,
-          .kv_parallel = detail::is_dense<Config> || detail::is_mla<Config>,
+          .kv_parallel = detail::is_dense<Config> || (detail::is_mla<Config> && !detail::is_sparse_mla<Config>),
           .open = &detail::open_frame<Config>,
           .source = &detail::frame_source<Config>};
 }

@@ -7,6 +7,9 @@
 // every rank (the latent is shared by all heads), hidden is never sharded. Prefill's
 // up-projection of the latent (kv_b_proj) is a GEMM slot of the MLA op, not folded
 // into mla_prefill: its rows are the chunks' prefix + append keys, which only the op sees.
+// A form with the lightning indexer's index_n_heads, index_head_dim and index_topk (the
+// dense-then-MoE frame's DsaForm, for GLM-5) runs DeepSeek sparse attention (ops::Dsa) in
+// the MLA op's place: the indexer whole on every rank, MLA's queries over the top-k rows.
 #include <cstdint>
 #include <string>
 
@@ -23,6 +26,7 @@
 #include "costdsl/kernels/rope.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/ops/attention/dsa.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
@@ -35,6 +39,9 @@ namespace costdsl::worklets {
 
 template <class Form, FixedString Name = "attn">
 class MlaBlockTp {
+  // DeepSeek sparse attention: the form names the indexer.
+  static constexpr bool sparse = requires(const Form& f) { values(f).index_topk; };
+
  public:
   // Config: the form's hidden, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
   // qk_rope_head_dim, v_head_dim, tp, dtype, kv_dtype (and gemm_dtype where the form has one).
@@ -63,8 +70,20 @@ class MlaBlockTp {
     const auto has_allreduce = greater_than_one(tp);
     // the full hidden-wide partial sum, not hidden/tp
     const double allreduce_bytes_per_token = double(hidden.value()) * bytes_per_element(values(form).dtype);
-    COSTDSL_RESOLVED(hidden, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, tp,
-                     num_heads_per_rank, q_b_n, kv_a_n, o_proj_k, has_allreduce, allreduce_bytes_per_token);
+    if constexpr (sparse) {
+      const auto index_n_heads = dim<"index_n_heads">(form);
+      const auto index_head_dim = dim<"index_head_dim">(form);
+      const auto index_topk = dim<"index_topk">(form);
+      require_nonzero(index_n_heads);
+      require_nonzero(index_head_dim);
+      require_nonzero(index_topk);  // a query selects at least one token
+      COSTDSL_RESOLVED(hidden, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, tp,
+                       num_heads_per_rank, q_b_n, kv_a_n, o_proj_k, has_allreduce, allreduce_bytes_per_token,
+                       index_n_heads, index_head_dim, index_topk);
+    } else {
+      COSTDSL_RESOLVED(hidden, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, tp,
+                       num_heads_per_rank, q_b_n, kv_a_n, o_proj_k, has_allreduce, allreduce_bytes_per_token);
+    }
   }
   using Resolved = decltype(resolve_config(std::declval<const Form&>()));
 
@@ -88,8 +107,8 @@ class MlaBlockTp {
             leaf<"kv_a_norm">(Kernel<RmsNorm>(t, {v.dtype, to_dim(r_.kv_lora_rank)})),
             // Rotary on the decoupled parts only: q_pe of every head and the one shared k_pe.
             leaf<"rope">(Kernel<Rope>(t, {v.dtype, to_dim(r_.num_heads_per_rank), Dim{1}, to_dim(r_.qk_rope_head_dim)})),
-            ops::Mla::build(t, {v.dtype, v.kv_dtype, gemm_weight_dtype(form_), to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
-                                to_dim(r_.qk_nope_head_dim), to_dim(r_.qk_rope_head_dim), to_dim(r_.v_head_dim)}),
+            attention(t, {v.dtype, v.kv_dtype, gemm_weight_dtype(form_), to_dim(r_.num_heads_per_rank), to_dim(r_.kv_lora_rank),
+                          to_dim(r_.qk_nope_head_dim), to_dim(r_.qk_rope_head_dim), to_dim(r_.v_head_dim)}),
             leaf<"o_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), hidden, to_dim(r_.o_proj_k)})),
             when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
@@ -101,13 +120,30 @@ class MlaBlockTp {
     return nest<Name>(costdsl::inputs(
         input<"input_norm">(RmsNorm::Input{m}), input<"q_a_proj">(Gemm::Input{m}),
         input<"q_a_norm">(RmsNorm::Input{m}), input<"q_b_proj">(Gemm::Input{m}), input<"kv_a_proj">(Gemm::Input{m}),
-        input<"kv_a_norm">(RmsNorm::Input{m}), input<"rope">(Rope::Input{m}), ops::Mla::inputs(in.mla, r_.num_heads_per_rank.value()),
+        input<"kv_a_norm">(RmsNorm::Input{m}), input<"rope">(Rope::Input{m}), attention_inputs(in.mla),
         input<"o_proj">(Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(AllReduce::Input{
                                    static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
   }
 
  private:
+  // The attention op: MLA, or DSA where the form names the indexer.
+  auto attention(const Timing& t, const ops::MlaConfig& mla) const {
+    if constexpr (sparse) {
+      return ops::Dsa::build(t, {mla, to_dim(r_.hidden), to_dim(r_.q_lora_rank), to_dim(r_.index_n_heads),
+                                 to_dim(r_.index_head_dim), to_dim(r_.index_topk)});
+    } else {
+      return ops::Mla::build(t, mla);
+    }
+  }
+  auto attention_inputs(const ops::MlaWork& w) const {
+    if constexpr (sparse) {
+      return ops::Dsa::inputs(w, r_.num_heads_per_rank.value(), r_.index_topk.value());
+    } else {
+      return ops::Mla::inputs(w, r_.num_heads_per_rank.value());
+    }
+  }
+
   Form form_;
   Resolved r_;
 };

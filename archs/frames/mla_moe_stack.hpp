@@ -49,6 +49,7 @@
 #include "costdsl/hf_config.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
+#include "costdsl/ops/attention/dsa.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/parallel.hpp"
@@ -70,6 +71,54 @@
 
 namespace costdsl::archs {
 
+// DeepSeek sparse attention's lightning indexer (GLM-5), as config.json's index_n_heads,
+// index_head_dim, index_topk. Outside the reflected fields, so that families without it
+// (DeepSeek-V3) leave it 0 unnamed; the frame hands a sparse family's attention block a form
+// of its own (DsaForm) where they are dims.
+struct IndexerLayout {
+  std::uint32_t index_n_heads = 0, index_head_dim = 0, index_topk = 0;
+  friend constexpr bool operator==(const IndexerLayout&, const IndexerLayout&) = default;
+};
+
+// What a sparse family's attention block (worklets/mla_block_tp.hpp over ops::Dsa) reads of
+// the model: MLA's dims and the indexer's, under the config.json names its errors then name.
+struct DsaForm {
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_heads), (std::uint32_t, q_lora_rank),
+                 (std::uint32_t, kv_lora_rank), (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
+                 (std::uint32_t, v_head_dim), (std::uint32_t, tp), (Dtype, dtype), (Dtype, kv_dtype),
+                 (Dtype, gemm_dtype), (std::uint32_t, index_n_heads), (std::uint32_t, index_head_dim),
+                 (std::uint32_t, index_topk));
+  template <class C>
+  static constexpr DsaForm of(const C& c) {
+    return {c.hidden, c.num_heads, c.q_lora_rank, c.kv_lora_rank, c.qk_nope_head_dim, c.qk_rope_head_dim,
+            c.v_head_dim, c.tp, c.dtype, c.kv_dtype, worklets::gemm_weight_dtype(c), c.indexer.index_n_heads,
+            c.indexer.index_head_dim, c.indexer.index_topk};
+  }
+};
+
+// Whether a family's Layer tag says sparse_attention (true): GLM-5's; false where it has none.
+template <class Layer>
+inline constexpr bool sparse_attention_v = [] {
+  if constexpr (requires { Layer::sparse_attention; }) {
+    return bool(Layer::sparse_attention);
+  } else {
+    return false;
+  }
+}();
+
+// The attention block's form: the model's own, or (a family with Layer::sparse_attention)
+// its DsaForm, static where the model's form is.
+template <bool Sparse, class Form>
+constexpr auto mla_attn_form(const Form& form) {
+  if constexpr (!Sparse) {
+    return form;
+  } else if constexpr (is_fixed_v<Form>) {
+    return Fixed<DsaForm::of(Form::value)>{};
+  } else {
+    return DsaForm::of(form);
+  }
+}
+
 template <class Layer>
 struct MlaMoeConfig {
   using layer = Layer;
@@ -84,6 +133,7 @@ struct MlaMoeConfig {
                  (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
                  (Dtype, gemm_dtype), (Dtype, expert_dtype), (bool, hop_b));
   std::uint32_t moe_tp = 1;  // experts split both ways: as MoeConfig::moe_tp (frames/moe_stack.hpp)
+  IndexerLayout indexer{};   // DeepSeek sparse attention's indexer (Layer::sparse_attention; else 0)
 
   // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
   // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,
@@ -119,13 +169,17 @@ using worklets::ExpertGrain;
 template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
 class MlaMoeStack {
   using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
+  // DeepSeek sparse attention (GLM-5): the attention block runs ops::Dsa on its DsaForm.
+  static constexpr bool sparse = sparse_attention_v<Layer>;
   static constexpr bool hp_grain = Grain == AttnGrain::hptp;
+  // (hp: resolve_config refuses a sparse family before any block is built.)
+  using AttnForm = decltype(mla_attn_form<sparse && !hp_grain>(std::declval<const Form&>()));
   static constexpr bool tp_experts = Experts == ExpertGrain::tp;
   // hp runs MLA at tp 1, so there is no tp to split the experts over.
   static_assert(!(hp_grain && tp_experts), "costdsl: MLA MoE TP experts run with the tp attention grain (AttnGrain::tp)");
   // Under hp the dense MLPs run TP over the hp GPUs of a group (ffn_form: tp × hp, hp 1).
   using FfnForm = decltype(worklets::ffn_form<Grain>(std::declval<const Form&>()));
-  using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<Form>>;
+  using Attn = std::conditional_t<hp_grain, worklets::MlaBlockHp<Form>, worklets::MlaBlockTp<AttnForm>>;
   using RoutedExperts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
   // The shared expert: whole on every rank beside EP experts, split tp ways beside TP experts.
@@ -143,6 +197,10 @@ class MlaMoeStack {
       require_le<"TP-sharded experts run ep 1 (one attention group)">(ep, sym<"max_ep">(Static<1>{}));
       (void)(dim<"moe_intermediate">(form) / tp);
     }
+    if constexpr (hp_grain && sparse)
+      throw ConfigError(std::string(Layer::name) +
+                        ": hp " + std::to_string(values(form).hp) + ": KV-parallel (Helix) decode of DeepSeek sparse "
+                        "attention is not modelled; run it at hp 1");
     const auto group = [&] {  // the GPUs of one DP group
       if constexpr (hp_grain) {
         const auto hp = dim<"hp">(form);
@@ -184,7 +242,7 @@ class MlaMoeStack {
       : form_(form),
         r_(resolve_config(form)),
         embed_(form),
-        attn_(form),
+        attn_(attn_form(form)),
         mlp_(worklets::ffn_form<Grain>(form)),
         router_(form),
         experts_(make_experts(form, r_)),
@@ -221,9 +279,15 @@ class MlaMoeStack {
   // KV cache bytes one token occupies: one latent (kv_lora_rank + rope) per layer,
   // shared by all heads. It is NOT split by TP: every rank of a group holds it whole;
   // under hp a token's latent lives on one rank of its group.
+  // A sparse family adds each layer's indexer key (fp8 + fp32 scale, ops::dsa_index_key_bytes).
   double kv_bytes_per_token() const {
     const auto& c = values(form_);
-    return double(c.kv_lora_rank + c.qk_rope_head_dim) * bytes_per_element(c.kv_dtype) * c.num_layers;
+    const double latent = double(c.kv_lora_rank + c.qk_rope_head_dim) * bytes_per_element(c.kv_dtype) * c.num_layers;
+    if constexpr (sparse) {
+      return latent + ops::dsa_index_key_bytes(c.indexer.index_head_dim) * c.num_layers;
+    } else {
+      return latent;
+    }
   }
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).hp; }
 
@@ -244,16 +308,22 @@ class MlaMoeStack {
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / expert_split);
     const double shared = 3.0 * h * c.shared_intermediate / shared_split, router = h * c.num_experts;
     const double moe_layers = c.num_layers - c.num_dense_layers;
-    const double gemm = c.num_layers * attn + c.num_dense_layers * dense + moe_layers * shared;
+    // A sparse family's indexer, whole on every rank: wq_b, wk, weights_proj, the k LayerNorm.
+    const IndexerLayout& ix = c.indexer;
+    const double indexer =
+        sparse ? double(c.q_lora_rank) * ix.index_n_heads * ix.index_head_dim + h * ix.index_head_dim : 0.0;
+    const double indexer_16 = sparse ? h * ix.index_n_heads + 2.0 * ix.index_head_dim : 0.0;
+    const double gemm = c.num_layers * (attn + indexer) + c.num_dense_layers * dense + moe_layers * shared;
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * gemm +
            bytes_per_element(worklets::expert_weight_dtype(form_)) * moe_layers * experts +
-           bytes_per_element(c.dtype) * (c.num_layers * norms + moe_layers * router + 2.0 * c.vocab * h + h);
+           bytes_per_element(c.dtype) * (c.num_layers * (norms + indexer_16) + moe_layers * router + 2.0 * c.vocab * h + h);
   }
 
   const Form& form() const noexcept { return form_; }
   const Resolved& resolved() const noexcept { return r_; }
 
  private:
+  static AttnForm attn_form(const Form& form) { return mla_attn_form<sparse && !hp_grain>(form); }
   template <class Groups>
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work(Layer::name, it, r_.dp, r_.group, groups, ops::collapse_mla);

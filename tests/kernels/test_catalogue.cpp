@@ -25,7 +25,7 @@ TEST_CASE("every kind is a KernelDef whose bound form is a SlotKernel, with a un
     for (const auto& f : field_names<typename K::Input>()) CHECK(f != "time_ms");
     CHECK_FALSE(K::default_backends().empty());
   });
-  CHECK(kinds.size() == 26);
+  CHECK(kinds.size() == 29);
 }
 
 TEST_CASE("the shared token axis has the 63 points of the reference") {

@@ -238,7 +238,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(mine.get("total") == ref.get("total") and mine.get("total"), "a dropped-in Mistral config is Llama's model")
     r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", expect=2, env=env)
     check("unknown arch 'llama3_8b' (known: my_mistral, qwen3_8b, qwen3_32b)" in r.stderr, f"known archs: {r.stderr}")
-families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "qwen3_5", "deepseek_v3"]
+families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "qwen3_5", "deepseek_v3", "glm5"]
 r = run("eval", "--help")
 check(f"{{{','.join(families)}}}" in r.stdout, "--family lists the registered families in meson's order")
 check(sorted({a["family"] for a in archs.values()}) == sorted(families), "every family ships an arch")
@@ -606,6 +606,27 @@ with tempfile.TemporaryDirectory() as d:
     check("short.csv:1:1: missing column 'silicon_tpot_ms'" in r.stderr, f"missing column: {r.stderr}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--gpu", "h100", expect=2)
     check("each deployment names its GPU" in r.stderr, f"--deployments with --gpu: {r.stderr}")
+
+# validate --deployments: a model_path whose organisation has no config.json reads the one
+# other organisation's file of that name (zhipuai/GLM-5 is zai-org--GLM-5_config.json); two
+# such files are no answer.
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    (d / "model_configs").mkdir()
+    (d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json").write_text(
+        (root / "data/models/llama3_8b.json").read_text())
+    header = ("id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,"
+              "batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms")
+    row = "a,trtllm,1.2,old-org/Llama-3.1-8B-Instruct,h100_sxm,bf16,agg,1024,128,bf16,,8,1,1,1,1,1,191,7.5"
+    (d / "silicon.csv").write_text(header + "\n" + row + "\n")
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
+    check(v.get("simulated") == 1, f"validate --deployments: a renamed organisation's config.json is found: {v}")
+    (d / "model_configs" / "someone--Llama-3.1-8B-Instruct_config.json").write_text(
+        (root / "data/models/llama3_8b.json").read_text())
+    v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
+    check(v.get("simulated") == 0 and any("old-org--Llama-3.1-8B-Instruct_config.json: cannot open" in k
+                                          for k in v.get("skipped", {})),
+          f"validate --deployments: two organisations' files of the name are no answer: {v.get('skipped')}")
 
 # Pictures: eval --svg and sweep --svg/--csv are well-formed and non-trivial.
 with tempfile.TemporaryDirectory() as d:

@@ -642,3 +642,78 @@ TEST_CASE("aiconfigurator: imported GDN tables are what the gdn kernels read, me
   CHECK(has(Kernel<kernels::GdnConv1dPrefill>(t, {Dtype::bf16, 2, 128, 4, 128, 4}).eval({2, 256}).coverage,
             Coverage::analytic));
 }
+
+namespace {
+
+const std::string dsa_header =
+    "framework,version,device,op_name,kernel_source,model,architecture,mla_dtype,kv_cache_dtype,gemm_type,num_heads,"
+    "batch_size,isl,tp_size,step,compress_ratio,latency\n";
+// One of aiconfigurator's GLM-5 DSA kernel rows (SGLang, kernel level), on `device`.
+std::string dsa_row(const std::string& op, const std::string& source, std::uint64_t batch, std::uint64_t isl,
+                    std::uint64_t step, double ms, const std::string& device = "NVIDIA B200",
+                    std::uint64_t compress_ratio = 1) {
+  return fmt::format("SGLang,kernel-level,{},{},{},nvidia/GLM-5.2-NVFP4,GlmMoeDsaForCausalLM,bfloat16,fp8_e4m3,"
+                     "fp8_block,64,{},{},1,{},{},{}\n",
+                     device, op, source, batch, isl, step, compress_ratio, ms);
+}
+
+}  // namespace
+
+TEST_CASE("aiconfigurator: GLM-5's sparse attention rows map to dsa_sparse_mla; the indexer's tables are counted") {
+  aic::FileReport rep;
+  const auto rows = read_text(dsa_header + dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 2, 1024, 0, 0.8) +
+                                  dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 64, 1, 8191, 0.04) +
+                                  dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 64, 1, 8191, 0.04,
+                                          "NVIDIA H100 80GB HBM3") +
+                                  dsa_row("glm5_dsa_attn_module", "tilelang_sparse_fwd", 2, 1024, 0, 0.9) +
+                                  dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 2, 1024, 0, 0.8, "NVIDIA B200", 4) +
+                                  dsa_row("glm5_mqa_logits_module", "deep_gemm.fp8_mqa_logits", 2, 1024, 0, 0.01),
+                              &rep);
+  CHECK(rep.table == "dsa_kernel");
+  CHECK(rep.modelled);
+  REQUIRE(rows.size() == 3);
+  const auto& prefill = std::get<aic::Call<kernels::DsaSparseMla>>(rows[0].call);
+  // 64 heads at tp 1, run as Blackwell's 128-head tile; GLM-5's latent and top-2048.
+  CHECK(prefill.config.dtype == Dtype::fp8);
+  CHECK(prefill.config.num_heads == 128);
+  CHECK(prefill.config.kv_lora_rank == 512);
+  CHECK(prefill.config.qk_rope_head_dim == 64);
+  CHECK(prefill.config.topk == 2048);
+  CHECK(prefill.input.batch == 2);
+  CHECK(prefill.input.prefix == 0);
+  CHECK(prefill.input.append == 1024);
+  CHECK(prefill.point == std::array<double, 1>{2048});
+  CHECK(std::get<aic::Call<kernels::DsaSparseMla>>(rows[1].call).point == std::array<double, 1>{64});
+  CHECK(std::get<aic::Call<kernels::DsaSparseMla>>(rows[2].call).config.num_heads == 64);  // Hopper's tile
+  CHECK(rows[0].table == aic::Table::dsa_sparse_attention);
+  CHECK(rows[0].backend == "sglang");
+  CHECK(rep.skips.total() == 3);
+  auto reason = [&](std::string_view needle) {
+    for (const auto& [why, e] : rep.skips.reasons)
+      if (has(why, needle)) return e.count;
+    return std::size_t{0};
+  };
+  CHECK(reason("kernel_source tilelang_sparse_fwd: dsa_sparse_mla is FlashMLA's flash_mla_sparse_fwd") == 1);
+  CHECK(reason("compress_ratio 4: a compressed KV") == 1);
+  CHECK(reason("op_name glm5_mqa_logits_module: the indexer's logits / top-k kinds read no table") == 1);
+
+  // Imported, the kind reads it: rows of one query count merge into their median.
+  const auto more = read_text(dsa_header + dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 1, 1, 1023, 0.030) +
+                              dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 1, 1, 65535, 0.034) +
+                              dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 1, 1, 131071, 0.032) +
+                              dsa_row("glm5_dsa_attn_module", "flash_mla_sparse_fwd", 1, 4096, 0, 2.0));
+  const aic::ImportResult imp = aic::import_rows(more, {}, "b200_sxm");
+  REQUIRE(imp.tables.count("dsa_sparse_mla") == 1);
+  CHECK(imp.kinds[0].merged == 2);
+  CHECK(has(imp.tables.at("dsa_sparse_mla"), "dtype,num_heads,kv_lora_rank,qk_rope_head_dim,topk,queries,backend"));
+  CHECK(has(imp.tables.at("dsa_sparse_mla"), "fp8,128,512,64,2048,1,sglang,0.032,SGLang,kernel-level,flash_mla_sparse_fwd\n"));
+  TempDir dir("dsa");
+  fs::create_directories(dir.path / "b200_sxm");
+  for (const auto& [kind, table] : imp.tables) std::ofstream(dir.path / "b200_sxm" / (kind + ".csv")) << table;
+  const Timing t = load_timing("b200", TimingMode::automatic, dir.path);
+  const Kernel<kernels::DsaSparseMla> k(t, {Dtype::fp8, 128, 512, 64, 2048});
+  CHECK(k.source() == "profile");
+  CHECK(k.eval({1, 99999, 1}).time_ms() == doctest::Approx(0.032));
+  CHECK(k.eval({2, 0, 2048}).time_ms() == doctest::Approx(2.0));  // 4096 queries: the measured point
+  CHECK(k.eval({1, 0, 2048}).time_ms() == doctest::Approx(0.032 + (2.0 - 0.032) * 2047 / 4095));
+}
