@@ -184,7 +184,10 @@ inline Table read(const std::filesystem::path& path) {
 // A model's config.json in the silicon layout: "org/name" → DIR/org--name_config.json; where
 // that file is missing and exactly one other organisation publishes the name
 // (DIR/*--name_config.json: an organisation renamed, as zhipuai/GLM-5 is zai-org/GLM-5 on the
-// Hub), that one. The row's weights stay its own (gemm_quant_mode, moe_quant_mode).
+// Hub), that one; failing both, a quantized checkpoint's base model (NVIDIA publishes
+// "org/name-NVFP4" and "-FP8" repacks of a model under its own organisation: the
+// architecture is the base's, nvidia/Qwen3-32B-NVFP4 reads Qwen--Qwen3-32B). The row's
+// weights stay its own (gemm_quant_mode, moe_quant_mode).
 inline std::filesystem::path config_path(const std::filesystem::path& dir, std::string_view model_path) {
   std::string name(model_path);
   for (std::size_t i = name.find('/'); i != std::string::npos; i = name.find('/', i + 2)) name.replace(i, 1, "--");
@@ -192,13 +195,23 @@ inline std::filesystem::path config_path(const std::filesystem::path& dir, std::
   const std::size_t slash = model_path.rfind('/');
   std::error_code ec;
   if (slash == std::string_view::npos || std::filesystem::exists(own, ec)) return own;
-  const std::string tail = "--" + std::string(model_path.substr(slash + 1)) + "_config.json";
-  std::vector<std::filesystem::path> others;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string f = e.path().filename().string();
-    if (f.size() > tail.size() && f.ends_with(tail) && f.find("--") == f.size() - tail.size()) others.push_back(e.path());
-  }
-  return others.size() == 1 ? others.front() : own;
+  // The one file DIR/*--model_config.json, if exactly one organisation has it.
+  const auto by_name = [&](std::string_view model) -> std::optional<std::filesystem::path> {
+    const std::string tail = "--" + std::string(model) + "_config.json";
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string f = e.path().filename().string();
+      if (f.size() > tail.size() && f.ends_with(tail) && f.find("--") == f.size() - tail.size()) found.push_back(e.path());
+    }
+    if (found.size() == 1) return found.front();
+    return std::nullopt;
+  };
+  const std::string_view model = model_path.substr(slash + 1);
+  if (auto p = by_name(model)) return *p;
+  for (const std::string_view suffix : {"-NVFP4", "-FP8"})
+    if (model.size() > suffix.size() && model.ends_with(suffix))
+      if (auto p = by_name(model.substr(0, model.size() - suffix.size()))) return *p;
+  return own;
 }
 
 // The KV cache's dtype, which the table does not record. modelopt: fp8 where the row's

@@ -621,6 +621,14 @@ with tempfile.TemporaryDirectory() as d:
     (d / "silicon.csv").write_text(header + "\n" + row + "\n")
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
     check(v.get("simulated") == 1, f"validate --deployments: a renamed organisation's config.json is found: {v}")
+    # A quantized checkpoint published under another name reads its base model's config.json.
+    (d / "quant.csv").write_text(header + "\n" + row.replace("old-org/Llama-3.1-8B-Instruct",
+                                                            "nvidia/Llama-3.1-8B-Instruct-NVFP4") + "\n" +
+                                 row.replace("old-org/Llama-3.1-8B-Instruct", "nvidia/Llama-3.1-8B-Instruct-INT3") + "\n")
+    v = json.loads(run("validate", "--deployments", str(d / "quant.csv"), "--json").stdout or "{}")
+    check(v.get("simulated") == 1 and any("nvidia--Llama-3.1-8B-Instruct-INT3_config.json: cannot open" in k
+                                          for k in v.get("skipped", {})),
+          f"validate --deployments: an -NVFP4 checkpoint reads its base model's config, an unknown suffix does not: {v}")
     (d / "model_configs" / "someone--Llama-3.1-8B-Instruct_config.json").write_text(
         (root / "data/models/llama3_8b.json").read_text())
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
