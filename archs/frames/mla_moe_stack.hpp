@@ -186,6 +186,11 @@ class MlaMoeStack {
   using SharedForm = decltype(worklets::shared_expert_form<tp_experts>(std::declval<const Form&>()));
 
  public:
+  // What inputs() takes (costdsl::DpArch asks for them): an iteration dealt over the DP
+  // groups, and the buffers its input lists are built in.
+  using DpIteration = MoeIteration;
+  using Scratch = InputScratch;
+
   // The arch's own partition: dp = ep / tp attention groups (ep / hp under the hp grain),
   // and the layer split.
   static constexpr auto resolve_config(const Form& form) {

@@ -220,6 +220,11 @@ class MoeStack {
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
 
  public:
+  // What inputs() takes (costdsl::DpArch asks for them): an iteration dealt over the DP
+  // groups, and the buffers its input lists are built in.
+  using DpIteration = MoeIteration;
+  using Scratch = InputScratch;
+
   // The arch's own partition: dp = ep / tp attention groups (TP experts: one group, ep 1,
   // and every expert's intermediate split tp ways, checked before any worklet is built);
   // a pattern of P layers repeats, so P divides num_layers (static: the division fails

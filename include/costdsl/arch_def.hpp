@@ -11,15 +11,15 @@
 //
 // and its inputs, one of two ways:
 //   DenseArch  a.inputs(ops::AttentionBatch): the batch whole
-//   DpArch     a.resolved().dp DP-attention groups; a.inputs(archs::MoeIteration, scratch):
-//              the batch dealt over them (archs::BatchFeed deals it)
+//   DpArch     a.resolved().dp DP-attention groups; a.inputs(A::DpIteration, A::Scratch&):
+//              the batch dealt over them (archs::BatchFeed deals it), input lists built
+//              in the scratch's buffers; the arch names both types, so the core needs
+//              nothing from archs/
 // Either way the inputs follow the built tree's slot list (INV-2, InputsFollowSlots).
 #include <concepts>
 #include <cstdint>
 #include <utility>
 
-#include "costdsl/archs/support/input_scratch.hpp"
-#include "costdsl/archs/support/moe_iteration.hpp"
 #include "costdsl/concepts.hpp"
 #include "costdsl/inputs_follow_slots.hpp"
 #include "costdsl/ops/attention/batch.hpp"
@@ -37,12 +37,15 @@ concept ArchDef = requires(const A& a, const Timing& t) {
 };
 
 template <class A>
-concept DpArch = ArchDef<A> && requires(const A& a, const archs::MoeIteration& it, archs::InputScratch& scratch) {
+concept DpArch = ArchDef<A> && requires {
+  typename A::DpIteration;
+  typename A::Scratch;
+} && requires(const A& a, const typename A::DpIteration& it, typename A::Scratch& scratch) {
   { a.resolved().dp } -> std::convertible_to<std::uint64_t>;
   a.inputs(it, scratch);
 } && InputsFollowSlots<decltype(std::declval<const A&>().build(std::declval<const Timing&>())),
-                       decltype(std::declval<const A&>().inputs(std::declval<const archs::MoeIteration&>(),
-                                                                std::declval<archs::InputScratch&>()))>;
+                       decltype(std::declval<const A&>().inputs(std::declval<const typename A::DpIteration&>(),
+                                                                std::declval<typename A::Scratch&>()))>;
 
 template <class A>
 concept DenseArch = ArchDef<A> && !DpArch<A> && requires(const A& a, const ops::AttentionBatch& batch) {
