@@ -33,14 +33,9 @@ struct DsaIndexerLogits {
   using Input = detail::DsaLaunch;
   static constexpr std::array<std::string_view, 2> axes{"queries", "keys"};
 
-  static std::array<double, 2> point(const Config&, const Input& in) {
-    return {detail::dsa_queries(in), detail::dsa_keys(in)};
-  }
+  static std::array<double, 2> point(const Config&, const Input& in) { return detail::dsa_query_key_point(in); }
   // The decode launch a cell stands for (its keys spread over its queries).
-  static Input input_at(const Config&, const std::array<double, 2>& at) {
-    const std::uint64_t q = costdsl::detail::count_at(at[0]);
-    return {q, q == 0 ? 0 : costdsl::detail::count_at(std::max(at[1] / double(q) - 1, 0.0)), 1};
-  }
+  static Input input_at(const Config&, const std::array<double, 2>& at) { return detail::dsa_decode_at(at); }
   static constexpr interp::OffGrid off_grid = interp::OffGrid::weighted;
   // Queries and keys add up: interpolate linearly (see Kernel::fit).
   static constexpr std::array<interp::AxisScale, 2> axis_scales{interp::AxisScale::linear, interp::AxisScale::linear};

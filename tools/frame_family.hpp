@@ -87,34 +87,29 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
                           return archs::DenseStack<Config, worklets::AttnGrain::hptp>(make(p));
                         },
                         false, timing);
-  } else if constexpr (is_sparse_mla<Config>) {
-    // The tp tree alone (TP experts at ep 1 over tp > 1 GPUs).
-    using Ep = archs::MlaMoeStack<Config>;
-    using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
-    return source(
-        [config](serve::Parallel p) {
-          Config c = Config::from_hf(config, p.tp, p.ep);
-          c.moe_tp = p.moe_tp;
-          return by_expert_grain<Ep, TpExperts>(c);
-        },
-        true, timing, routing);
   } else if constexpr (is_mla<Config>) {
-    // Both attention grains: hp 1 workers run the tp tree (TP experts at ep 1 over tp > 1
-    // GPUs), hp > 1 decode workers the MLA hp grain (tp 1, dp = ep / hp groups of hp GPUs).
+    // hp 1 workers run the tp tree (TP experts at ep 1 over tp > 1 GPUs); hp > 1 decode
+    // workers the MLA hp grain (tp 1, dp = ep / hp groups of hp GPUs), which a family with
+    // sparse attention does not have.
     using Ep = archs::MlaMoeStack<Config>;
     using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
-    return grain_source(
-        [config](serve::Parallel p) {
-          Config c = Config::from_hf(config, p.tp, p.ep);
-          c.moe_tp = p.moe_tp;
-          return by_expert_grain<Ep, TpExperts>(c);
-        },
-        [config, hop_b](serve::Parallel p) {
-          Config c = Config::from_hf(config, p.tp, p.ep, p.hp);
-          c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
-          return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(c);
-        },
-        true, timing, routing);
+    const auto tp_tree = [config](serve::Parallel p) {
+      Config c = Config::from_hf(config, p.tp, p.ep);
+      c.moe_tp = p.moe_tp;
+      return by_expert_grain<Ep, TpExperts>(c);
+    };
+    if constexpr (is_sparse_mla<Config>) {
+      return source(tp_tree, true, timing, routing);
+    } else {
+      return grain_source(
+          tp_tree,
+          [config, hop_b](serve::Parallel p) {
+            Config c = Config::from_hf(config, p.tp, p.ep, p.hp);
+            c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
+            return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(c);
+          },
+          true, timing, routing);
+    }
   } else {
     return source(
         [config](serve::Parallel p) {

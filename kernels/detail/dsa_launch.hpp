@@ -6,12 +6,14 @@
 // {batch, prefix, append} brace order ops::ChunkedPrefill builds a uniform launch in.
 // Causal: the i-th appended query (1-based) sees prefix + i keys.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "costdsl/detail/str.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/kernel_def.hpp"
 #include "costdsl/reflect.hpp"
 
 namespace costdsl::kernels::detail {
@@ -26,6 +28,13 @@ inline double dsa_queries(const DsaLaunch& in) { return double(in.batch) * doubl
 inline double dsa_keys(const DsaLaunch& in) {
   const double a = double(in.append);
   return double(in.batch) * (a * double(in.prefix) + a * (a + 1) / 2);
+}
+// Where a launch sits on the (queries, keys) grid of the two indexer kinds, and the decode
+// launch a grid cell stands for (its keys spread over its queries).
+inline std::array<double, 2> dsa_query_key_point(const DsaLaunch& in) { return {dsa_queries(in), dsa_keys(in)}; }
+inline DsaLaunch dsa_decode_at(const std::array<double, 2>& at) {
+  const std::uint64_t q = costdsl::detail::count_at(at[0]);
+  return {q, q == 0 ? 0 : costdsl::detail::count_at(std::max(at[1] / double(q) - 1, 0.0)), 1};
 }
 // The keys a sequence holds after the launch (each streamed once per query tile).
 inline double dsa_context(const DsaLaunch& in) { return double(in.prefix) + double(in.append); }
