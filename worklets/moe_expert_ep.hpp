@@ -15,10 +15,10 @@
 // SGLang's moe_tp_size = tp / ep_size and TensorRT-LLM's moe_tp_size x moe_ep_size = tp
 // run them): ep / moe_tp groups hold the experts, each expert's intermediate width split
 // moe_tp ways inside a group, and the same all-reduce over all ep GPUs sums the partial
-// outputs. The experts slot is ONE slot for any ep: its callable runs the launch
-// for every rank's routed rows and folds the ranks with the Max algebra (time = slowest
-// rank, work sums). Ranks are interchangeable, so they never get slots of their own
-// (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
+// outputs. The experts slot is ONE slot for any ep (ops::moe::RankFolded): its callable
+// runs the launch for every rank's routed rows and folds the ranks with the Max algebra
+// (time = slowest rank, work sums). Ranks are interchangeable, so they never get slots of
+// their own (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
 // decomposition (kernels/fused_moe.hpp).
 #include <cstdint>
 #include <memory>
@@ -46,6 +46,8 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
+#include "costdsl/ops/moe/rank_folded.hpp"
+#include "costdsl/ops/moe/require_routable.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
@@ -55,60 +57,6 @@
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
-
-// A slot that owns the loop over EP ranks: one launch per rank, Max-folded.
-template <KernelDef K>
-struct RankFolded {
-  static constexpr std::string_view kind = K::kind;
-  static constexpr Family family = K::family;
-  using Input = ops::moe::EpLoadRef;
-  Kernel<K> kernel;
-
-  // A rank's launch takes its routed rows, and the experts they hit where the kernel's
-  // input has that field (grouped_gemm, fused_moe): by the input's shape, not a kind list.
-  static typename K::Input rank_input(const ops::moe::RankLoad& r) {
-    if constexpr (requires(typename K::Input in) { in.active_experts; }) {
-      return {r.rows, r.active_experts};
-    } else {
-      return {r.rows};
-    }
-  }
-  template <Quantities Q = Quantities::with_energy>
-  Metrics eval(const Input& load) const {
-    Metrics acc = algebra::empty();
-    double slowest = -1;
-    const ops::moe::RankLoad* previous = nullptr;
-    Metrics m{};
-    for (const ops::moe::RankLoad& r : load->used()) {
-      // Balanced routing gives neighbouring ranks the same load: one launch evaluated for them.
-      if (previous == nullptr || !(r == *previous)) m = kernel.template eval<Q>(rank_input(r));
-      previous = &r;
-      algebra::accumulate_max(acc, m);
-      if (m.time_s > slowest) {  // report the backend of the rank that sets the time
-        slowest = m.time_s;
-        acc.backend = m.backend;
-      }
-    }
-    return acc;
-  }
-  double lower_bound_s(const Input& load) const {
-    double s = 0;
-    for (const ops::moe::RankLoad& r : load->used()) s = std::max(s, kernel.lower_bound_s(rank_input(r)));
-    return s;
-  }
-  std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
-  std::vector<std::string> backends() const { return kernel.backends(); }
-  std::vector<std::string> provenance() const { return kernel.provenance(); }
-};
-
-// The routing's own limits, checked by every expert worklet after its degree.
-template <DimExpr E, DimExpr K>
-constexpr void require_routable(const E& num_experts, const K& top_k) {
-  require_nonzero(top_k);
-  require_le<"top_k may not exceed num_experts">(top_k, num_experts);
-  require_le<"num_experts may not exceed the routing capacity">(num_experts,
-                                                                sym<"max_experts">(Static<ops::moe::max_experts>{}));
-}
 
 template <class Form, FixedString Name = "moe">
 class MoeExpertEp {
@@ -130,7 +78,7 @@ class MoeExpertEp {
     const auto top_k = dim<"top_k">(form);
     const auto ep = dim<"ep">(form);
     require_nonzero(ep);
-    require_routable(num_experts, top_k);
+    ops::moe::require_routable(num_experts, top_k);
     require_le<"ep may not exceed the routing capacity">(ep, sym<"max_ep">(Static<ops::moe::max_ep>{}));
     const auto experts_per_rank = num_experts / ep;
     const auto has_a2a = greater_than_one(ep);
@@ -179,7 +127,7 @@ class MoeExpertEp {
               i = moe_tp_ == 1 ? to_dim(r_.moe_intermediate) : Dim(r_.moe_intermediate.value() / moe_tp_);
     return labeled<Name>(
         label, sum(when(a2a_path(), leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
+                   leaf<"experts">(ops::moe::RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
                    when(a2a_path(), leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(a2a_path(), leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k}))),
                    when(allreduce_path(), leaf<"combine_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.ep)})))));

@@ -20,13 +20,15 @@
 #include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/ops/moe/rank_folded.hpp"
+#include "costdsl/ops/moe/require_routable.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/moe_expert_ep.hpp"  // RankFolded, expert_weight_dtype, require_routable
+#include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
@@ -49,7 +51,7 @@ class MoeExpertTp {
     const auto top_k = dim<"top_k">(form);
     const auto tp = dim<"tp">(form);
     require_nonzero(tp);
-    require_routable(num_experts, top_k);
+    ops::moe::require_routable(num_experts, top_k);
     const auto moe_intermediate_per_rank = dim<"moe_intermediate">(form) / tp;
     const auto has_allreduce = greater_than_one(tp);
     // the full hidden-wide partial sum
@@ -72,7 +74,7 @@ class MoeExpertTp {
                                                      {"experts", r_.num_experts},
                                                      {"top_k", r_.top_k}});
     return labeled<Name>(
-        label, sum(leaf<"experts">(RankFolded<FusedMoe>{Kernel<FusedMoe>(
+        label, sum(leaf<"experts">(ops::moe::RankFolded<FusedMoe>{Kernel<FusedMoe>(
                        t, {gemm_input_dtype(dtype, expert_weight_dtype(form_)), to_dim(r_.hidden),
                            to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts), to_dim(r_.top_k),
                            expert_weight_dtype(form_)})}),

@@ -20,8 +20,7 @@ root = pathlib.Path(sys.argv[1])
 INCLUDE = re.compile(r'^\s*#\s*include\s+"costdsl/([^"]+)"', re.M)
 ABOVE = {"core": ("archs/", "worklets/", "serve/"), "kernels": ("ops/", "worklets/", "archs/", "serve/"),
          "ops": ("worklets/", "archs/", "serve/"), "worklets": ("archs/", "serve/"), "archs": ("serve/",)}
-KNOWN = {("worklets/mla_block_hp.hpp", "worklets/attn_block_hptp.hpp"),
-         ("worklets/moe_expert_tp.hpp", "worklets/moe_expert_ep.hpp")}
+KNOWN = {("worklets/mla_block_hp.hpp", "worklets/attn_block_hptp.hpp")}
 
 
 def files(layer):
