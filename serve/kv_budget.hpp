@@ -21,6 +21,13 @@ struct KvBudget {
   std::uint64_t worker_tokens() const noexcept { return tokens * groups; }
 };
 
+// A request's fixed state of `state_bytes` in KV tokens of `bytes_per_token` each, rounded
+// up (what its footprint adds in the pool); 0 without a state or a KV size.
+inline std::uint64_t state_tokens_of(double state_bytes, double bytes_per_token) noexcept {
+  if (!(state_bytes > 0 && bytes_per_token > 0)) return 0;
+  return static_cast<std::uint64_t>(std::ceil(state_bytes / bytes_per_token));
+}
+
 // Sized: anything with weight_bytes_per_gpu() and kv_bytes_per_token_per_gpu() (an arch,
 // an ArchModel); an arch with recurrent_state_bytes_per_request_per_gpu() also gives
 // state_tokens, as WorkerOption::state_tokens does. groups: the worker's DP attention
@@ -43,7 +50,7 @@ KvBudget kv_budget(const Sized& m, const GpuSpec& gpu, const ServerConfig& cfg, 
   // Whole blocks only: a partial block cannot hold a page.
   b.tokens = static_cast<std::uint64_t>(free / b.bytes_per_token) / cfg.kv_block * cfg.kv_block;
   if constexpr (requires { m.recurrent_state_bytes_per_request_per_gpu(); })
-    b.state_tokens = static_cast<std::uint64_t>(std::ceil(m.recurrent_state_bytes_per_request_per_gpu() / b.bytes_per_token));
+    b.state_tokens = state_tokens_of(m.recurrent_state_bytes_per_request_per_gpu(), b.bytes_per_token);
   return b;
 }
 

@@ -2,9 +2,9 @@
 // WorkerOption: one worker parallelism the arch accepts, with its memory facts and the
 // KV room its GPUs have left after the weights and the HBM reserve. The deployment search
 // enumerates them; `costdsl simulate` pins one (or a prefill and a decode one).
-#include <cmath>
 #include <cstdint>
 
+#include "costdsl/serve/kv_budget.hpp"
 #include "costdsl/serve/model_source.hpp"
 #include "costdsl/serve/parallel.hpp"
 
@@ -21,8 +21,7 @@ struct WorkerOption {
   // A request's fixed state (linear-attention layers) in KV tokens of its bytes, rounded
   // up: what its footprint adds (ServerConfig::state_tokens); 0 without one.
   std::uint64_t state_tokens() const noexcept {
-    if (!(f.state_bytes_per_request_per_gpu > 0 && f.kv_bytes_per_token_per_gpu > 0)) return 0;
-    return static_cast<std::uint64_t>(std::ceil(f.state_bytes_per_request_per_gpu / f.kv_bytes_per_token_per_gpu));
+    return state_tokens_of(f.state_bytes_per_request_per_gpu, f.kv_bytes_per_token_per_gpu);
   }
   // What one request whose KV is `kv_tokens` (in whole blocks) takes of a pool: its KV and
   // its fixed state, as the worker's footprint counts it. Every "does a request fit" check
