@@ -49,8 +49,21 @@ struct PlanSpec {
   // nothing else is simulated.
   std::vector<Parallel> workers;
 
-  // Requests each simulated unit runs. Closed loop: `warmup` = the clients (their first,
-  // simultaneous requests), then max(min_requests, rounds × clients) measured. Open loop:
+  // What a closed loop's warm-up leaves before the measured requests. `first_round`: the
+  // clients' first requests run and are dropped, and the measured ones follow as the loop
+  // goes on (the steady state a service sees). `drained`: as aiperf runs a benchmark, the
+  // warm-up phase ends before the profiling phase sends anything (aiperf 0.1.1, db4f6397,
+  // aiperf/timing/credit_issuing_strategy.py: phases run in order, each waiting for all its
+  // requests to return), so the measured requests start from an idle engine, every client
+  // at once, and the first of them queue behind each other's prompts. A drained warm-up
+  // leaves nothing a measured request uses (random prompts share no prefix), so it is not
+  // simulated.
+  enum class Warmup : std::uint8_t { first_round, drained };
+  Warmup warmup = Warmup::first_round;
+  static constexpr const char* name(Warmup w) noexcept { return w == Warmup::drained ? "drained" : "first-round"; }
+
+  // Requests each simulated unit runs. Closed loop: max(min_requests, rounds × clients)
+  // measured, after the clients' first requests under Warmup::first_round. Open loop:
   // `requests` measured after requests / 10 of warm-up.
   std::uint32_t rounds = 3, min_requests = 16, requests = 500;
   std::uint64_t seed = 1;

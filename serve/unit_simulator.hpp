@@ -9,8 +9,9 @@
 //   KV blocks (option());
 // - a disaggregated unit's KV hand-off: the p2p kernel moving the larger per-GPU share
 //   of one prompt's KV (transfer_s());
-// - the Load: a closed loop runs a warm-up round of `clients` requests, then
-//   max(min_requests, rounds × clients) measured; Poisson arrivals run requests / 10 of
+// - the Load: a closed loop runs a warm-up round of `clients` requests (none where the
+//   warm-up is drained before measuring), then max(min_requests, rounds × clients)
+//   measured; Poisson arrivals run requests / 10 of
 //   warm-up, then `requests` measured; a trace runs its first tenth as warm-up and
 //   measures the rest. Staggered clients start over about one request's latency,
 //   estimated from three iterations (latency_estimate_s()).
@@ -118,7 +119,7 @@ class UnitSimulator {
       load.stagger_s = spec_.client_start == PlanSpec::ClientStart::staggered
                            ? latency_estimate_s(c, worker, prefill) / c.clients
                            : 0.0;
-      load.warmup = c.clients;
+      load.warmup = spec_.warmup == PlanSpec::Warmup::drained ? 0 : c.clients;
       load.measured = std::max(spec_.min_requests, spec_.rounds * c.clients);
     } else {
       load.kind = Load::Kind::open;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared pieces of the costdsl CLI: options every command takes and output helpers.
 #include <cmath>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <string>
@@ -86,6 +87,34 @@ inline CLI::Option* add_client_start_option(CLI::App& cmd, serve::PlanSpec::Clie
           "`staggered`, spread over one request's latency, like independent users")
       ->check(CLI::IsMember({serve::PlanSpec::name(CS::together), serve::PlanSpec::name(CS::staggered)}))
       ->default_str(serve::PlanSpec::name(v));
+}
+
+// --warmup and --rounds, for the commands that run closed loops: what the measured requests
+// follow (PlanSpec::Warmup) and how many requests per client are measured.
+struct ClosedLoopOptions {
+  CLI::Option* warmup = nullptr;
+  CLI::Option* rounds = nullptr;
+};
+inline ClosedLoopOptions add_closed_loop_options(CLI::App& cmd, serve::PlanSpec::Warmup& warmup,
+                                                 std::uint32_t& rounds) {
+  using W = serve::PlanSpec::Warmup;
+  ClosedLoopOptions o;
+  o.warmup = cmd.add_option_function<std::string>(
+                    "--warmup",
+                    [&warmup](const std::string& s) {
+                      warmup = s == serve::PlanSpec::name(W::drained) ? W::drained : W::first_round;
+                    },
+                    "closed loops: `drained`, the warm-up ends before the measured requests start, all clients "
+                    "at once on an idle engine (aiperf's phases, as benchmarks run); `first-round`, each "
+                    "client's first request is dropped and the loop goes on (a steady state)")
+                 ->check(CLI::IsMember({serve::PlanSpec::name(W::first_round), serve::PlanSpec::name(W::drained)}))
+                 ->default_str(serve::PlanSpec::name(warmup));
+  o.rounds = cmd.add_option("--rounds", rounds,
+                            "closed loops: requests measured per client (at least 16 in all), as a benchmark's "
+                            "request count over its concurrency")
+                 ->check(CLI::Range(1u, 10000u))
+                 ->capture_default_str();
+  return o;
 }
 
 // --framework and the scheduler knobs it sets, each a flag of its own that overrides the

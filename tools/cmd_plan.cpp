@@ -131,6 +131,11 @@ void add_plan_command(CLI::App& app) {
     double ttft_ms = 0, tpot_ms = 0, latency_ms = 0, rate = 0;
     std::string mode = "both";
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
+    // The search compares deployments in their steady state: each client's first request
+    // dropped, three rounds measured (PlanSpec's defaults); --warmup drained --rounds 20 is
+    // a benchmark's run, as simulate and validate take it.
+    serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::first_round;
+    std::uint32_t rounds = serve::PlanSpec{}.rounds;
     std::vector<std::uint32_t> budgets{2048, 8192};
     std::vector<std::uint32_t> hps;
     std::uint32_t max_batch = 512, requests = 500;
@@ -171,6 +176,7 @@ void add_plan_command(CLI::App& app) {
       ->check(positive)
       ->excludes(rate);
   add_client_start_option(*cmd, st->client_start);
+  add_closed_loop_options(*cmd, st->warmup, st->rounds);
   st->engine.add(*cmd);
   cmd->add_option("--top", st->top, "deployments listed per mode")->check(positive)->capture_default_str();
   cmd->add_option("--token-budgets", st->budgets,
@@ -229,6 +235,8 @@ void add_plan_command(CLI::App& app) {
       spec.concurrency = st->concurrency;
     }
     spec.client_start = st->client_start;
+    spec.warmup = st->warmup;
+    spec.rounds = st->rounds;
     spec.token_budgets = st->budgets;
     spec.hps = st->hps;
     spec.max_batch = st->max_batch;

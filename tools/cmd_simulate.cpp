@@ -127,6 +127,11 @@ void add_simulate_command(CLI::App& app) {
     std::uint64_t seed = 1;
     std::string trace;
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
+    // A closed loop as the serving benchmarks measure one (aiperf through aiconfigurator's
+    // generator at 095f58a, backend_templates/benchmark/bench_run.sh.j2: --warmup-request-count
+    // 2 × C, then --num-requests 20 × C).
+    serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::drained;
+    std::uint32_t rounds = 20;
     bool json = false;
   };
   auto st = std::make_shared<State>();
@@ -190,6 +195,9 @@ void add_simulate_command(CLI::App& app) {
           ->excludes(rate)
           ->excludes(trace);
   add_client_start_option(*cmd, st->client_start)->excludes(rate)->excludes(trace);
+  const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
+  loop.warmup->excludes(rate)->excludes(trace);
+  loop.rounds->excludes(rate)->excludes(trace);
   cmd->add_option("--requests", st->requests, "--rate: requests measured per replica")
       ->check(positive)
       ->capture_default_str()
@@ -227,6 +235,8 @@ void add_simulate_command(CLI::App& app) {
     spec.seed = st->seed;
     spec.requests = st->requests;
     spec.client_start = st->client_start;
+    spec.warmup = st->warmup;
+    spec.rounds = st->rounds;
     const serve::FrameworkDefaults engine = st->engine.apply(spec, timing.gpu());
     if (cmd->count("--token-budget") == 0) st->token_budget = engine.server.max_batch_tokens;
     const std::uint64_t context = hf.has("max_position_embeddings") ? hf.dim("max_position_embeddings") : 0;

@@ -234,6 +234,9 @@ void add_validate_command(CLI::App& app) {
     std::size_t worst = 3;
     std::string deployments, model_configs;
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
+    serve::PlanSpec::Warmup warmup = deployments::Options{}.warmup;
+    std::uint32_t rounds = deployments::Options{}.rounds;
+    deployments::Options::Statistic statistic = deployments::Options{}.statistic;
     std::vector<std::string> config_for;
     std::string token_budget = "benchmark";
     EngineOptions engine;
@@ -275,6 +278,16 @@ void add_validate_command(CLI::App& app) {
   st->engine.add(*cmd);
   for (const char* flag : EngineOptions::flags) cmd->get_option(flag)->needs(deployments);
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
+  const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
+  loop.warmup->needs(deployments);
+  loop.rounds->needs(deployments);
+  cmd->add_option("--statistic", st->statistic,
+                  "--deployments: which of the simulated requests' TTFT and TPOT a row is compared with: mean "
+                  "(aiperf's avg) or p50")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, deployments::Options::Statistic>{
+          {"mean", deployments::Options::Statistic::mean}, {"p50", deployments::Options::Statistic::p50}}))
+      ->default_str("mean")
+      ->needs(deployments);
   cmd->add_option("--kv-dtype", st->kv,
                   "--deployments: the KV cache's dtype, which the table does not record: modelopt (fp8 where the "
                   "GEMMs are fp8 or nvfp4, as NVIDIA's ModelOpt checkpoints ship; else the checkpoint's), checkpoint "
@@ -319,6 +332,9 @@ void add_validate_command(CLI::App& app) {
       o.engine = st->engine;
       o.framework_given = cmd->count("--framework") > 0;
       o.client_start = st->client_start;
+      o.warmup = st->warmup;
+      o.rounds = st->rounds;
+      o.statistic = st->statistic;
       o.kv = st->kv;
       o.timing = parse_timing_mode(st->timing.timing);
       if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
@@ -327,14 +343,16 @@ void add_validate_command(CLI::App& app) {
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
       const std::string engine = fmt::format(
-          "{}; token budget: {}",
+          "{}; token budget: {}; load: {} clients, warm-up {}, {} rounds measured, {} compared",
           o.framework_given ? fmt::format("{} for every row", st->engine.framework)
                             : std::string("each row's backend's scheduler (trtllm, vllm, sglang; ideal otherwise)"),
           o.budget == deployments::Options::Budget::benchmark
               ? std::string("aiconfigurator's benchmark generator's (batch cap + ISL + 1500; ISL + 1500 on prefill "
                             "workers)")
           : o.budget == deployments::Options::Budget::framework ? std::string("the framework's default")
-                                                                : std::to_string(o.token_budget));
+                                                                : std::to_string(o.token_budget),
+          serve::PlanSpec::name(o.client_start), serve::PlanSpec::name(o.warmup), o.rounds,
+          o.statistic == deployments::Options::Statistic::mean ? "means" : "medians");
       report_deployments(table, sims, skips, st->worst, st->json, engine);
       return;
     }

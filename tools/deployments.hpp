@@ -245,6 +245,16 @@ struct Options {
   Budget budget = Budget::benchmark;
   std::uint32_t token_budget = 8192;  // Budget::fixed
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
+  // The benchmark's protocol, which the table does not record either: aiconfigurator's
+  // generator runs aiperf with --warmup-request-count 2 × C, then --num-requests 20 × C
+  // (backend_templates/benchmark/bench_run.sh.j2 at 095f58a; 50 × C before 2026-04-01), a
+  // drained warm-up (serve::PlanSpec::Warmup) and 20 rounds measured.
+  serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::drained;
+  std::uint32_t rounds = 20;
+  // Which of the simulated requests' figures a row's TTFT and TPOT are compared with: the
+  // mean (aiperf's headline `avg`, and what the sample follows: docs/accuracy.md) or p50.
+  enum class Statistic : std::uint8_t { mean, p50 };
+  Statistic statistic = Statistic::mean;
   KvPolicy kv = KvPolicy::modelopt;
   // Where kernel times come from (--timing, --profile-dir): roofline alone is what a GPU
   // without measured tables gets, the check of how the model transfers.
@@ -258,7 +268,7 @@ struct Options {
 
 struct Simulated {
   const Deployment* row = nullptr;
-  double ttft_ms = 0, tpot_ms = 0;  // costdsl's medians over the measured requests
+  double ttft_ms = 0, tpot_ms = 0;  // costdsl's means (or medians: Options::statistic) over the measured requests
   std::string quantization;         // as simulated (weights from the row, KV by the policy)
   serve::Framework framework{};     // the scheduler simulated
   std::uint32_t token_budget = 0;   // of the (prefill or aggregated) worker, over its attention groups
@@ -429,6 +439,8 @@ class Simulator {
     spec.load = serve::PlanSpec::LoadMode::concurrency;
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
+    spec.warmup = o_.warmup;
+    spec.rounds = o_.rounds;
     serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
     // The benchmark generator captures a CUDA graph for every batch size up to the cap:
     // nothing is padded.
@@ -505,7 +517,11 @@ class Simulator {
         why = fmt::format("{}: no request finished in the simulated run", m->family);
         return std::nullopt;
       }
-      return Simulated{&d,        r.r.ttft_s.p50 * 1e3, r.r.tpot_s.p50 * 1e3, config.quantization().text(),
+      const bool mean = o_.statistic == Options::Statistic::mean;
+      return Simulated{&d,
+                       (mean ? r.r.ttft_s.mean : r.r.ttft_s.p50) * 1e3,
+                       (mean ? r.r.tpot_s.mean : r.r.tpot_s.p50) * 1e3,
+                       config.quantization().text(),
                        framework, c.token_budget};
     } catch (const Error& e) {
       why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());

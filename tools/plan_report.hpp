@@ -113,20 +113,22 @@ inline std::string load_text(const serve::PlanSpec& s) {
   const char* start = s.client_start == serve::PlanSpec::ClientStart::together
                           ? "clients start together, as benchmarks send them"
                           : "clients staggered over a request's latency";
+  const std::string measured =
+      fmt::format("{}max({}, {} × concurrency) requests measured",
+                  s.warmup == serve::PlanSpec::Warmup::drained ? "a drained warm-up, then " : "a warm-up round, then ",
+                  s.min_requests, s.rounds);
   switch (s.load) {
     case serve::PlanSpec::LoadMode::sweep:
       return fmt::format(
-          "each deployment at concurrency = its batch cap per replica (a closed loop, {}: a warm-up round, then "
-          "max({}, {} × concurrency) requests measured)",
-          start, s.min_requests, s.rounds);
+          "each deployment at concurrency = its batch cap per replica (a closed loop, {}: {})", start, measured);
     case serve::PlanSpec::LoadMode::rate:
       return fmt::format("Poisson arrivals, {:g} requests/s over the deployment, split evenly over its replicas "
                          "({} requests measured per replica after {} of warm-up, seed {})",
                          s.rate, s.requests, s.requests / 10, s.seed);
     case serve::PlanSpec::LoadMode::concurrency:
       return fmt::format(
-          "{} requests in flight over the deployment (a closed loop, {}), split evenly over its replicas",
-          s.concurrency, start);
+          "{} requests in flight over the deployment (a closed loop, {}: {}), split evenly over its replicas",
+          s.concurrency, start, measured);
   }
   return {};
 }
@@ -341,6 +343,8 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
             {"rate", s.rate},
             {"concurrency", s.concurrency},
             {"client_start", serve::PlanSpec::name(s.client_start)},
+            {"warmup", serve::PlanSpec::name(s.warmup)},
+            {"rounds", s.rounds},
             {"seed", s.seed}}},
           {"parallelisms", ctx.parallelisms},
           {"jobs", ctx.jobs},

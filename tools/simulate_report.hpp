@@ -127,12 +127,17 @@ inline std::string simulate_text(const SimulateContext& ctx, const serve::PlanRo
   out += fmt::format("deployment  {}\n", simulate_deployment_text(ctx, r));
   out += fmt::format("engine      {}\n", engine_text(ctx.engine));
   out += fmt::format("load        {}\n", simulate_load_text(ctx, r));
-  const char* warmup_what = !ctx.trace.empty()                                  ? "the trace's first tenth"
-                            : ctx.spec.load == serve::PlanSpec::LoadMode::rate ? "a tenth of the measured"
-                                                                               : "the first round, one per client";
-  out += fmt::format("measured    {} requests per replica ({} finished) after a warm-up of {} dropped ({}); {} "
-                     "iterations, {:.2f} s simulated\n",
-                     r.r.measured, r.r.finished, r.r.warmup, warmup_what, r.r.iterations, r.r.sim_time_s);
+  const bool closed = ctx.trace.empty() && ctx.spec.load != serve::PlanSpec::LoadMode::rate;
+  const std::string warmup =
+      closed && ctx.spec.warmup == serve::PlanSpec::Warmup::drained
+          ? std::string("from an idle engine, the clients' first requests included (the warm-up drained before "
+                        "them, as aiperf runs a benchmark)")
+          : fmt::format("after a warm-up of {} dropped ({})", r.r.warmup,
+                        !ctx.trace.empty() ? "the trace's first tenth"
+                        : closed           ? "the first round, one per client"
+                                           : "a tenth of the measured");
+  out += fmt::format("measured    {} requests per replica ({} finished) {}; {} iterations, {:.2f} s simulated\n",
+                     r.r.measured, r.r.finished, warmup, r.r.iterations, r.r.sim_time_s);
   out += "\n                  mean       p50       p90       p99\n";
   const auto line = [](const char* name, const serve::Percentiles& p, double scale, int decimals) {
     return fmt::format("{:<12}{:>10.{}f}{:>10.{}f}{:>10.{}f}{:>10.{}f}\n", name, p.mean * scale, decimals,
@@ -183,6 +188,8 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
   } else {
     load["concurrency"] = r.c.clients * r.c.replicas;
     load["client_start"] = serve::PlanSpec::name(s.client_start);
+    load["warmup"] = serve::PlanSpec::name(s.warmup);
+    load["rounds"] = s.rounds;
   }
   j["load"] = load;
   if (r.c.mode == serve::Mode::disaggregated) {

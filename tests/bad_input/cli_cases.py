@@ -606,6 +606,12 @@ rejects("simulate --rate 0", SIM + ["--rate", "0"], "--rate", "must be a positiv
 rejects("simulate --requests without --rate", SIM + ["--requests", "10"], "--requests requires --rate")
 rejects("simulate --client-start with --rate", SIM + ["--rate", "5", "--client-start", "staggered"],
         "--client-start", "--rate")
+rejects("simulate --warmup with --rate", SIM + ["--rate", "5", "--warmup", "drained"], "--warmup", "--rate")
+rejects("simulate --warmup sideways", SIM + ["--warmup", "sideways"], "--warmup", "sideways")
+rejects("simulate --rounds 0", SIM + ["--rounds", "0"], "--rounds", "0")
+rejects("validate --statistic p99", ["validate", "--deployments", __file__, "--statistic", "p99"], "--statistic", "p99")
+rejects("validate --rounds without --deployments", ["validate", "--rounds", "3", __file__], "--rounds",
+        "--deployments")
 rejects("simulate --mode disagg without --prefill-workers", SIM + ["--mode", "disagg", "--decode-workers", "1"],
         "--prefill-workers: --mode disagg needs the number of prefill workers")
 rejects("simulate --mode disagg without --decode-workers", SIM + ["--mode", "disagg", "--prefill-workers", "1"],

@@ -264,7 +264,7 @@ bool bound_plan(std::vector<std::string>& args) {
       {"--concurrency", 0, 8, false},  {"--top", 0, 64, false},      {"--token-budgets", 256, 8192, true},
       {"--hp", 0, 16, true},           {"--batch", 0, 8, false},     {"--replicas", 0, 4, false},
       {"--prefill-workers", 0, 4, false}, {"--decode-workers", 0, 4, false}, {"--prefill-batch", 0, 8, false},
-      {"--token-budget", 0, 8192, false}};
+      {"--token-budget", 0, 8192, false}, {"--rounds", 0, 20, false}};
   bool has_max_batch = false, has_requests = false;
   const auto values_ok = [](std::string_view v, const Bound& b) {
     while (true) {

@@ -364,3 +364,40 @@ TEST_CASE("a request's fixed state counts wherever the search asks whether a req
   o.f.state_bytes_per_request_per_gpu = 0;
   CHECK(o.request_tokens(64) == 64);
 }
+
+TEST_CASE("a drained warm-up counts the clients' first requests; the requests simulated are the same") {
+  // aiperf's protocol: the measured requests start together on an idle engine. Under a
+  // first-round warm-up the same requests run (a round more measured there is a round
+  // dropped here), so the trajectory is one: the policy changes what is counted only.
+  const HfConfig hf = model_config("llama3_8b");
+  auto family = llama_family(hf);
+  serve::PlanSpec spec = small_spec(1);
+  spec.sla = {};
+  serve::Candidate c;
+  c.batch = 8;
+  c.clients = 8;
+  c.token_budget = 2048;  // two 1,024-token prompts per iteration: a round's prompts queue
+  c.replicas = 1;
+  const auto run = [&](serve::PlanSpec::Warmup w, std::uint32_t rounds) {
+    serve::PlanSpec s = spec;
+    s.warmup = w;
+    s.rounds = rounds;
+    serve::UnitSimulator units(family, h200(), s);
+    const auto worker = units.option(serve::Parallel{});
+    REQUIRE(worker);
+    return units.run(c, *worker, nullptr);
+  };
+  const serve::PlanRow drained = run(serve::PlanSpec::Warmup::drained, 4);
+  const serve::PlanRow steady = run(serve::PlanSpec::Warmup::first_round, 3);
+  CHECK(drained.r.warmup == 0);
+  CHECK(drained.r.measured == 32);
+  CHECK(steady.r.warmup == 8);
+  CHECK(steady.r.measured == 24);
+  CHECK(drained.r.iterations == steady.r.iterations);
+  CHECK(drained.r.sim_time_s == steady.r.sim_time_s);
+  // The first round waits behind its own prompts (four iterations of two), later rounds do not.
+  CHECK(drained.r.ttft_s.p99 > 1.5 * steady.r.ttft_s.p99);
+  CHECK(drained.r.ttft_s.mean > steady.r.ttft_s.mean);
+  // Fewer than 16 requests are never measured, whatever the rounds.
+  CHECK(run(serve::PlanSpec::Warmup::drained, 1).r.measured == 16);
+}

@@ -480,25 +480,44 @@ with tempfile.TemporaryDirectory() as d:
               f"validate --deployments: one row skipped for {needle!r}: {skipped}")
     # The simulated row is what `plan` pinned to the same deployment says, under the row's
     # framework (trtllm) with the token budget aiconfigurator's benchmark generator sets:
-    # batch 8 + ISL 1024 + 1500, rounded up to TensorRT-LLM's 32-token KV block.
+    # batch 8 + ISL 1024 + 1500, rounded up to TensorRT-LLM's 32-token KV block, and the
+    # benchmark's protocol (a drained warm-up, 20 rounds, the mean compared).
+    bench = ["--warmup", "drained", "--rounds", "20"]
     p = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
                        "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
-                       "--token-budgets", "2560", "--hp", "1", "--json").stdout or "{}")
+                       "--token-budgets", "2560", "--hp", "1", *bench, "--json").stdout or "{}")
     pinned = [c for c in p.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     rows = {w["id"]: w for w in v.get("worst", [])}
     a = rows.get("a", {})
-    check(pinned and abs(a.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["p50"]) < 1e-9 and
-          abs(a["tpot_ms"]["modelled"] - pinned[0]["tpot_ms"]["p50"]) < 1e-9,
-          f"validate --deployments: the row's TTFT and TPOT are plan's pinned p50s: {a} / {pinned[:1]}")
+    check(pinned and abs(a.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["mean"]) < 1e-9 and
+          abs(a["tpot_ms"]["modelled"] - pinned[0]["tpot_ms"]["mean"]) < 1e-9,
+          f"validate --deployments: the row's TTFT and TPOT are plan's pinned means: {a} / {pinned[:1]}")
+    # --statistic p50 compares the medians; --warmup first-round --rounds 3 is plan's steady state.
+    v_p50 = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--statistic",
+                           "p50").stdout or "{}")
+    a_p50 = {w["id"]: w for w in v_p50.get("worst", [])}.get("a", {})
+    check(pinned and abs(a_p50.get("ttft_ms", {}).get("modelled", 0) - pinned[0]["ttft_ms"]["p50"]) < 1e-9 and
+          a_p50["ttft_ms"]["modelled"] != a["ttft_ms"]["modelled"] and "medians compared" in v_p50.get("engine", ""),
+          f"validate --statistic p50: plan's pinned p50: {a_p50} / {pinned[:1]}")
+    v_st = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--warmup", "first-round",
+                          "--rounds", "3").stdout or "{}")
+    p_st = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
+                          "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
+                          "--token-budgets", "2560", "--hp", "1", "--json").stdout or "{}")
+    a_st = {w["id"]: w for w in v_st.get("worst", [])}.get("a", {})
+    pinned_st = [c for c in p_st.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
+    check(pinned_st and abs(a_st.get("ttft_ms", {}).get("modelled", 0) - pinned_st[0]["ttft_ms"]["mean"]) < 1e-9 and
+          p_st.get("load", {}).get("warmup") == "first-round" and p_st["load"].get("rounds") == 3,
+          f"validate --warmup first-round --rounds 3: plan's default steady state: {a_st} / {pinned_st[:1]}")
     # The fp8 row runs fp8 GEMMs over an fp8 KV cache (the ModelOpt checkpoint's), as plan does when told so.
     b = rows.get("b", {})
     p8 = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl", "128",
                         "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
-                        "--token-budgets", "2560", "--hp", "1", "--quant", "fp8", "--kv-dtype", "fp8",
+                        "--token-budgets", "2560", "--hp", "1", "--quant", "fp8", "--kv-dtype", "fp8", *bench,
                         "--json").stdout or "{}")
     pinned8 = [c for c in p8.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     check(b.get("quantization") == "gemm=fp8 moe=bf16 kv=fp8" and pinned8 and
-          abs(b["ttft_ms"]["modelled"] - pinned8[0]["ttft_ms"]["p50"]) < 1e-9 and
+          abs(b["ttft_ms"]["modelled"] - pinned8[0]["ttft_ms"]["mean"]) < 1e-9 and
           b["ttft_ms"]["modelled"] < a["ttft_ms"]["modelled"] and b["tpot_ms"]["modelled"] < a["tpot_ms"]["modelled"],
           f"validate --deployments: the fp8 row is plan --quant fp8 --kv-dtype fp8, faster than bf16: {b} / {pinned8[:1]}")
     # --timing roofline: every kernel from the roofline, as on a GPU without tables (the transfer check).
@@ -507,10 +526,11 @@ with tempfile.TemporaryDirectory() as d:
     a_roof = {w["id"]: w for w in v_roof.get("worst", [])}.get("a", {})
     p_roof = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
                             "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--framework", "trtllm",
-                            "--token-budgets", "2560", "--hp", "1", "--timing", "roofline", "--json").stdout or "{}")
+                            "--token-budgets", "2560", "--hp", "1", "--timing", "roofline", *bench,
+                            "--json").stdout or "{}")
     pinned_roof = [c for c in p_roof.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     check(v_roof.get("simulated") == 3 and pinned_roof and
-          abs(a_roof["ttft_ms"]["modelled"] - pinned_roof[0]["ttft_ms"]["p50"]) < 1e-9 and
+          abs(a_roof["ttft_ms"]["modelled"] - pinned_roof[0]["ttft_ms"]["mean"]) < 1e-9 and
           a_roof["ttft_ms"]["modelled"] != a["ttft_ms"]["modelled"],
           f"validate --deployments --timing roofline: plan's roofline row, not the tables': {a_roof} / {pinned_roof[:1]}")
     v_ckpt = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--kv-dtype",
@@ -524,8 +544,8 @@ with tempfile.TemporaryDirectory() as d:
                         "--prefill-workers", "1", "--prefill-batch", "2", "--tp", "1", "--decode-workers", "2",
                         "--batch", "4", "--framework", "trtllm", "--token-budget", "2528", "--isl", "1024", "--osl",
                         "128", "--concurrency", "8", "--json").stdout or "{}")
-    check(gr.get("mode") == "disagg" and sd and abs(gr["ttft_ms"]["modelled"] - sd["ttft_ms"]["p50"]) < 1e-9 and
-          abs(gr["tpot_ms"]["modelled"] - sd["tpot_ms"]["p50"]) < 1e-9,
+    check(gr.get("mode") == "disagg" and sd and abs(gr["ttft_ms"]["modelled"] - sd["ttft_ms"]["mean"]) < 1e-9 and
+          abs(gr["tpot_ms"]["modelled"] - sd["tpot_ms"]["mean"]) < 1e-9,
           f"validate --deployments: the disaggregated row is simulate --mode disagg's: {gr} / {sd}")
     g = [x for x in v.get("groups", []) if x.get("mode") == "agg"][0]
     errs = sorted(w["ttft_ms"]["modelled"] / w["ttft_ms"]["measured"] - 1 for w in (a, b))
@@ -540,11 +560,11 @@ with tempfile.TemporaryDirectory() as d:
                              "--token-budget", "8192").stdout or "{}")
     p_ideal = json.loads(run("plan", "--arch", "llama3_8b", "--gpu", "h100", "--gpus", "1", "--isl", "1024", "--osl",
                              "128", "--concurrency", "8", "--mode", "agg", "--max-batch", "8", "--token-budgets",
-                             "8192", "--hp", "1", "--json").stdout or "{}")
+                             "8192", "--hp", "1", *bench, "--json").stdout or "{}")
     a_ideal = {w["id"]: w for w in v_ideal.get("worst", [])}.get("a", {})
     pinned_ideal = [c for c in p_ideal.get("candidates", []) if c["tp"] == 1 and c["replicas"] == 1]
     check(pinned_ideal and p_ideal.get("engine", {}).get("framework") == "ideal" and
-          abs(a_ideal["ttft_ms"]["modelled"] - pinned_ideal[0]["ttft_ms"]["p50"]) < 1e-9 and
+          abs(a_ideal["ttft_ms"]["modelled"] - pinned_ideal[0]["ttft_ms"]["mean"]) < 1e-9 and
           a_ideal["ttft_ms"]["modelled"] != a["ttft_ms"]["modelled"],
           f"validate --framework ideal --token-budget 8192: plan's default engine: {a_ideal} / {pinned_ideal[:1]}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--token-budget", "lots", expect=2)
@@ -579,9 +599,9 @@ with tempfile.TemporaryDirectory() as d:
                              "--isl", "1024", "--osl", "128", "--framework", "trtllm", "--token-budget", "2560",
                              "--json").stdout or "{}")
         w = rows.get(rid, {})
-        check(w and sim and abs(w["ttft_ms"]["modelled"] - sim["ttft_ms"]["p50"]) < 1e-9 and
-              abs(w["tpot_ms"]["modelled"] - sim["tpot_ms"]["p50"]) < 1e-9,
-              f"validate --deployments: row {rid} is simulate {' '.join(flags)}'s p50s: {w} / {sim.get('ttft_ms')}")
+        check(w and sim and abs(w["ttft_ms"]["modelled"] - sim["ttft_ms"]["mean"]) < 1e-9 and
+              abs(w["tpot_ms"]["modelled"] - sim["tpot_ms"]["mean"]) < 1e-9,
+              f"validate --deployments: row {rid} is simulate {' '.join(flags)}'s means: {w} / {sim.get('ttft_ms')}")
     # simulate's KV room is the pool's capacity; a linear-attention model's recurrent state is part
     # of each request's footprint there, and the report says how much (absent without one).
     q = ["simulate", "--arch", "qwen3_5_397b_a17b", "--gpu", "b200", "--quant", "fp8", "--tp", "4", "--batch", "8",

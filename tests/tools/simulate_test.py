@@ -52,7 +52,11 @@ def same_as_plan_row(name, sim, row, keys=RESULT_KEYS):
 
 # Aggregated, pinned to a layout plan simulated: the same row, figure for figure. plan
 # without an SLA runs every batch cap at concurrency = the cap per replica, simulate's default.
-rows = plan_candidates(*LLAMA, "--gpus", "2", "--mode", "agg", "--token-budgets", "8192", "--max-batch", "8")
+# simulate measures a benchmark's run by default (a drained warm-up, 20 rounds), plan a steady
+# state (the first round dropped, 3 rounds): each is told the other's once.
+BENCH = ["--warmup", "drained", "--rounds", "20"]
+STEADY = ["--warmup", "first-round", "--rounds", "3"]
+rows = plan_candidates(*LLAMA, "--gpus", "2", "--mode", "agg", "--token-budgets", "8192", "--max-batch", "8", *BENCH)
 for batch in (2, 8):
     row = next((c for c in rows if c["tp"] == 1 and c["batch"] == batch), None)
     check(row is not None and row["replicas"] == 2, f"plan has no tp1 ×2 row at batch {batch}: {rows}")
@@ -73,12 +77,13 @@ row = next((c for c in rows if c["tp"] == 1 and c["ep"] == 2 and c["batch"] == 4
 check(row is not None, f"plan has no tp1dp2ep2 batch-4 row: {[(c['parallel'], c['batch']) for c in rows]}")
 if row:
     same_as_plan_row("MoE tp1dp2ep2 batch 4",
-                     simulate_json(*MOE, "--tp", "1", "--ep", "2", "--batch", "4", "--token-budget", "2048"), row)
+                     simulate_json(*MOE, "--tp", "1", "--ep", "2", "--batch", "4", "--token-budget", "2048", *STEADY),
+                     row)
 
 # Disaggregated: one of plan's rows pinned (its prefill budget and batch are plan's
 # --token-budgets and --max-batch per group).
 rows = plan_candidates(*LLAMA, "--gpus", "4", "--mode", "disagg", "--token-budgets", "2048", "--max-batch", "8",
-                       "--hp", "1")
+                       "--hp", "1", *BENCH)
 row = next((c for c in rows if c["prefill"]["workers"] == 1 and c["workers"] == 2 and c["batch"] == 4), None)
 check(row is not None, "plan has no 1 prefill + 2 decode worker row at batch 4")
 if row:
@@ -109,8 +114,8 @@ if d1 and d2:
 ARGS = [*LLAMA, "--tp", "1", "--batch", "8", "--concurrency", "12"]
 text = run("simulate", *ARGS).stdout
 j = simulate_json(*ARGS)
-for needle in ("deployment  aggregated tp1", "closed loop, 12 clients", "warm-up of 12 dropped",
-               "mean       p50       p90       p99", "tokens/s"):
+for needle in ("deployment  aggregated tp1", "closed loop, 12 clients", "from an idle engine, the clients' first "
+               "requests included", "mean       p50       p90       p99", "tokens/s"):
     check(needle in text, f"the text lacks {needle!r}:\n{text}")
 cells = {l.split()[0] + " " + l.split()[1]: [float(x) for x in l.split()[2:]] for l in text.splitlines()
          if l.startswith(("TTFT ms", "TPOT ms", "latency s"))}
@@ -120,7 +125,22 @@ for label, key, scale, decimals in (("TTFT ms", "ttft_ms", 1, 1), ("TPOT ms", "t
     check(cells.get(label) == want, f"text {label} {cells.get(label)} != JSON {want}")
 check(f"{j.get('measured')} requests per replica" in text and f"{j.get('tokens_per_s_gpu', 0):.1f} per GPU" in text,
       f"the text's counts and throughput must be the JSON's:\n{text}")
-check(j.get("warmup") == 12 and j.get("measured") == 36, f"closed loop: a round of warm-up, 3 rounds measured: {j}")
+check(j.get("warmup") == 0 and j.get("measured") == 240 and j.get("load", {}).get("warmup") == "drained" and
+      j["load"].get("rounds") == 20, f"closed loop: a drained warm-up, 20 rounds measured: {j}")
+steady = simulate_json(*ARGS, *STEADY)
+check(steady.get("warmup") == 12 and steady.get("measured") == 36 and "warm-up of 12 dropped (the first round" in
+      run("simulate", *ARGS, *STEADY).stdout, f"--warmup first-round: a round dropped, 3 rounds measured: {steady}")
+# A drained warm-up measures the clients' first requests too, sent together to an idle engine:
+# the last of them waits behind the others' prompts, longer than any request of the steady
+# loop; one client alone finds the engine idle either way.
+if j and steady:
+    check(j["ttft_ms"]["p99"] > steady["ttft_ms"]["p99"],
+          f"the drained warm-up's first round queues: {j['ttft_ms']} / {steady['ttft_ms']}")
+solo = [*LLAMA, "--tp", "1", "--batch", "1", "--framework", "vllm"]
+s_b, s_s = simulate_json(*solo), simulate_json(*solo, *STEADY)
+if s_b and s_s:
+    check(abs(s_b["ttft_ms"]["mean"] - s_s["ttft_ms"]["mean"]) < 1e-9,
+          f"one client: the same TTFT under either warm-up: {s_b['ttft_ms']} / {s_s['ttft_ms']}")
 
 # Poisson arrivals: seeded, the same figures every run; a different seed changes them.
 RATE = [*LLAMA, "--tp", "1", "--batch", "16", "--rate", "5", "--requests", "100"]
