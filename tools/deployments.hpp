@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -325,6 +326,17 @@ class Simulator {
     std::string why;  // not empty: the model cannot be used, and why
   };
 
+  // The model source of a model under one quantization on one Timing, opened once: the rows
+  // that share it (the same deployment at other concurrencies, ISL or OSL) reuse its built
+  // workers and their memo of iteration times, which are exact, so every row's figures are
+  // what a fresh source gives.
+  serve::ModelSource& source(const ModelEntry& m, const HfConfig& config, const Timing& t) {
+    auto key = std::make_tuple(&m, config.quantization().text(), &t);
+    auto it = sources_.find(key);
+    if (it == sources_.end()) it = sources_.emplace(std::move(key), open_model_source(config, m.family, t)).first;
+    return *it->second;
+  }
+
   // A system's Timing, loaded once, and one copy per kernel framework sharing its tables.
   const Timing* timing(const std::string& system, const std::string& kernel_framework, std::string& why) {
     auto base = systems_.find(system);
@@ -478,8 +490,7 @@ class Simulator {
         case KvPolicy::fp8: q.kv = Dtype::fp8; break;
       }
       config.override_quantization(q);
-      const std::unique_ptr<serve::ModelSource> source = open_model_source(config, m->family, *t);
-      serve::UnitSimulator units(*source, *t, spec);
+      serve::UnitSimulator units(source(*m, config, *t), *t, spec);
       // A worker the arch rejects, or whose KV cannot hold one request, is no deployment.
       const auto option = [&](serve::Parallel p, std::uint64_t need, std::string_view role) {
         std::string rejected;
@@ -533,6 +544,7 @@ class Simulator {
   std::map<std::string, std::pair<std::unique_ptr<Timing>, std::string>> systems_;  // Timing, or why not
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Timing>> timings_;  // (system, kernel framework)
   std::map<std::string, ModelEntry> models_;
+  std::map<std::tuple<const ModelEntry*, std::string, const Timing*>, std::unique_ptr<serve::ModelSource>> sources_;
 };
 
 }  // namespace costdsl::cli::deployments
