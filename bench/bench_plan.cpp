@@ -76,6 +76,9 @@ void pinned(benchmark::State& state, Make make, bool expert_parallel, const serv
             std::optional<serve::Parallel> prefill) {
   serve::PlanSpec s = spec(1, serve::Sla::none, serve::Sla::none);  // the candidate pins its replicas
   s.load = serve::PlanSpec::LoadMode::concurrency;
+  // What `costdsl simulate` measures by default: a benchmark's run (tools/cmd_simulate.cpp).
+  s.warmup = serve::PlanSpec::Warmup::drained;
+  s.rounds = 20;
   double tokens_per_s = 0;
   std::uint64_t iterations = 0;
   for (auto _ : state) {
