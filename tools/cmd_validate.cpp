@@ -277,6 +277,8 @@ void add_validate_command(CLI::App& app) {
       ->needs(deployments);
   st->engine.add(*cmd);
   for (const char* flag : EngineOptions::flags) cmd->get_option(flag)->needs(deployments);
+  // Unset, each row runs its own backend's scheduler, not `ideal`.
+  cmd->get_option("--framework")->default_str("each row's backend");
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
   const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
   loop.warmup->needs(deployments);
