@@ -27,7 +27,9 @@
 // With an SLA, a run stops as soon as so many measured requests miss a limit that the
 // percentile must miss it too (Sla::certain_miss_count): its figures are then partial.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <span>
 #include <vector>
@@ -50,6 +52,13 @@ struct WorkerSetup {
 };
 
 namespace detail {
+
+// COSTDSL_NO_CYCLE_SKIP=1 steps every round in every simulation (Cycles::step), for A/B runs of
+// the command-line tools.
+inline bool skip_cycles_disabled() {
+  static const bool off = std::getenv("COSTDSL_NO_CYCLE_SKIP") != nullptr;
+  return off;
+}
 
 // Per-request bookkeeping shared by both unit kinds: first tokens, completions, the
 // closed loop's next requests, the window and the early stop.
@@ -110,6 +119,61 @@ class UnitRecorder {
   }
 
   bool all_done() const noexcept { return finished_ == load_.total(); }
+  std::uint32_t issued() const noexcept { return issued_; }
+
+  // What a repeat of a cycle adds, and where it starts (CycleSkip).
+  struct Mark {
+    std::size_t ttft = 0, tpot = 0, e2e = 0;
+    std::uint32_t finished = 0;
+    std::uint64_t ttft_miss = 0, tpot_miss = 0, e2e_miss = 0;
+    double window_tokens = 0, all_tokens = 0;
+  };
+  Mark mark() const noexcept {
+    return {ttft_.size(), tpot_.size(), e2e_.size(), finished_, ttft_miss_, tpot_miss_, e2e_miss_, window_tokens_,
+            all_tokens_};
+  }
+  // The bookkeeping a later event depends on, as Worker::state (the requests in flight,
+  // `held`, with their arrivals and first tokens); false where a cycle cannot be skipped
+  // here: a request in flight still warming up, or the window not yet open.
+  bool state(double t0, std::uint32_t base, std::span<const std::uint32_t> held, std::vector<std::int64_t>& ints,
+             std::vector<double>& times) const {
+    if (!(window_start_ <= t0) || window_end_ < std::numeric_limits<double>::infinity()) return false;
+    ints.insert(ints.end(), {std::int64_t{issued_} - base, std::int64_t{finished_} - base});
+    for (const std::uint32_t id : held) {
+      if (id < load_.warmup) return false;
+      times.push_back(reqs_[id].arrival_s - t0);
+      times.push_back(first_s_[id] > 0 ? first_s_[id] - t0 : -1.0);
+    }
+    return true;
+  }
+  // Moves the bookkeeping `periods` repeats on: the requests in flight (`held`, their old
+  // ids) become ids + did at times + dt, and what was recorded since `since` is recorded
+  // `periods` times more.
+  void shift(std::span<const std::uint32_t> held, double dt, std::uint32_t did, std::uint64_t periods,
+             const Mark& since) {
+    for (const std::uint32_t id : held) {
+      reqs_[id + did].arrival_s = reqs_[id].arrival_s + dt;
+      first_s_[id + did] = first_s_[id] > 0 ? first_s_[id] + dt : 0;
+    }
+    const auto repeat = [periods](std::vector<double>& v, std::size_t from) {
+      const std::size_t n = v.size() - from;
+      v.reserve(v.size() + periods * n);
+      for (std::uint64_t k = 0; k < periods; ++k)
+        for (std::size_t i = 0; i < n; ++i) v.push_back(v[from + i]);
+    };
+    repeat(ttft_, since.ttft);
+    repeat(tpot_, since.tpot);
+    repeat(e2e_, since.e2e);
+    const Mark now = mark();
+    issued_ += did;
+    finished_ += static_cast<std::uint32_t>(periods * (now.finished - since.finished));
+    ttft_miss_ += periods * (now.ttft_miss - since.ttft_miss);
+    tpot_miss_ += periods * (now.tpot_miss - since.tpot_miss);
+    e2e_miss_ += periods * (now.e2e_miss - since.e2e_miss);
+    window_tokens_ += static_cast<double>(periods) * (now.window_tokens - since.window_tokens);
+    all_tokens_ += static_cast<double>(periods) * (now.all_tokens - since.all_tokens);
+    last_s_ += dt;
+  }
   bool certain_miss() const noexcept {
     return ttft_miss_ >= miss_limit_ || tpot_miss_ >= miss_limit_ || e2e_miss_ >= miss_limit_;
   }
@@ -162,15 +226,168 @@ class UnitRecorder {
   double window_tokens_ = 0, all_tokens_ = 0, last_s_ = 0;
 };
 
+// A closed loop of fixed-length requests settles into a cycle: after some rounds the
+// unit's state at a round's start is an earlier round start's, every time later by one
+// period P and every request id by the requests issued since, D. From then on each period
+// repeats the last exactly, so CycleSkip moves the workers and the bookkeeping on by as
+// many whole periods as leave the last two and the rest (the clients stopping) to run, and
+// records the period's figures once per period skipped. States are compared exactly but for
+// times, which match within 1 ns (sums of the same iteration times at another offset
+// differ in their last bits); every figure is then stepping's within rounding
+// (tests/serve/test_engine.cpp checks random workloads against Cycles::step).
+// Checkpoints fall between steps, the first after each `clients` more requests issued.
+class CycleSkip {
+ public:
+  CycleSkip(const Load& load, const Sla& sla, bool allowed)
+      : on_(allowed && load.kind == Load::Kind::closed && !sla.any() && load.total() >= 4 * load.clients),
+        clients_(load.clients), total_(load.total()), next_(load.clients) {}
+
+  // Unit: the workers and what couples them (AggregatedUnit, DisaggregatedUnit below).
+  template <class Unit>
+  void checkpoint(Unit& unit, UnitRecorder& rec) {
+    if (!on_ || rec.issued() < next_) return;
+    next_ = rec.issued() + clients_;
+    Snapshot now;
+    now.t0 = unit.clock();
+    now.base = rec.issued();
+    unit.state(now.t0, now.base, now.ints, now.times, now.held);
+    now.valid = rec.state(now.t0, now.base, now.held, now.ints, now.times);
+    now.mark = rec.mark();
+    unit.stats(now.stats);
+    // A cycle may span several checkpoints (requests dealt round-robin over workers repeat
+    // only when the deal does): the newest earlier checkpoint with the same state is one
+    // period back.
+    for (auto prev = history_.rbegin(); now.valid && prev != history_.rend(); ++prev) {
+      if (!prev->valid || !same(now, *prev)) continue;
+      const double period = now.t0 - prev->t0;
+      const std::uint32_t stride = now.base - prev->base;
+      // Whole periods while two more of them and the rest are left to run.
+      const std::uint64_t left = total_ - now.base;
+      const std::uint64_t periods = stride > 0 && left / stride >= 3 ? left / stride - 2 : 0;
+      if (periods == 0 || !(period > 0)) break;
+      const double dt = period * static_cast<double>(periods);
+      const std::uint32_t did = static_cast<std::uint32_t>(periods * stride);
+      std::vector<WorkerStats> per_period(now.stats.size());
+      for (std::size_t i = 0; i < per_period.size(); ++i) per_period[i] = minus(now.stats[i], prev->stats[i]);
+      rec.shift(now.held, dt, did, periods, prev->mark);
+      unit.shift(dt, did, per_period, periods);
+      replayed_ += did;
+      next_ = rec.issued() + clients_;
+      history_.clear();
+      return;
+    }
+    if (history_.size() == max_history) history_.erase(history_.begin());
+    history_.push_back(std::move(now));
+  }
+  std::uint32_t replayed() const noexcept { return replayed_; }
+
+ private:
+  struct Snapshot {
+    bool valid = false;
+    double t0 = 0;
+    std::uint32_t base = 0;
+    std::vector<std::int64_t> ints;
+    std::vector<double> times;
+    std::vector<std::uint32_t> held;
+    UnitRecorder::Mark mark;
+    std::vector<WorkerStats> stats;
+  };
+  static bool same(const Snapshot& a, const Snapshot& b) {
+    if (a.ints != b.ints || a.times.size() != b.times.size()) return false;
+    for (std::size_t i = 0; i < a.times.size(); ++i)
+      if (!(std::abs(a.times[i] - b.times[i]) <= 1e-9)) return false;
+    return true;
+  }
+  static WorkerStats minus(const WorkerStats& a, const WorkerStats& b) {
+    WorkerStats d;
+    d.iterations = a.iterations - b.iterations;
+    d.idle_gaps = a.idle_gaps - b.idle_gaps;
+    d.prefill_tokens = a.prefill_tokens - b.prefill_tokens;
+    d.output_tokens = a.output_tokens - b.output_tokens;
+    d.batch_tokens = a.batch_tokens - b.batch_tokens;
+    d.busy_s = a.busy_s - b.busy_s;
+    d.rejected = a.rejected - b.rejected;
+    return d;
+  }
+
+  bool on_;
+  std::uint32_t clients_;
+  std::uint32_t total_;
+  std::uint32_t next_;
+  static constexpr std::size_t max_history = 6;  // checkpoints a period may span
+  std::vector<Snapshot> history_;
+  std::uint32_t replayed_ = 0;
+};
+
+// CycleSkip's view of an aggregated unit: one worker.
+template <class W>
+struct AggregatedUnit {
+  W& worker;
+  double clock() const { return worker.clock_s(); }
+  void state(double t0, std::uint32_t base, std::vector<std::int64_t>& ints, std::vector<double>& times,
+             std::vector<std::uint32_t>& held) const {
+    worker.state(t0, base, ints, times, held);
+  }
+  void stats(std::vector<WorkerStats>& out) const { out.push_back(worker.stats()); }
+  void shift(double dt, std::uint32_t did, std::span<const WorkerStats> per_period, std::uint64_t periods) {
+    worker.shift(dt, did, per_period[0], periods);
+  }
+};
+
+// ... and of a disaggregated one: its workers, the prefill workers' links and the
+// round-robin turns.
+template <class P, class D>
+struct DisaggregatedUnit {
+  std::vector<P>& prefill;
+  std::vector<D>& decode;
+  std::vector<double>& link_free_s;
+  std::uint32_t& next_p;
+  std::uint32_t& next_d;
+  double clock() const {
+    double t = 0;
+    for (const auto& w : prefill) t = std::max(t, w.clock_s());
+    for (const auto& w : decode) t = std::max(t, w.clock_s());
+    return t;
+  }
+  void state(double t0, std::uint32_t base, std::vector<std::int64_t>& ints, std::vector<double>& times,
+             std::vector<std::uint32_t>& held) const {
+    ints.insert(ints.end(), {next_p, next_d});
+    // A link free before its worker's clock is free for any hand-off still to come (one
+    // starts at a prefill's end at the earliest): such times all count as the clock's.
+    for (std::size_t i = 0; i < link_free_s.size(); ++i)
+      times.push_back(std::max(link_free_s[i], prefill[i].clock_s()) - t0);
+    for (const auto& w : prefill) w.state(t0, base, ints, times, held);
+    for (const auto& w : decode) w.state(t0, base, ints, times, held);
+  }
+  void stats(std::vector<WorkerStats>& out) const {
+    for (const auto& w : prefill) out.push_back(w.stats());
+    for (const auto& w : decode) out.push_back(w.stats());
+  }
+  void shift(double dt, std::uint32_t did, std::span<const WorkerStats> per_period, std::uint64_t periods) {
+    for (double& t : link_free_s) t += dt;
+    std::size_t i = 0;
+    for (auto& w : prefill) w.shift(dt, did, per_period[i++], periods);
+    for (auto& w : decode) w.shift(dt, did, per_period[i++], periods);
+  }
+};
+
 }  // namespace detail
 
+// How a closed loop's repeated rounds run: `skip` replays a settled cycle (CycleSkip),
+// `step` steps every round (the reference the replay is tested against).
+enum class Cycles : std::uint8_t { skip, step };
+
 template <IterationModel Model>
-UnitResult simulate_aggregated(Model& model, const WorkerSetup& setup, const Load& load, const Sla& sla = {}) {
+UnitResult simulate_aggregated(Model& model, const WorkerSetup& setup, const Load& load, const Sla& sla = {},
+                               Cycles cycles_mode = Cycles::skip) {
   detail::UnitRecorder rec(load, sla);
   Worker<Model> worker(model, rec.requests(), setup.server, setup.kv_tokens, Role::aggregated, load.total());
   const auto send = [&](std::uint32_t id, double t) { worker.arrive(id, t); };
   rec.start(send);
+  detail::CycleSkip cycles(load, sla, cycles_mode == Cycles::skip && !detail::skip_cycles_disabled());
+  detail::AggregatedUnit<Worker<Model>> unit{worker};
   while (!rec.all_done() && !rec.certain_miss()) {
+    cycles.checkpoint(unit, rec);
     if (!(worker.next_event_s() < std::numeric_limits<double>::infinity()))
       throw InputError("aggregated unit: requests were rejected (each needs more KV than the worker's " +
                        std::to_string(setup.kv_tokens) + " tokens)");
@@ -182,14 +399,16 @@ UnitResult simulate_aggregated(Model& model, const WorkerSetup& setup, const Loa
     for (const std::uint32_t id : ev.first_tokens) rec.first_token(id, ev.end_s);
     for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
   }
-  return rec.result(worker.stats().iterations);
+  UnitResult r = rec.result(worker.stats().iterations);
+  r.replayed = cycles.replayed();
+  return r;
 }
 
 template <IterationModel PrefillModel, IterationModel DecodeModel>
 UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t prefill_workers,
                                   const WorkerSetup& prefill, DecodeModel& decode_model, std::uint32_t decode_workers,
                                   const WorkerSetup& decode, double transfer_s, const Load& load,
-                                  const Sla& sla = {}) {
+                                  const Sla& sla = {}, Cycles cycles_mode = Cycles::skip) {
   if (prefill_workers == 0 || decode_workers == 0)
     throw InputError("disaggregated unit: needs at least one prefill and one decode worker");
   if (!(transfer_s >= 0)) throw InputError("disaggregated unit: transfer time must be >= 0");
@@ -209,8 +428,10 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
     next_p = next_p + 1 == prefill_workers ? 0 : next_p + 1;
   };
   rec.start(send);
-  std::uint64_t iterations = 0;
+  detail::CycleSkip cycles(load, sla, cycles_mode == Cycles::skip && !detail::skip_cycles_disabled());
+  detail::DisaggregatedUnit<Worker<PrefillModel>, Worker<DecodeModel>> unit{p, d, link_free_s, next_p, next_d};
   while (!rec.all_done() && !rec.certain_miss()) {
+    cycles.checkpoint(unit, rec);
     // The worker with the earliest next event; ties go to prefill workers, then by index.
     // The next-earliest is its horizon: a decode stretch stops before any other worker's
     // next step, which could hand it a request.
@@ -234,7 +455,6 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
     if (is_prefill) {
       const StepEvents ev = p[which].step(horizon);
       if (!ev.iteration) continue;
-      iterations += ev.iterations;
       rec.iterations(ev);
       for (const std::uint32_t id : ev.finished) {  // handed on: the KV crosses to a decode worker
         const double start = std::max(ev.end_s, link_free_s[which]);
@@ -245,14 +465,18 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
     } else {
       const StepEvents ev = d[which].step(horizon);
       if (!ev.iteration) continue;
-      iterations += ev.iterations;
       // Taken into the batch: the first token reaches the client as this iteration starts.
       for (const std::uint32_t id : ev.admitted) rec.first_token(id, ev.start_s);
       rec.iterations(ev);
       for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
     }
   }
-  return rec.result(iterations);
+  std::uint64_t iterations = 0;  // every worker's
+  for (const auto& w : p) iterations += w.stats().iterations;
+  for (const auto& w : d) iterations += w.stats().iterations;
+  UnitResult r = rec.result(iterations);
+  r.replayed = cycles.replayed();
+  return r;
 }
 
 }  // namespace costdsl::serve

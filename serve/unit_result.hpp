@@ -16,6 +16,7 @@ struct UnitResult {
   std::uint32_t finished = 0;         // measured requests that finished
   bool stopped_early = false;         // the SLA was certainly missed: the run stopped there
   std::uint64_t iterations = 0;       // over all the unit's workers
+  std::uint32_t replayed = 0;         // closed loop: requests of a settled cycle's repeats, replayed not stepped
   double sim_time_s = 0;              // the unit's clock at the end
 };
 

@@ -245,6 +245,59 @@ class Worker {
   std::size_t running() const noexcept { return dec_kv_.size() + prefilling_.size(); }
   std::size_t queued() const noexcept { return queue_.size() - head_; }
 
+  // The state a later step depends on, seen from time t0 with request ids counted from
+  // `base`: two workers whose states match serve the same requests alike, shifted in time
+  // and ids (serve/simulate_unit.hpp skips the repeated rounds of a closed loop so). Exact
+  // quantities go to `ints`, times (less t0) to `times`; ids it holds go to `held`.
+  void state(double t0, std::uint32_t base, std::vector<std::int64_t>& ints, std::vector<double>& times,
+             std::vector<std::uint32_t>& held) const {
+    const auto rel = [base](std::uint32_t id) { return std::int64_t{id} - std::int64_t{base}; };
+    // The last launch matters only to a worker still running something (admit()), the front
+    // end only where there is one (arrive()).
+    const bool front_end = role_ != Role::decode && cfg_.frontend_s > 0;
+    times.insert(times.end(), {clock_ - t0, running() > 0 ? formed_s_ - t0 : -1.0,
+                               front_end ? frontend_free_s_ - t0 : -1.0});
+    ints.insert(ints.end(), {static_cast<std::int64_t>(reserved_), static_cast<std::int64_t>(used_),
+                             static_cast<std::int64_t>(prefilling_.size()), static_cast<std::int64_t>(dec_id_.size()),
+                             static_cast<std::int64_t>(queued()), static_cast<std::int64_t>(lagged_.size())});
+    for (const Prefilling& p : prefilling_) {
+      ints.insert(ints.end(), {rel(p.id), p.prefilled});
+      held.push_back(p.id);
+    }
+    for (std::size_t i = 0; i < dec_id_.size(); ++i) {
+      ints.insert(ints.end(), {rel(dec_id_[i]), dec_kv_[i], dec_left_[i]});
+      held.push_back(dec_id_[i]);
+    }
+    for (std::size_t i = head_; i < queue_.size(); ++i) {
+      ints.push_back(rel(queue_[i].id));
+      times.push_back(queue_[i].at_s - t0);
+      held.push_back(queue_[i].id);
+    }
+    for (const std::uint32_t id : lagged_) ints.push_back(rel(id));  // held already: a decoder
+  }
+
+  // Moves the worker `periods` repeats of a cycle on: every time by dt, every id it holds by
+  // did, its counters by `periods` × what one repeat added (`per_period`; peaks stay).
+  void shift(double dt, std::uint32_t did, const WorkerStats& per_period, std::uint64_t periods) {
+    clock_ += dt;
+    formed_s_ += dt;
+    frontend_free_s_ += dt;
+    for (Prefilling& p : prefilling_) p.id += did;
+    for (std::uint32_t& id : dec_id_) id += did;
+    for (std::size_t i = head_; i < queue_.size(); ++i) {
+      queue_[i].id += did;
+      queue_[i].at_s += dt;
+    }
+    for (std::uint32_t& id : lagged_) id += did;
+    stats_.iterations += periods * per_period.iterations;
+    stats_.idle_gaps += periods * per_period.idle_gaps;
+    stats_.prefill_tokens += periods * per_period.prefill_tokens;
+    stats_.output_tokens += periods * per_period.output_tokens;
+    stats_.batch_tokens += periods * per_period.batch_tokens;
+    stats_.busy_s += static_cast<double>(periods) * per_period.busy_s;
+    stats_.rejected += periods * per_period.rejected;
+  }
+
   // KV tokens request `r` reserves on this worker.
   std::uint64_t footprint(const Request& r) const noexcept {
     const std::uint64_t t = std::uint64_t{r.input_tokens} + (role_ == Role::prefill ? 0 : r.output_tokens);

@@ -136,8 +136,10 @@ inline std::string simulate_text(const SimulateContext& ctx, const serve::PlanRo
                         !ctx.trace.empty() ? "the trace's first tenth"
                         : closed           ? "the first round, one per client"
                                            : "a tenth of the measured");
-  out += fmt::format("measured    {} requests per replica ({} finished) {}; {} iterations, {:.2f} s simulated\n",
-                     r.r.measured, r.r.finished, warmup, r.r.iterations, r.r.sim_time_s);
+  out += fmt::format("measured    {} requests per replica ({} finished) {}; {} iterations, {:.2f} s simulated{}\n",
+                     r.r.measured, r.r.finished, warmup, r.r.iterations, r.r.sim_time_s,
+                     r.r.replayed > 0 ? fmt::format(" ({} requests replayed from a settled cycle)", r.r.replayed)
+                                      : std::string());
   out += "\n                  mean       p50       p90       p99\n";
   const auto line = [](const char* name, const serve::Percentiles& p, double scale, int decimals) {
     return fmt::format("{:<12}{:>10.{}f}{:>10.{}f}{:>10.{}f}{:>10.{}f}\n", name, p.mean * scale, decimals,
@@ -172,6 +174,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
   if (ctx.state_tokens > 0) j["state_tokens_per_request"] = ctx.state_tokens;
   j["engine"] = engine_json(ctx.engine);
   j["warmup"] = r.r.warmup;
+  j["replayed"] = r.r.replayed;
   j["simulated_s"] = r.r.sim_time_s;
   const serve::PlanSpec& s = ctx.spec;
   nlohmann::json load{{"kind", simulate_load_kind(ctx)}, {"seed", s.seed}};

@@ -761,3 +761,58 @@ TEST_CASE("percentiles: nearest rank by selection equals nearest rank on the sor
   std::vector<double> empty;
   CHECK(serve::Percentiles::of(empty).p99 == 0);
 }
+
+TEST_CASE("a closed loop's settled cycle replayed gives the figures of stepping every round, on random engines") {
+  // Cycles::skip moves the worker on by whole periods once two round starts match; every
+  // figure must be Cycles::step's within rounding, and most workloads must settle.
+  std::mt19937_64 rng(20261205);
+  auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
+  RecordingModel model;
+  int replayed = 0, replayed_disagg = 0;
+  const auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); };
+  const auto same = [&](const serve::Percentiles& a, const serve::Percentiles& b) {
+    return close(a.mean, b.mean) && close(a.p50, b.p50) && close(a.p90, b.p90) && close(a.p99, b.p99);
+  };
+  for (int trial = 0; trial < 150; ++trial) {
+    serve::ServerConfig cfg = random_server(pick, 64, 4096, true);
+    serve::Load load;
+    load.kind = serve::Load::Kind::closed;
+    load.clients = pick(1, 12);
+    load.warmup = pick(0, 1) == 0 ? 0 : load.clients;
+    load.measured = load.clients * pick(4, 30);
+    load.input_tokens = pick(1, cfg.chunked_prefill ? 900 : std::min(900u, cfg.max_batch_tokens));
+    load.output_tokens = pick(2, 120);
+    load.cached_tokens = pick(0, 3) == 0 ? pick(0, load.input_tokens - 1) : 0;
+    // A cache of a few requests at times: admissions wait for room.
+    const serve::WorkerSetup setup{cfg, pick(0, 3) == 0 ? pick(1, 4) * 1024u : 1u << 20};
+    // Every third trial a disaggregated unit: 1-2 prefill and 1-3 decode workers, a hand-off time.
+    const bool disagg = trial % 3 == 2;
+    const std::uint32_t pw = pick(1, 2), dw = pick(1, 3);
+    const double transfer = pick(0, 3) * 1e-3;
+    serve::WorkerSetup dsetup = setup;
+    dsetup.server.frontend_s = 0;
+    const auto run = [&](serve::Cycles c) {
+      return disagg ? serve::simulate_disaggregated(model, pw, setup, model, dw, dsetup, transfer, load, {}, c)
+                    : serve::simulate_aggregated(model, setup, load, {}, c);
+    };
+    const serve::UnitResult skip = run(serve::Cycles::skip);
+    const serve::UnitResult step = run(serve::Cycles::step);
+    model.prefill.clear();
+    model.decode_kv.clear();
+    CAPTURE(trial);
+    CHECK(step.replayed == 0);
+    CHECK(skip.iterations == step.iterations);
+    CHECK(skip.finished == step.finished);
+    CHECK(same(skip.ttft_s, step.ttft_s));
+    CHECK(same(skip.tpot_s, step.tpot_s));
+    CHECK(same(skip.e2e_s, step.e2e_s));
+    CHECK(close(skip.output_tokens_per_s, step.output_tokens_per_s));
+    CHECK(close(skip.tokens_per_s_user, step.tokens_per_s_user));
+    CHECK(close(skip.sim_time_s, step.sim_time_s));
+    replayed += skip.replayed > 0 ? 1 : 0;
+    replayed_disagg += disagg && skip.replayed > 0 ? 1 : 0;
+  }
+  MESSAGE("replayed: ", replayed, " of 150 trials, ", replayed_disagg, " of 50 disaggregated");
+  CHECK(replayed > 50);
+  CHECK(replayed_disagg > 10);
+}
