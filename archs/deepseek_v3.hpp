@@ -27,11 +27,13 @@ struct DeepseekV3Layer {
   static constexpr std::array<std::string_view, 2> model_types{"deepseek_v3", "kimi_k2"};
   static constexpr std::string_view name = "DeepseekV3";
 
+  // `who`: the arch reading the config (a family built on this frame names itself).
   template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp) {
+  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp,
+                   std::string_view who = name) {
     if (hf.dim("moe_layer_freq", 1) != 1)
-      throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) +
-                      " is not 1; DeepseekV3 models every layer after first_k_dense_replace as MoE");
+      throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) + " is not 1; " +
+                      std::string(who) + " models every layer after first_k_dense_replace as MoE");
     const std::uint32_t moe_intermediate = hf.dim("moe_intermediate_size");
     const std::uint32_t shared = hf.dim("n_shared_experts");
     // The product is a dim like any other: in 32-bit arithmetic it would wrap silently

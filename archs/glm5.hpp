@@ -38,7 +38,7 @@ struct Glm5Layer {
   // integer, its key at least as wide as the rotary part it carries; one indexer a layer.
   template <class C>
   static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp) {
-    C c = DeepseekV3Layer::from_hf<C>(hf, tp, ep, hp);
+    C c = DeepseekV3Layer::from_hf<C>(hf, tp, ep, hp, name);
     const auto reject = [&](std::string_view key, const std::string& value, std::string_view rule) {
       return DataError(hf.file() + ": " + std::string(key) + " " + value + " " + std::string(rule));
     };

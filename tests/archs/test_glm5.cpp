@@ -103,6 +103,10 @@ TEST_CASE("GLM-5: bad config.json files name the field, its value and the rule")
                        "g.json: index_head_dim 32 is below qk_rope_head_dim 64: the indexer's q and k carry the "
                        "rotary part",
                        DataError);
+  // The MLA frame's own rule, named for the arch that reads the file.
+  CHECK_THROWS_WITH_AS(glm5_with("moe_layer_freq", "2"),
+                       "g.json: moe_layer_freq 2 is not 1; GLM-5 models every layer after first_k_dense_replace as MoE",
+                       DataError);
   CHECK_THROWS_WITH_AS(glm5_with("index_topk", "2048, \"index_topk_freq\": 4"),
                        "g.json: index_topk_freq 4 is not 1: the glm5 family models an indexer selecting in every layer",
                        DataError);
