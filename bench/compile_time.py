@@ -91,21 +91,21 @@ def check(budget_file, results):
         sys.exit(f"{budget_file} names {', '.join(missing)}, which the build did not measure")
     yard = got[YARDSTICK]
     yard_s = yard["cpu_s"]
-    remeasured = False
     over = []
     for name in sorted(set(got) - {YARDSTICK}):
         g = got[name]
         limit = MARGIN * budget[name]
         ratio = g["cpu_s"] / yard_s
-        if ratio > limit and not remeasured:
-            # The build measured both next to other compiles, which load them unequally: take
-            # the yardstick again alone (this test is not run in parallel), the best of two.
-            yard_s = min(yard_s, min_o2(yard["cxx"], yard["include"], yard["source"], 2)[0])
-            remeasured = True
-            ratio = g["cpu_s"] / yard_s
         if ratio > limit:
-            g["cpu_s"], g["peak_mib"] = min_o2(g["cxx"], g["include"], g["source"], 2)
-            g["peak_mib"] = round(g["peak_mib"])
+            # The build measured both next to other compiles, which load them unequally, and
+            # a box's speed drifts between two compiles minutes apart: measure the pair again
+            # alone (this test is not run in parallel), in turn three times as `ratios` does,
+            # the best of each.
+            for _ in range(3):
+                yard_s = min(yard_s, min_o2(yard["cxx"], yard["include"], yard["source"], 1)[0])
+                cpu_s, peak = min_o2(g["cxx"], g["include"], g["source"], 1)
+                if cpu_s < g["cpu_s"]:
+                    g["cpu_s"], g["peak_mib"] = cpu_s, round(peak)
             ratio = g["cpu_s"] / yard_s
         verdict = "ok" if ratio <= limit else "OVER"
         print(f"{verdict:4} {name}: {g['cpu_s']:.2f} s at -O2 = {ratio:.2f} x the yardstick's {yard_s:.2f} s "
