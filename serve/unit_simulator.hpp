@@ -120,7 +120,11 @@ class UnitSimulator {
                            ? latency_estimate_s(c, worker, prefill) / c.clients
                            : 0.0;
       load.warmup = spec_.warmup == PlanSpec::Warmup::drained ? 0 : c.clients;
-      load.measured = std::max(spec_.min_requests, spec_.rounds * c.clients);
+      const std::uint64_t measured = std::uint64_t{spec_.rounds} * c.clients;
+      if (measured > 0xfffffffeull - load.warmup)
+        throw InputError("closed loop: " + std::to_string(spec_.rounds) + " rounds of " + std::to_string(c.clients) +
+                         " clients are more requests than a simulation holds (2^32 - 2)");
+      load.measured = std::max(spec_.min_requests, static_cast<std::uint32_t>(measured));
     } else {
       load.kind = Load::Kind::open;
       load.rate = c.rate;

@@ -609,6 +609,8 @@ rejects("simulate --client-start with --rate", SIM + ["--rate", "5", "--client-s
 rejects("simulate --warmup with --rate", SIM + ["--rate", "5", "--warmup", "drained"], "--warmup", "--rate")
 rejects("simulate --warmup sideways", SIM + ["--warmup", "sideways"], "--warmup", "sideways")
 rejects("simulate --rounds 0", SIM + ["--rounds", "0"], "--rounds", "0")
+rejects("simulate too many rounds of clients", SIM + ["--concurrency", "500000", "--rounds", "10000"],
+        "10000 rounds of 500000 clients are more requests than a simulation holds")
 rejects("validate --statistic p99", ["validate", "--deployments", __file__, "--statistic", "p99"], "--statistic", "p99")
 rejects("validate --rounds without --deployments", ["validate", "--rounds", "3", __file__], "--rounds",
         "--deployments")
