@@ -77,8 +77,8 @@ void pinned(benchmark::State& state, Make make, bool expert_parallel, const serv
   serve::PlanSpec s = spec(1, serve::Sla::none, serve::Sla::none);  // the candidate pins its replicas
   s.load = serve::PlanSpec::LoadMode::concurrency;
   // What `costdsl simulate` measures by default: a benchmark's run (tools/cmd_simulate.cpp).
-  s.warmup = serve::PlanSpec::Warmup::drained;
-  s.rounds = 20;
+  s.warmup = serve::PlanSpec::benchmark_warmup;
+  s.rounds = serve::PlanSpec::benchmark_rounds;
   double tokens_per_s = 0;
   std::uint64_t iterations = 0;
   for (auto _ : state) {

@@ -66,6 +66,12 @@ struct PlanSpec {
   // measured, after the clients' first requests under Warmup::first_round. Open loop:
   // `requests` measured after requests / 10 of warm-up.
   std::uint32_t rounds = 3, min_requests = 16, requests = 500;
+  // A benchmark's run as the serving benchmarks measure one: aiconfigurator's generator runs
+  // aiperf with --warmup-request-count 2 × C, then --num-requests 20 × C
+  // (generator/config/backend_templates/benchmark/bench_run.sh.j2 at 095f58a, the silicon
+  // sample's commit; 50 × C before 2026-04-01): a drained warm-up and 20 rounds.
+  static constexpr Warmup benchmark_warmup = Warmup::drained;
+  static constexpr std::uint32_t benchmark_rounds = 20;
   std::uint64_t seed = 1;
   // The engine's scheduling (serve/framework.hpp gives a framework's): every worker's
   // ServerConfig but its token budget and batch cap, which are the candidate's.

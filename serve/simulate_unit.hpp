@@ -268,7 +268,7 @@ class CycleSkip {
       const double dt = period * static_cast<double>(periods);
       const std::uint32_t did = static_cast<std::uint32_t>(periods * stride);
       std::vector<WorkerStats> per_period(now.stats.size());
-      for (std::size_t i = 0; i < per_period.size(); ++i) per_period[i] = minus(now.stats[i], prev->stats[i]);
+      for (std::size_t i = 0; i < per_period.size(); ++i) per_period[i] = now.stats[i].since(prev->stats[i]);
       rec.shift(now.held, dt, did, periods, prev->mark);
       unit.shift(dt, did, per_period, periods);
       replayed_ += did;
@@ -297,17 +297,6 @@ class CycleSkip {
     for (std::size_t i = 0; i < a.times.size(); ++i)
       if (!(std::abs(a.times[i] - b.times[i]) <= 1e-9)) return false;
     return true;
-  }
-  static WorkerStats minus(const WorkerStats& a, const WorkerStats& b) {
-    WorkerStats d;
-    d.iterations = a.iterations - b.iterations;
-    d.idle_gaps = a.idle_gaps - b.idle_gaps;
-    d.prefill_tokens = a.prefill_tokens - b.prefill_tokens;
-    d.output_tokens = a.output_tokens - b.output_tokens;
-    d.batch_tokens = a.batch_tokens - b.batch_tokens;
-    d.busy_s = a.busy_s - b.busy_s;
-    d.rejected = a.rejected - b.rejected;
-    return d;
   }
 
   bool on_;

@@ -64,6 +64,29 @@ struct WorkerStats {
   std::uint64_t kv_reserved_peak = 0, kv_used_peak = 0;  // tokens
   std::uint32_t batch_peak = 0;                          // running requests at most
   std::uint64_t rejected = 0;                            // footprint larger than the whole cache
+
+  // The counters (not the peaks) added since `earlier`, and `times` such additions: a
+  // repeated cycle's share (serve/simulate_unit.hpp).
+  WorkerStats since(const WorkerStats& earlier) const noexcept {
+    WorkerStats d;
+    d.iterations = iterations - earlier.iterations;
+    d.idle_gaps = idle_gaps - earlier.idle_gaps;
+    d.prefill_tokens = prefill_tokens - earlier.prefill_tokens;
+    d.output_tokens = output_tokens - earlier.output_tokens;
+    d.batch_tokens = batch_tokens - earlier.batch_tokens;
+    d.busy_s = busy_s - earlier.busy_s;
+    d.rejected = rejected - earlier.rejected;
+    return d;
+  }
+  void add(const WorkerStats& d, std::uint64_t times) noexcept {
+    iterations += times * d.iterations;
+    idle_gaps += times * d.idle_gaps;
+    prefill_tokens += times * d.prefill_tokens;
+    output_tokens += times * d.output_tokens;
+    batch_tokens += times * d.batch_tokens;
+    busy_s += static_cast<double>(times) * d.busy_s;
+    rejected += times * d.rejected;
+  }
 };
 
 // What one step() did. An iteration ran over [start_s, end_s] (or, when `iteration` is
@@ -289,13 +312,7 @@ class Worker {
       queue_[i].at_s += dt;
     }
     for (std::uint32_t& id : lagged_) id += did;
-    stats_.iterations += periods * per_period.iterations;
-    stats_.idle_gaps += periods * per_period.idle_gaps;
-    stats_.prefill_tokens += periods * per_period.prefill_tokens;
-    stats_.output_tokens += periods * per_period.output_tokens;
-    stats_.batch_tokens += periods * per_period.batch_tokens;
-    stats_.busy_s += static_cast<double>(periods) * per_period.busy_s;
-    stats_.rejected += periods * per_period.rejected;
+    stats_.add(per_period, periods);
   }
 
   // KV tokens request `r` reserves on this worker.

@@ -127,11 +127,9 @@ void add_simulate_command(CLI::App& app) {
     std::uint64_t seed = 1;
     std::string trace;
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
-    // A closed loop as the serving benchmarks measure one (aiperf through aiconfigurator's
-    // generator at 095f58a, backend_templates/benchmark/bench_run.sh.j2: --warmup-request-count
-    // 2 × C, then --num-requests 20 × C).
-    serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::drained;
-    std::uint32_t rounds = 20;
+    // A closed loop as the serving benchmarks measure one.
+    serve::PlanSpec::Warmup warmup = serve::PlanSpec::benchmark_warmup;
+    std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;
     bool json = false;
   };
   auto st = std::make_shared<State>();

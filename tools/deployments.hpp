@@ -246,12 +246,10 @@ struct Options {
   Budget budget = Budget::benchmark;
   std::uint32_t token_budget = 8192;  // Budget::fixed
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
-  // The benchmark's protocol, which the table does not record either: aiconfigurator's
-  // generator runs aiperf with --warmup-request-count 2 × C, then --num-requests 20 × C
-  // (backend_templates/benchmark/bench_run.sh.j2 at 095f58a; 50 × C before 2026-04-01), a
-  // drained warm-up (serve::PlanSpec::Warmup) and 20 rounds measured.
-  serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::drained;
-  std::uint32_t rounds = 20;
+  // The benchmark's protocol, which the table does not record either: the one
+  // aiconfigurator's generator runs (PlanSpec::benchmark_warmup, benchmark_rounds).
+  serve::PlanSpec::Warmup warmup = serve::PlanSpec::benchmark_warmup;
+  std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;
   // Which of the simulated requests' figures a row's TTFT and TPOT are compared with: the
   // mean (aiperf's headline `avg`, and what the sample follows: docs/accuracy.md) or p50.
   enum class Statistic : std::uint8_t { mean, p50 };
