@@ -19,6 +19,7 @@
 #include "costdsl/config_field.hpp"
 #include "costdsl/detail/analytic_memo.hpp"
 #include "costdsl/detail/inline.hpp"
+#include "costdsl/detail/kernel_binding.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
@@ -122,7 +123,7 @@ bool tables_hold(const typename K::Config& c) {
 }
 
 template <KernelDef K>
-class Kernel {
+class Kernel : public detail::KernelBinding {
  public:
   static constexpr std::string_view kind = K::kind;
   static constexpr Family family = K::family;
@@ -147,7 +148,7 @@ class Kernel {
       if (sole_.cache != nullptr) {
         const double flops = K::flops(config_, in), bytes = K::bytes(config_, in);
         if (flops == 0 && bytes == 0) return Metrics{};
-        const interp::Interpolated r = query(*sole_.cache, detail::to_cache<K>(K::point(config_, in)));
+        const interp::Interpolated r = query(sole_.cache, detail::to_cache<K>(K::point(config_, in)));
         const Coverage cov = sole_.coverage | r.coverage;
         if (!has(r.coverage, Coverage::no_coverage) && !outside_bounds(sole_.bounded, cov))
           return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
@@ -160,10 +161,6 @@ class Kernel {
     return eval_general(in, Q == Quantities::with_energy);
   }
 
-  // Whether this leaf remembers its analytic times by its count input (no measured table,
-  // one count input, Timing::analytic_memo() > 0).
-  bool memoised() const noexcept { return memo_ != nullptr; }
-
   // Work at the hardware roof for this call (the "where the time goes" view).
   double lower_bound_s(const Input& in) const { return K::lower_bound_s(*roofline_, config_, in); }
 
@@ -173,14 +170,7 @@ class Kernel {
     fields.push_back({"gpu", gpu_});
     return fields;
   }
-  const std::vector<std::string>& backends() const noexcept { return backends_; }
-  // Per backend, who measured the table it answers from ("SGLang 0.5.14"; a SCALED table:
-  // its neighbour config's); empty where it has none.
-  const std::vector<std::string>& provenance() const noexcept { return provenance_; }
   const Config& config() const noexcept { return config_; }
-  const std::string& gpu() const noexcept { return gpu_; }
-  // "profile" when at least one backend has a measured table for this config.
-  std::string_view source() const noexcept { return measured_ ? "profile" : "roofline"; }
 
  private:
   // Every backend's answer, the best one picked; the roofline where none answers. Not a
@@ -213,8 +203,10 @@ class Kernel {
   }
 
   // Forced inline: under COSTDSL_SEPARATE_COMPILATION the extern Kernel<K> made it a call
-  // into the library, whose locate() is out of line.
-  COSTDSL_INLINE static interp::Interpolated query(const Cache& c, const std::array<double, dims>& x) noexcept {
+  // into the library, whose locate() is out of line. `cache` is a Cache (KernelBinding
+  // holds the kind's caches untyped).
+  COSTDSL_INLINE static interp::Interpolated query(const void* cache, const std::array<double, dims>& x) noexcept {
+    const Cache& c = *static_cast<const Cache*>(cache);
     if constexpr (dims == 1) return c.query(x[0]);
     if constexpr (dims == 2) return c.query(x[0], x[1]);
     if constexpr (dims == 3) return c.query(x[0], x[1], x[2]);
@@ -267,58 +259,18 @@ class Kernel {
   void bind_scaled(ProfileSource& source, const ProfileSchema& schema, std::size_t backend);
 
   Config config_;
-  std::vector<std::string> backends_;
-  std::string gpu_;
-  std::shared_ptr<const Roofline> roofline_;
-  TimingMode mode_;
-  bool measured_ = false;
-  // What one backend answers from: its config's table, or the weighted tables of up to
-  // four neighbouring configs (K::interpolated_config); a bounded backend
-  // (K::bounded_backend) answers only on its measured grid. Raw pointers, held inline,
-  // for the hot path; tables_ owns them.
-  static constexpr std::size_t max_corners = 4;
-  struct Corner {
-    double weight = 1;
-    const Cache* cache = nullptr;
-  };
-  struct Bound {
-    std::array<Corner, max_corners> corners{};
-    std::size_t num_corners = 0;  // 0: not measured
-    Coverage coverage = Coverage::none;
-    bool bounded = false;
-  };
-  std::vector<Bound> bound_;
-  std::vector<std::string> provenance_;  // per backend (build-time report only)
-  // The one table, when binding found exactly one backend measured with one corner
-  // (cache null otherwise): eval's short path reads only this.
-  struct Sole {
-    const Cache* cache = nullptr;
-    double weight = 1;
-    Coverage coverage = Coverage::none;
-    bool bounded = false;
-    std::uint8_t backend = no_backend;
-  };
-  Sole sole_;
-  std::vector<std::shared_ptr<const Cache>> energy_caches_;  // exact configs only
-  std::vector<std::shared_ptr<const void>> tables_;
-  std::shared_ptr<detail::AnalyticMemo> memo_;  // analytic leaves with a count input (copies share it)
 };
 
 template <KernelDef K>
 Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> backends)
-    : config_(std::move(config)),
-      backends_(std::move(backends)),
-      gpu_(timing.gpu().name),
-      roofline_(timing.roofline()),
-      mode_(timing.mode()) {
+    : KernelBinding(timing, std::move(backends)), config_(std::move(config)) {
   if constexpr (requires { K::validate(config_); }) K::validate(config_);
-  if (backends_.empty()) throw ConfigError(std::string(kind) + ": the backend list is empty");
-  if (backends_.size() >= no_backend) throw ConfigError(std::string(kind) + ": too many backends");
+  check_backends(kind);
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
     bind_profiles(*timing.profiles(), timing.kernel_framework());
   if constexpr (detail::count_input<Input>) {
     if (!measured_ && mode_ != TimingMode::profile && timing.analytic_memo() > 0)
-      memo_ = std::make_shared<detail::AnalyticMemo>(timing.analytic_memo());
+      make_memo(timing.analytic_memo());
   }
 }
 
@@ -339,7 +291,7 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
       Coverage cov = bound.coverage;
       bool answered = true;
       for (std::size_t i = 0; i < bound.num_corners; ++i) {  // one corner unless the config blends
-        const interp::Interpolated r = query(*bound.corners[i].cache, coords);
+        const interp::Interpolated r = query(bound.corners[i].cache, coords);
         answered = answered && !has(r.coverage, Coverage::no_coverage);
         value += bound.corners[i].weight * r.value;
         cov |= r.coverage;
@@ -356,8 +308,8 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
       const double n = detail::calls<K>(in);
       Metrics m{best * 1e-3 * n, flops, bytes, 0, best_cov, best_backend};
       if (!with_energy) return m;
-      const Cache* e = energy_caches_[best_backend].get();
-      const auto er = e ? query(*e, coords) : interp::Interpolated{};
+      const void* e = energy_caches_[best_backend].get();
+      const auto er = e ? query(e, coords) : interp::Interpolated{};
       m.energy_j = (e && !has(er.coverage, Coverage::no_coverage))
                        ? er.value * n
                        : roofline_->energy_j(m.time_s, K::lower_bound_s(*roofline_, config_, in));
@@ -382,43 +334,15 @@ void Kernel<K>::bind_profiles(ProfileSource& source, const std::string& framewor
   const std::vector<BackendTables> tables =
       source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
                    interpolated_config(), model_time(config_)});
-  bound_.resize(backends_.size());
-  energy_caches_.resize(backends_.size());
-  provenance_.resize(backends_.size());
-  for (std::size_t b = 0; b < backends_.size() && b < tables.size(); ++b) {
-    const BackendTables& t = tables[b];
-    if (t.time.size() > max_corners)
-      throw InputError(std::string(kind) + ": the profile source blended " + std::to_string(t.time.size()) +
-                       " configs; a kernel takes at most " + std::to_string(max_corners));
-    Bound& bound = bound_[b];
-    if constexpr (requires { K::bounded_backend(std::string_view{}); }) bound.bounded = K::bounded_backend(backends_[b]);
-    for (const TableCorner& corner : t.time) {
-      tables_.push_back(corner.cache);
-      bound.corners[bound.num_corners++] = {corner.weight, static_cast<const Cache*>(corner.cache.get())};
-    }
-    if (t.extrapolated) bound.coverage |= Coverage::extrapolated;
-    energy_caches_[b] = std::static_pointer_cast<const Cache>(t.energy);
-    if (!t.time.empty()) provenance_[b] = t.provenance;
-    measured_ = measured_ || bound.num_corners > 0;
-  }
-  // The preferred framework's table, where it holds the config, sets the other frameworks' aside.
-  const auto preferred = std::find(backends_.begin(), backends_.end(), framework);
-  if (preferred != backends_.end() && bound_[static_cast<std::size_t>(preferred - backends_.begin())].num_corners > 0)
-    for (std::size_t b = 0; b < backends_.size(); ++b)
-      if (backends_[b] != framework && Timing::is_kernel_framework(backends_[b])) {
-        bound_[b] = Bound{};
-        provenance_[b].clear();
-      }
+  bool (*bounded)(std::string_view) = nullptr;
+  if constexpr (requires { K::bounded_backend(std::string_view{}); })
+    bounded = [](std::string_view backend) -> bool { return K::bounded_backend(backend); };
+  adopt(kind, tables, framework, bounded);
   if constexpr (transfers) {
     if (!measured_)
       for (std::size_t b = 0; b < backends_.size(); ++b) bind_scaled(source, schema, b);
   }
-  std::size_t num_measured = 0;
-  for (const Bound& bound : bound_) num_measured += bound.num_corners > 0 ? 1 : 0;
-  for (std::size_t b = 0; b < bound_.size() && num_measured == 1; ++b)
-    if (bound_[b].num_corners == 1)
-      sole_ = {bound_[b].corners[0].cache, bound_[b].corners[0].weight, bound_[b].coverage, bound_[b].bounded,
-               static_cast<std::uint8_t>(b)};
+  pick_sole();
 }
 
 template <KernelDef K>
@@ -447,15 +371,10 @@ void Kernel<K>::bind_scaled(ProfileSource& source, const ProfileSchema& schema, 
                      interpolated_config(), model_time(nearest)});
     if (tables.empty() || tables[0].time.size() != 1) return;
     const auto ours = model_time(config_), theirs = model_time(nearest);
-    auto scaled = std::make_shared<const Cache>(static_cast<const Cache*>(tables[0].time[0].cache.get())->scaled(
-        [&](const std::array<double, dims>& at) { return ours(at) / theirs(at); }));
-    Bound& bound = bound_[backend];
-    bound.corners[0] = {1.0, scaled.get()};
-    bound.num_corners = 1;
-    bound.coverage |= Coverage::scaled | (tables[0].extrapolated ? Coverage::extrapolated : Coverage::none);
-    tables_.push_back(std::move(scaled));
-    provenance_[backend] = tables[0].provenance;
-    measured_ = true;
+    adopt_scaled(backend,
+                 std::make_shared<const Cache>(static_cast<const Cache*>(tables[0].time[0].cache.get())->scaled(
+                     [&](const std::array<double, dims>& at) { return ours(at) / theirs(at); })),
+                 tables[0]);
   } else {
     (void)source, (void)schema, (void)backend;
   }
