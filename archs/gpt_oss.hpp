@@ -30,7 +30,7 @@ struct GptOssLayer {
   static constexpr std::array<std::string_view, 1> architectures{"GptOssForCausalLM"};
   static constexpr std::array<std::string_view, 1> model_types{"gpt_oss"};
   static constexpr std::string_view name = "GptOss", unit = "a pair: sliding-window + full attention layer,";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
   using pattern = LayerPattern<AttnSpan::sliding, AttnSpan::full>;
   static constexpr FixedString period_name{"layer_pair"};
   static constexpr std::string_view period_rule = "a (sliding-window, full attention) layer pair, so it must be even";

@@ -21,7 +21,7 @@ struct Llama3Layer {
                                                                  "Qwen2ForCausalLM"};
   static constexpr std::array<std::string_view, 3> model_types{"llama", "mistral", "qwen2"};
   static constexpr std::string_view name = "Llama3";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
   static constexpr bool head_dim_required = false;
 };
 using Llama3Config = DenseConfig<Llama3Layer>;

@@ -30,7 +30,7 @@ struct Llama4Layer {
                                                                  "Llama4ForCausalLM"};
   static constexpr std::array<std::string_view, 2> model_types{"llama4", "llama4_text"};
   static constexpr std::string_view name = "Llama4", unit = "a quad: 3 chunked-attention layers + 1 global,";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_head;
   using pattern = LayerPattern<AttnSpan::chunked, AttnSpan::chunked, AttnSpan::chunked, AttnSpan::full>;
   static constexpr FixedString period_name{"layer_quad"};
   static constexpr std::string_view period_rule =

@@ -27,7 +27,7 @@ struct MiniMaxM2Layer {
   static constexpr std::array<std::string_view, 1> architectures{"MiniMaxM2ForCausalLM"};
   static constexpr std::array<std::string_view, 1> model_types{"minimax_m2"};
   static constexpr std::string_view name = "MiniMaxM2", unit = "decoder layer:";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_layer;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_layer;
   using pattern = LayerPattern<AttnSpan::full>;
   template <class C>
   static constexpr double extra_weights(const C& c) {  // the q and k norms' weights

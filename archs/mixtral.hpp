@@ -24,7 +24,7 @@ struct MixtralLayer {
   static constexpr std::array<std::string_view, 1> architectures{"MixtralForCausalLM"};
   static constexpr std::array<std::string_view, 1> model_types{"mixtral"};
   static constexpr std::string_view name = "Mixtral", unit = "decoder layer:";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
   using pattern = LayerPattern<AttnSpan::full>;
   template <class C>
   static constexpr double extra_weights(const C&) { return 0; }

@@ -19,7 +19,7 @@ struct Qwen3Layer {
   static constexpr std::array<std::string_view, 1> architectures{"Qwen3ForCausalLM"};
   static constexpr std::array<std::string_view, 1> model_types{"qwen3"};
   static constexpr std::string_view name = "Qwen3";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_head;
   static constexpr bool head_dim_required = true;
 };
 using Qwen3Config = DenseConfig<Qwen3Layer>;

@@ -35,7 +35,7 @@ struct Qwen3_5Layer {
                                                                  "Qwen3_5MoeForCausalLM"};
   static constexpr std::array<std::string_view, 2> model_types{"qwen3_5_moe", "qwen3_5_moe_text"};
   static constexpr std::string_view name = "Qwen3.5", unit = "a quad: 3 Gated DeltaNet layers + 1 full attention,";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_head;
   using pattern = LayerPattern<AttnSpan::linear, AttnSpan::linear, AttnSpan::linear, AttnSpan::full>;
   static constexpr FixedString period_name{"layer_quad"};
   static constexpr std::string_view period_rule =

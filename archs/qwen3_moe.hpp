@@ -26,7 +26,7 @@ struct Qwen3MoeLayer {
   static constexpr std::array<std::string_view, 1> architectures{"Qwen3MoeForCausalLM"};
   static constexpr std::array<std::string_view, 1> model_types{"qwen3_moe"};
   static constexpr std::string_view name = "Qwen3Moe", unit = "decoder layer:";
-  static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::per_head;
+  static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_head;
   using pattern = LayerPattern<AttnSpan::full>;
   template <class C>
   static constexpr double extra_weights(const C& c) { return 2.0 * c.head_dim; }  // the q/k norm

@@ -25,13 +25,13 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/ops/attention/body.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
-template <class Form, FixedString Name = "attn", QkNorm Norm = QkNorm::none, bool OutputGate = false>
+template <class Form, FixedString Name = "attn", ops::QkNorm Norm = ops::QkNorm::none, bool OutputGate = false>
 class AttnBlockTp {
  public:
   // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, tp, dtype, kv_dtype (and
@@ -82,9 +82,9 @@ class AttnBlockTp {
         Name.view(), "AttnBlockTp",
         {{"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank}});
     return labeled<Name>(
-        label, sum(detail::pre_attn_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
+        label, sum(ops::pre_attention_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
                    when(per_layer_norm_allreduce(), leaf<"qk_norm_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)}))),
-                   detail::attn_slots<OutputGate>(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
+                   ops::attention_slots<OutputGate>(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
@@ -92,9 +92,9 @@ class AttnBlockTp {
   auto inputs(const Input& in) const {
     const std::uint64_t m = in.batch_tokens;
     return nest<Name>(costdsl::inputs(
-        detail::pre_attn_slot_inputs<Norm>(m, r_),
+        ops::pre_attention_slot_inputs<Norm>(m, r_),
         when(per_layer_norm_allreduce(), input<"qk_norm_allreduce">(kernels::AllReduce::Input{m * 2 * 4})),
-        detail::attn_slot_inputs<OutputGate>(m, in.attention),
+        ops::attention_slot_inputs<OutputGate>(m, in.attention),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));
@@ -102,9 +102,9 @@ class AttnBlockTp {
 
  private:
   // The per-layer q/k norm's all-reduce of each token's two fp32 sums of squares: a slot
-  // only for QkNorm::per_layer, taken where tp > 1 (a static false otherwise: no slot).
+  // only for ops::QkNorm::per_layer, taken where tp > 1 (a static false otherwise: no slot).
   auto per_layer_norm_allreduce() const {
-    if constexpr (Norm == QkNorm::per_layer) {
+    if constexpr (Norm == ops::QkNorm::per_layer) {
       return r_.has_allreduce;
     } else {
       return std::false_type{};

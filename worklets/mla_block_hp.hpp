@@ -10,7 +10,7 @@
 //   → tp_allreduce (hp > 1)
 // The projections up to q_absorb are replicated on the hp ranks (each sees all the group's
 // tokens); the KV deal, the owner-only append and the Max over ranks of the partial decode
-// are attn_block_hptp's (KvSlices, KvRankFolded: the same blocks of 32 tokens round-robin
+// are attn_block_hptp's (ops::KvSlices, ops::HpRankFolded: the same blocks of 32 tokens round-robin
 // from rank 0, one slot each, time of the slowest rank, work of all).
 //
 // What the all-to-all carries: absorbed MLA decode (FlashMLA) ends at the latent output,
@@ -24,7 +24,7 @@
 // LSE: 4 B more on 1,028 B per head (0.4%), not modelled.
 //
 // HOP-B (the form's hop_b) as for GQA: the exchange's pipeline times each batch slice's
-// attention with the decode slot's own mla_decode launch (HpExchange<MlaDecode>).
+// attention with the decode slot's own mla_decode launch (ops::HpExchange<MlaDecode>).
 //
 // At hp = 1 this is mla_block_tp at tp = 1 slot for slot (the two hp slots push zero, no
 // all-reduce); the DeepSeek-V3 arch still builds mla_block_tp there (AttnGrain::tp), so
@@ -56,13 +56,14 @@
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/attention/hp_exchange.hpp"
+#include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 
@@ -79,7 +80,7 @@ class MlaBlockHp {
     ops::MlaWork mla;
     std::span<const std::uint32_t> decode_kv;  // the group's decodes' KV lengths, dealt over the hp ranks
   };
-  static constexpr std::uint64_t max_hp = KvSlices::max_hp;
+  static constexpr std::uint64_t max_hp = ops::KvSlices::max_hp;
 
   static constexpr auto resolve_config(const Form& form) {
     using namespace literals;
@@ -145,14 +146,14 @@ class MlaBlockHp {
             // mla_block_tp), the append and the decode folded over the hp ranks, the exchange
             // and the merge between the decode and W_UV.
             sum(leaf<"kv_cache_append">(
-                    KvRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, Dim{1}, to_dim(r_.latent_half)})}),
+                    ops::HpRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, Dim{1}, to_dim(r_.latent_half)})}),
                 leaf<"kv_b_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.kv_b_n), latent})),
                 leaf<"prefill">(ops::ChunkedPrefill<MlaPrefill>{Kernel<MlaPrefill>(t, prefill)}),
                 leaf<"q_absorb">(Kernel<GroupedGemm>(t, {v.dtype, heads, latent, to_dim(r_.qk_nope_head_dim)})),
-                leaf<"decode">(KvRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}),
-                when(r_.has_hp, leaf<"hp_all_to_all">(HpExchange<MlaDecode>{
+                leaf<"decode">(ops::HpRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}),
+                when(r_.has_hp, leaf<"hp_all_to_all">(ops::HpExchange<MlaDecode>{
                                     Kernel<AllToAll>(t, {to_dim(r_.hp)}),
-                                    KvRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}, v.hop_b,
+                                    ops::HpRankFolded<MlaDecode>{Kernel<MlaDecode>(t, decode)}, v.hop_b,
                                     r_.a2a_bytes_per_token})),
                 when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                     t, {v.dtype, to_dim(r_.num_heads_per_gpu), latent, to_dim(r_.hp)}))),
@@ -173,7 +174,7 @@ class MlaBlockHp {
           "hp ", hp, ": an iteration with ", in.mla.prefill.size(),
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
-    const KvSlices slices{in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp};
+    const ops::KvSlices slices{in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp};
     const std::uint64_t decodes = in.mla.decode_count;
     return nest<Name>(costdsl::inputs(
         input<"input_norm">(RmsNorm::Input{m}), input<"q_a_proj">(Gemm::Input{m}),
@@ -183,7 +184,7 @@ class MlaBlockHp {
             input<"kv_cache_append">(slices), input<"kv_b_proj">(Gemm::Input{in.mla.expanded_rows}),
             input<"prefill">(in.mla.prefill), input<"q_absorb">(GroupedGemm::Input{decodes * r_.num_heads.value(), 0}),
             input<"decode">(slices),
-            when(r_.has_hp, input<"hp_all_to_all">(HpExchange<MlaDecode>::Input{slices, m - decodes})),
+            when(r_.has_hp, input<"hp_all_to_all">(ops::HpExchange<MlaDecode>::Input{slices, m - decodes})),
             when(r_.has_hp, input<"hp_combine">(MergeAttnStates::Input{m})),
             input<"o_absorb">(GroupedGemm::Input{decodes * r_.num_heads_per_gpu.value(), 0})),
         input<"o_proj">(Gemm::Input{m}),

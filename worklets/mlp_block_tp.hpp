@@ -18,7 +18,7 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
-#include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/ops/gated_mlp.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
@@ -55,14 +55,14 @@ class MlpBlockTp {
     const std::string label = detail::worklet_label(
         Name.view(), "MlpBlockTp", {{"tp", r_.tp}, {"intermediate/rank", r_.intermediate_per_rank}});
     return labeled<Name>(
-        label, sum(detail::mlp_slots(t, dtype, gemm_weight_dtype(form_), r_),
+        label, sum(ops::gated_mlp_slots(t, dtype, gemm_weight_dtype(form_), r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 
   auto inputs(const Input& in) const {
     const std::uint64_t m = in.batch_tokens;
     return nest<Name>(costdsl::inputs(
-        detail::mlp_slot_inputs(m),
+        ops::gated_mlp_slot_inputs(m),
         when(r_.has_allreduce,
              input<"tp_allreduce">(kernels::AllReduce::Input{
                  static_cast<std::uint64_t>(double(m) * r_.allreduce_bytes_per_token)}))));

@@ -13,7 +13,7 @@
 #include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
-#include "costdsl/worklets/detail/mlp_body.hpp"
+#include "costdsl/ops/gated_mlp.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
@@ -43,10 +43,10 @@ class MlpLocal {
   auto build(const Timing& t) const {
     const std::string label =
         detail::worklet_label(Name.view(), "MlpLocal", {{"intermediate", r_.intermediate_per_rank}});
-    return labeled<Name>(label, sum(detail::mlp_slots(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
+    return labeled<Name>(label, sum(ops::gated_mlp_slots(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
   }
 
-  auto inputs(const Input& in) const { return nest<Name>(detail::mlp_slot_inputs(in.batch_tokens)); }
+  auto inputs(const Input& in) const { return nest<Name>(ops::gated_mlp_slot_inputs(in.batch_tokens)); }
 
  private:
   Form form_;

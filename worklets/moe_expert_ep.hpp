@@ -15,7 +15,7 @@
 // SGLang's moe_tp_size = tp / ep_size and TensorRT-LLM's moe_tp_size x moe_ep_size = tp
 // run them): ep / moe_tp groups hold the experts, each expert's intermediate width split
 // moe_tp ways inside a group, and the same all-reduce over all ep GPUs sums the partial
-// outputs. The experts slot is ONE slot for any ep (ops::moe::RankFolded): its callable
+// outputs. The experts slot is ONE slot for any ep (ops::RankFolded): its callable
 // runs the launch for every rank's routed rows and folds the ranks with the Max algebra
 // (time = slowest rank, work sums). Ranks are interchangeable, so they never get slots of
 // their own (INV-1). Measured, the slot is the fused module's table; analytic, its grouped-GEMM
@@ -46,9 +46,9 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/moe/dispatch_combine.hpp"
-#include "costdsl/ops/moe/rank_folded.hpp"
 #include "costdsl/ops/moe/require_routable.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/ops/rank_folded.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
@@ -127,7 +127,8 @@ class MoeExpertEp {
               i = moe_tp_ == 1 ? to_dim(r_.moe_intermediate) : Dim(r_.moe_intermediate.value() / moe_tp_);
     return labeled<Name>(
         label, sum(when(a2a_path(), leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
-                   leaf<"experts">(ops::moe::RankFolded<FusedMoe>{Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
+                   leaf<"experts">(ops::RankFolded<FusedMoe, ops::moe::EpLoadRef>{
+                       Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype})}),
                    when(a2a_path(), leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(a2a_path(), leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k}))),
                    when(allreduce_path(), leaf<"combine_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.ep)})))));

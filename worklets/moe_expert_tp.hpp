@@ -20,9 +20,9 @@
 #include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/leaf.hpp"
-#include "costdsl/ops/moe/rank_folded.hpp"
 #include "costdsl/ops/moe/require_routable.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/ops/rank_folded.hpp"
 #include "costdsl/resolved.hpp"
 #include "costdsl/static_value.hpp"
 #include "costdsl/sum.hpp"
@@ -74,7 +74,7 @@ class MoeExpertTp {
                                                      {"experts", r_.num_experts},
                                                      {"top_k", r_.top_k}});
     return labeled<Name>(
-        label, sum(leaf<"experts">(ops::moe::RankFolded<FusedMoe>{Kernel<FusedMoe>(
+        label, sum(leaf<"experts">(ops::RankFolded<FusedMoe, ops::moe::EpLoadRef>{Kernel<FusedMoe>(
                        t, {gemm_input_dtype(dtype, expert_weight_dtype(form_)), to_dim(r_.hidden),
                            to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts), to_dim(r_.top_k),
                            expert_weight_dtype(form_)})}),

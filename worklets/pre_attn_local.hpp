@@ -14,13 +14,13 @@
 #include "costdsl/resolved.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
-#include "costdsl/worklets/detail/attn_body.hpp"
+#include "costdsl/ops/attention/body.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/detail/label.hpp"
 
 namespace costdsl::worklets {
 
-template <class Form, FixedString Name = "pre_attn", QkNorm Norm = QkNorm::none>
+template <class Form, FixedString Name = "pre_attn", ops::QkNorm Norm = ops::QkNorm::none>
 class PreAttnLocal {
  public:
   // Config: the form's hidden, num_qo_heads, num_kv_heads, head_dim, dtype (and gemm_dtype
@@ -47,10 +47,10 @@ class PreAttnLocal {
   auto build(const Timing& t) const {
     const std::string label = detail::worklet_label(
         Name.view(), "PreAttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
-    return labeled<Name>(label, sum(detail::pre_attn_slots<Norm>(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
+    return labeled<Name>(label, sum(ops::pre_attention_slots<Norm>(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
   }
 
-  auto inputs(const Input& in) const { return nest<Name>(detail::pre_attn_slot_inputs<Norm>(in.batch_tokens, r_)); }
+  auto inputs(const Input& in) const { return nest<Name>(ops::pre_attention_slot_inputs<Norm>(in.batch_tokens, r_)); }
 
  private:
   Form form_;

@@ -4,7 +4,7 @@
 // name, its q/k norm, the config.json rules that differ) and DenseConfig<Layer> its shape:
 //
 //   struct Llama3Layer { static constexpr std::string_view name = "Llama3";
-//                        static constexpr worklets::QkNorm qk_norm = worklets::QkNorm::none;
+//                        static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
 //                        static constexpr bool head_dim_required = false; };
 //   using Llama3Config = DenseConfig<Llama3Layer>;
 //   template <class Form, AttnGrain G = default_grain<Form>> using Llama3 = DenseStack<Form, G>;
@@ -38,6 +38,7 @@
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
+#include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
@@ -136,12 +137,12 @@ class DenseStack {
   // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself);
   // inputs(it, scratch) deals it once, for both, into the scratch, which the inputs borrow
   // until it is used again: nothing allocated once warm (archs::BatchFeed passes one).
-  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<worklets::KvSlices::RankLoad>{}); }
+  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<ops::KvSlices::RankLoad>{}); }
   auto inputs(const Iteration& it, InputScratch& scratch) const
     requires hptp
   {
     scratch.reset();
-    return inputs_with(it, scratch.take<worklets::KvSlices::RankLoad>(values(form_).hp));
+    return inputs_with(it, scratch.take<ops::KvSlices::RankLoad>(values(form_).hp));
   }
 
   // KV cache bytes one token occupies across the whole model (each KV head once), and on
@@ -159,7 +160,7 @@ class DenseStack {
     const double attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / n) * h;
     const double mlp = 3.0 * h * c.intermediate / n;
     // norms (and the q/k norm's head_dim weights), embedding and lm_head in the activations' dtype
-    const double norms = 2 * h + (Layer::qk_norm == worklets::QkNorm::per_head ? 2 * hd : 0.0);
+    const double norms = 2 * h + (Layer::qk_norm == ops::QkNorm::per_head ? 2 * hd : 0.0);
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
            bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
   }
@@ -167,7 +168,7 @@ class DenseStack {
   const Form& form() const noexcept { return form_; }
 
  private:
-  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<worklets::KvSlices::RankLoad> loads) const {
+  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<ops::KvSlices::RankLoad> loads) const {
     const ops::AttentionWork w = ops::collapse(it);
     const std::uint64_t tokens = w.append_tokens;
     const std::uint64_t requests = it.prefill.size() + w.decode_count;

@@ -104,8 +104,9 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>>
 // The fold. Offset is the node's first slot index, InOffset its first input-list
 // index (they differ after a Fanout). Pass::row also writes each leaf's metrics to
 // row[slot]; Pass::replay folds an existing row instead of evaluating kernels;
-// Pass::balanced folds every Max and Fanout with the mean of its children's (ranks')
-// times: the iteration under perfect load balance. One instantiation per node type:
+// Pass::balanced folds every Max and Fanout, and every slot that folds ranks itself
+// (ops::RankFolded), with the mean of its children's (ranks') times: the iteration under
+// perfect load balance. One instantiation per node type:
 // the recursion depth is the tree's depth, packs are expanded with folds.
 enum class Pass { total, row, replay, balanced };
 
@@ -254,7 +255,9 @@ COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) 
     if constexpr (P == Pass::replay) {
       return row[Offset];
     } else {
-      Metrics m = eval_slot<Q>(node.kernel, detail::get<InOffset>(in.items).value);
+      // The balanced pass asks a slot that folds ranks itself (ops::RankFolded) for their mean.
+      constexpr RankFold fold = P == Pass::balanced ? RankFold::mean : RankFold::max;
+      Metrics m = eval_slot<Q, fold>(node.kernel, detail::get<InOffset>(in.items).value);
       if constexpr (P == Pass::row) row[Offset] = m;
       return m;
     }
@@ -294,8 +297,9 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metr
   }
 }
 
-// The iteration under perfect load balance: every Max, and every Fanout over its
-// ranks, folded with the mean time instead of the max (Parallel unchanged); work as
+// The iteration under perfect load balance: every Max, every Fanout over its ranks and
+// every slot over its ranks (the EP experts, the hp ranks' append and decode: ops::RankFolded)
+// folded with the mean time instead of the max (Parallel unchanged); work as
 // in evaluate(). total - balanced is the time lost to load imbalance. Report time
 // only: it evaluates each rank of a Fanout once more.
 template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>

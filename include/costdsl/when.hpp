@@ -28,9 +28,9 @@ struct Gated {
   K kernel;
   bool enabled;
 
-  template <Quantities Q = Quantities::with_energy>
+  template <Quantities Q = Quantities::with_energy, RankFold F = RankFold::max>
   Metrics eval(const Input& in) const {
-    return enabled ? eval_slot<Q>(kernel, in) : Metrics{};
+    return enabled ? eval_slot<Q, F>(kernel, in) : Metrics{};
   }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }

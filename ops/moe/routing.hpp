@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -133,6 +134,26 @@ class EpLoadRef {
   std::unique_ptr<const EpLoad> owned_;
   const EpLoad* load_;
 };
+
+// The runs of EP ranks (or TP shards) with the same launch, for ops::RankFolded: f(a rank's
+// kernel input, how many neighbouring ranks share it). A launch takes its rank's routed
+// rows, and the experts they hit where the kernel's input has that field (grouped_gemm,
+// fused_moe): by the input's shape, not a kind list. Balanced routing gives neighbouring
+// ranks the same load: one launch evaluated for them.
+template <class KernelInput, class F>
+void rank_runs(const EpLoadRef& load, F&& f) {
+  const std::span<const RankLoad> ranks = load->used();
+  for (std::size_t r = 0; r < ranks.size();) {
+    std::uint32_t run = 1;
+    while (r + run < ranks.size() && ranks[r + run] == ranks[r]) ++run;
+    if constexpr (requires(KernelInput in) { in.active_experts; }) {
+      f(KernelInput{ranks[r].rows, ranks[r].active_experts}, run);
+    } else {
+      f(KernelInput{ranks[r].rows}, run);
+    }
+    r += run;
+  }
+}
 
 // Rows and active experts per EP rank (num_experts % ep == 0; checked by the worklet),
 // into `load` (only its first ep ranks are written: a caller's buffer is not cleared

@@ -104,7 +104,7 @@ TEST_CASE("the layer contracts hold for every shipped worklet and arch (checked 
 TEST_CASE("every slot of every shipped arch carries its kernel's family in the manifest (custom slots too)") {
   const Timing& t = arch_test::roofline_h200();
   Llama3Config hop_b = llama3_70b.with_tp(8).with_hp(2);
-  hop_b.hop_b = true;  // KvRankFolded, HpExchange, ChunkedPrefill
+  hop_b.hop_b = true;  // HpRankFolded, HpExchange, ChunkedPrefill
   arch_test::check_slot_families(make_manifest(Llama3<Llama3Config, AttnGrain::hptp>(hop_b).build(t)));
   arch_test::check_slot_families(make_manifest(Qwen3<Fixed<qwen3_32b.with_tp(8)>>().build(t)));
   arch_test::check_slot_families(make_manifest(Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 8)).build(t)));

@@ -14,6 +14,7 @@
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3.hpp"
 #include "costdsl/archs/support/batch_feed.hpp"
+#include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/serve/arch_model.hpp"
 #include "costdsl/serve/kv_budget.hpp"
 
@@ -121,7 +122,7 @@ TEST_CASE("the static default grain follows hp; the static and run-time hptp for
 }
 
 TEST_CASE("the KV deal: blocks of 32 tokens round-robin from rank 0, the new token's block owner writes") {
-  using worklets::KvSlices;
+  using ops::KvSlices;
   CHECK(KvSlices::slice(131072, 0, 2) == 65536);
   CHECK(KvSlices::slice(131072, 1, 2) == 65536);
   // 100 tokens = blocks 0, 1, 2 (32 each) + 4: rank 0 holds blocks 0 and 2, rank 1 block 1 and the 4.
@@ -244,9 +245,9 @@ TEST_CASE("hp rejections name the field, the value and the rule") {
 
 namespace {
 // Every rank's load of `lens` request by request, from slice() and owner().
-std::vector<worklets::KvSlices::RankLoad> deal_by_request(const std::vector<std::uint32_t>& lens,
+std::vector<ops::KvSlices::RankLoad> deal_by_request(const std::vector<std::uint32_t>& lens,
                                                           std::uint64_t prefill, std::uint32_t hp) {
-  using worklets::KvSlices;
+  using ops::KvSlices;
   std::vector<KvSlices::RankLoad> want(hp, KvSlices::RankLoad{0, 0, 0});
   want[0].rows = prefill;
   for (std::uint32_t r = 0; r < hp; ++r)
@@ -261,7 +262,7 @@ std::vector<worklets::KvSlices::RankLoad> deal_by_request(const std::vector<std:
 }  // namespace
 
 TEST_CASE("the KV deal in one pass: every rank's load matches slice() and owner() request by request") {
-  using worklets::KvSlices;
+  using ops::KvSlices;
   // Lengths at block edges, empty slots, lengths near 2^32 (the whole rounds' 64-bit sum),
   // and counts that leave a partial block of lanes.
   std::vector<std::uint32_t> lens{1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4096, 4097, 131072, 131071, 777, 0,
@@ -290,7 +291,7 @@ TEST_CASE("the KV deal in one pass: every rank's load matches slice() and owner(
 }
 
 TEST_CASE("the KV deal over more requests than one chunk of 32-bit sums: still exact") {
-  using worklets::KvSlices;
+  using ops::KvSlices;
   std::vector<std::uint32_t> lens(70'003);
   for (std::uint32_t i = 0; i < lens.size(); ++i) lens[i] = 1 + (i * 2654435761u) % 300'000;
   for (const std::uint32_t hp : {2u, 4u, 8u}) {
@@ -303,6 +304,38 @@ TEST_CASE("the KV deal over more requests than one chunk of 32-bit sums: still e
       CHECK(loads[r].rows == want[r].rows);
     }
   }
+}
+
+TEST_CASE("hp ranks in one slot: the slowest rank's time, every rank's work; their mean in the balanced view") {
+  using ops::KvSlices;
+  const Kernel<kernels::AttnDecode> kernel(roofline_h200(), {Dtype::bf16, 8, 1, 128});
+  const ops::HpRankFolded<kernels::AttnDecode> decode{kernel};
+  // hp 4, blocks of 32 dealt from rank 0: 2,000 requests shorter than a block live on rank 0
+  // alone; one long request reaches every rank.
+  std::vector<std::uint32_t> lens(2000, 30);
+  lens.push_back(4000);
+  const KvSlices slices{lens, 0, 4};
+  std::array<KvSlices::RankLoad, KvSlices::max_hp> loads;
+  slices.deal(loads);
+  double slowest = 0, total = 0, flops = 0;
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    const Metrics m = kernel.eval<Quantities::time_and_work>({loads[r].batch, loads[r].kv});
+    slowest = std::max(slowest, m.time_s);
+    total += m.time_s;
+    flops += m.flops;
+  }
+  REQUIRE(slowest > 1.5 * total / 4);  // the deal leaves the ranks unequal
+  const Metrics max = decode.eval<Quantities::time_and_work>(slices);
+  const Metrics mean = decode.eval<Quantities::time_and_work, RankFold::mean>(slices);
+  CHECK(max.time_s == slowest);
+  CHECK(mean.time_s == doctest::Approx(total / 4).epsilon(1e-12));
+  CHECK(max.flops == doctest::Approx(flops).epsilon(1e-12));
+  CHECK(mean.flops == max.flops);
+  // In a tree: evaluate() folds the ranks with the max, evaluate_balanced() with the mean.
+  const auto tree = sum(leaf<"decode">(decode));
+  const auto in = inputs(input<"decode">(slices));
+  CHECK(evaluate(tree, in).time_s == max.time_s);
+  CHECK(evaluate_balanced(tree, in).time_s == mean.time_s);
 }
 
 TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline hp must beat") {

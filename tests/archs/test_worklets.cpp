@@ -107,7 +107,7 @@ TEST_CASE("the rope slot rotates every q and k head of the rank") {
 TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and head of the rank") {
   const Timing& t = roofline_h200();
   const Qwen3MoeConfig cfg = qwen3_30b_a3b.with_parallel(2, 2);
-  const AttnBlockTp<Qwen3MoeConfig, "attn", QkNorm::per_head> block(cfg);
+  const AttnBlockTp<Qwen3MoeConfig, "attn", ops::QkNorm::per_head> block(cfg);
   const auto tree = block.build(t);
   static_assert(n_slots<decltype(tree)> == 10);  // input_norm qkv q_norm k_norm rope append prefill decode o_proj allreduce
   const nlohmann::json j = to_json(make_manifest(tree));

@@ -7,9 +7,6 @@ nothing of ops/ and above, L2 ops/ nothing of worklets/ and above, L3 worklets/ 
 archs/ or serve/, and no other worklet (what they share lives in ops/ or worklets/detail/),
 L4 archs/ nothing of serve/.
 
-KNOWN lists the worklet-to-worklet includes still to move to ops/ (issue 36, item 4): a
-new one fails, and so does a listed one that has gone (then drop it from the list).
-
 usage: check_layers.py SOURCE_ROOT
 """
 import pathlib
@@ -20,7 +17,6 @@ root = pathlib.Path(sys.argv[1])
 INCLUDE = re.compile(r'^\s*#\s*include\s+"costdsl/([^"]+)"', re.M)
 ABOVE = {"core": ("archs/", "worklets/", "serve/"), "kernels": ("ops/", "worklets/", "archs/", "serve/"),
          "ops": ("worklets/", "archs/", "serve/"), "worklets": ("archs/", "serve/"), "archs": ("serve/",)}
-KNOWN = {("worklets/mla_block_hp.hpp", "worklets/attn_block_hptp.hpp")}
 
 
 def files(layer):
@@ -33,7 +29,7 @@ def files(layer):
     return [(p, p.relative_to(root).as_posix()) for p in (root / layer).rglob("*.hpp")]
 
 
-failed, seen_known, checked = [], set(), 0
+failed, checked = [], 0
 for layer, forbidden in ABOVE.items():
     for path, name in files(layer):
         checked += 1
@@ -42,14 +38,9 @@ for layer, forbidden in ABOVE.items():
                 failed.append(f"{name} (layer {layer}) includes costdsl/{inc}, a layer above it")
             elif layer == "worklets" and inc.startswith("worklets/") and not inc.startswith("worklets/detail/") \
                     and not name.startswith("worklets/detail/") and inc != name:
-                if (name, inc) in KNOWN:
-                    seen_known.add((name, inc))
-                else:
-                    failed.append(f"{name} includes costdsl/{inc}: a worklet includes no other worklet "
-                                  "(move what they share to ops/ or worklets/detail/)")
-for name, inc in sorted(KNOWN - seen_known):
-    failed.append(f"{name} no longer includes costdsl/{inc}: drop it from KNOWN in {pathlib.Path(__file__).name}")
+                failed.append(f"{name} includes costdsl/{inc}: a worklet includes no other worklet "
+                              "(move what they share to ops/ or worklets/detail/)")
 for f in failed:
     print("FAIL", f)
-print(f"{checked} headers checked, {len(failed)} layering violation(s), {len(seen_known)} known (issue 36, item 4)")
+print(f"{checked} headers checked, {len(failed)} layering violation(s)")
 sys.exit(1 if failed or checked == 0 else 0)

@@ -151,6 +151,28 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 1);
 }
 
+TEST_CASE("the balanced view folds the expert slot's ranks with their mean: routing skew shows as imbalance") {
+  using Form = Fixed<qwen3_235b_a22b.with_parallel(1, 8)>;
+  const worklets::MoeExpertEp<Form> w{Form{}};
+  const auto tree = w.build(roofline_h200());
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
+  const moe::Routing skew{1.0};
+  double slowest = 0, rank_sum = 0;
+  for (const auto& r : moe::route(4160, 128, 8, 8, skew).used()) {
+    const double t = experts.eval<Quantities::time_and_work>({r.rows, r.active_experts}).time_s;
+    slowest = std::max(slowest, t);
+    rank_sum += t;
+  }
+  REQUIRE(slowest > 1.2 * rank_sum / 8);  // the skew loads one rank well above the mean
+  const Metrics total = evaluate(tree, w.inputs({4160, 520, skew}));
+  const Metrics balanced = evaluate_balanced(tree, w.inputs({4160, 520, skew}));
+  // Only the experts slot has ranks of its own: the rest of the section is the same.
+  CHECK(total.time_s - balanced.time_s == doctest::Approx(slowest - rank_sum / 8).epsilon(1e-9));
+  CHECK(balanced.flops == total.flops);
+  // Uniform routing: every rank alike, nothing to rebalance.
+  CHECK(evaluate_balanced(tree, w.inputs({4160, 520, {}})).time_s == evaluate(tree, w.inputs({4160, 520, {}})).time_s);
+}
+
 TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wide experts, one all-reduce") {
   // Qwen3-235B over 8 GPUs of one attention group, each expert's width split 2 ways: 4 groups
   // of 2 GPUs hold 32 experts each, every GPU a 768-wide half of each of them.

@@ -1,6 +1,6 @@
 #pragma once
-// The per-rank slots of a gated MLP, shared by mlp_local and mlp_block_tp so that
-// tp = 1 gives the local leaves by construction:
+// L2: the per-rank slots of a gated MLP, shared by the worklets mlp_local and mlp_block_tp
+// so that tp = 1 gives the local leaves by construction:
 //   post_norm → up_gate_proj (n = 2·I) → activation (SiLU·mul over I) → down_proj (k = I)
 // where I is the intermediate size on this rank. R (a worklet's Resolved) provides
 // hidden, intermediate_per_rank and up_gate_n.
@@ -17,11 +17,11 @@
 #include "costdsl/leaf.hpp"
 #include "costdsl/timing.hpp"
 
-namespace costdsl::worklets::detail {
+namespace costdsl::ops {
 
-// dtype: the activations'; gemm_dtype: the projections' weights (worklets::gemm_weight_dtype).
+// dtype: the activations'; gemm_dtype: the projections' weights (worklets/detail/weight_dtype.hpp).
 template <class R>
-auto mlp_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
+auto gated_mlp_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
   using namespace kernels;
   return costdsl::detail::make_tuple(
       leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
@@ -31,10 +31,10 @@ auto mlp_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
 }
 
 // m = rows through the MLP.
-inline auto mlp_slot_inputs(std::uint64_t m) {
+inline auto gated_mlp_slot_inputs(std::uint64_t m) {
   return costdsl::inputs(input<"post_norm">(kernels::RmsNorm::Input{m}), input<"up_gate_proj">(kernels::Gemm::Input{m}),
                          input<"activation">(kernels::SiluAndMul::Input{m}),
                          input<"down_proj">(kernels::Gemm::Input{m}));
 }
 
-}  // namespace costdsl::worklets::detail
+}  // namespace costdsl::ops

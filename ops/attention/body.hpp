@@ -1,6 +1,7 @@
 #pragma once
-// The per-rank slots of an attention block, shared by pre_attn_local, attn_local and
-// attn_block_tp so that tp = 1 gives the local leaves by construction. Partition math
+// L2: the per-rank slots of an attention block, shared by the worklets pre_attn_local,
+// attn_local, attn_block_tp and attn_block_hptp, so that tp = 1 gives the local leaves by
+// construction. Partition math
 // stays in each worklet's resolve_config; these functions only read its result:
 //   pre-attention: input_norm → qkv_proj → [q_norm, k_norm] → rope
 //   attention:     attention op (kv_cache_append, prefill, decode) → [output_gate] → o_proj
@@ -24,7 +25,7 @@
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 
-namespace costdsl::worklets {
+namespace costdsl::ops {
 
 // Qwen3 normalizes q and k per head (an RMSNorm over head_dim) between the projection
 // and the rotary embedding; Llama does not. MiniMax-M2 normalizes each token's whole q (and
@@ -47,16 +48,18 @@ auto qk_norm_width(const R& r, const auto& heads_per_rank) {
   }
 }
 
-// dtype: the activations'; gemm_dtype: the projections' weights (worklets::gemm_weight_dtype).
+}  // namespace detail
+
+// dtype: the activations'; gemm_dtype: the projections' weights (worklets/detail/weight_dtype.hpp).
 template <QkNorm Norm, class R>
-auto pre_attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
+auto pre_attention_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
   using namespace kernels;
   constexpr std::bool_constant<Norm != QkNorm::none> has_qk_norm{};
   return costdsl::detail::splice(
       leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
       leaf<"qkv_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
-      when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, qk_norm_width<Norm>(r, r.num_qo_heads_per_rank)}))),
-      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, qk_norm_width<Norm>(r, r.num_kv_heads_per_rank)}))),
+      when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, detail::qk_norm_width<Norm>(r, r.num_qo_heads_per_rank)}))),
+      when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, detail::qk_norm_width<Norm>(r, r.num_kv_heads_per_rank)}))),
       leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
                                     to_dim(r.head_dim)})));
 }
@@ -64,7 +67,7 @@ auto pre_attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) 
 // m = rows through the projections; the per-head norms see one row per token and head, the
 // per-layer ones one per token.
 template <QkNorm Norm, class R>
-auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
+auto pre_attention_slot_inputs(std::uint64_t m, const R& r) {
   constexpr std::bool_constant<Norm != QkNorm::none> has_qk_norm{};
   const std::uint64_t q_rows = Norm == QkNorm::per_layer ? m : m * r.num_qo_heads_per_rank.value();
   const std::uint64_t k_rows = Norm == QkNorm::per_layer ? m : m * r.num_kv_heads_per_rank.value();
@@ -80,8 +83,8 @@ auto pre_attn_slot_inputs(std::uint64_t m, const R& r) {
 // attn_output_gate): one elementwise pass reading both and writing the product, costed as
 // silu_and_mul's (the same traffic; sigmoid and SiLU differ by one multiply).
 template <bool Gate = false, class R>
-auto attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
-  auto attention = ops::Attention::build(
+auto attention_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
+  auto attention = Attention::build(
       t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank), to_dim(r.head_dim), window});
   auto o_proj = leaf<"o_proj">(Kernel<kernels::Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.o_proj_k)}));
   if constexpr (Gate) {
@@ -94,14 +97,13 @@ auto attn_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, 
 }
 
 template <bool Gate = false>
-auto attn_slot_inputs(std::uint64_t m, const ops::AttentionWork& attention) {
+auto attention_slot_inputs(std::uint64_t m, const AttentionWork& attention) {
   if constexpr (Gate) {
-    return costdsl::inputs(ops::Attention::inputs(attention), input<"output_gate">(kernels::SiluAndMul::Input{m}),
+    return costdsl::inputs(Attention::inputs(attention), input<"output_gate">(kernels::SiluAndMul::Input{m}),
                            input<"o_proj">(kernels::Gemm::Input{m}));
   } else {
-    return costdsl::inputs(ops::Attention::inputs(attention), input<"o_proj">(kernels::Gemm::Input{m}));
+    return costdsl::inputs(Attention::inputs(attention), input<"o_proj">(kernels::Gemm::Input{m}));
   }
 }
 
-}  // namespace detail
-}  // namespace costdsl::worklets
+}  // namespace costdsl::ops
