@@ -102,8 +102,9 @@ void print_tree(const Manifest& m, std::span<const Metrics> node_metrics, std::s
         children(depth, copies * n.param);
         break;
       case NodeKind::max:
+      case NodeKind::fanout:  // not in a twin (a Fanout lowers to a max): shown as one
       case NodeKind::parallel:
-        line(indent + (n.kind == NodeKind::max ? fmt::format("max over {} ranks", n.ranks())
+        line(indent + (n.kind != NodeKind::parallel ? fmt::format("max over {} ranks", n.ranks())
                                                : fmt::format("parallel streams (overlap {})", n.param)),
              t, copies, "");
         children(depth + 1, copies);

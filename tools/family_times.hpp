@@ -58,6 +58,7 @@ inline std::array<double, n_families> family_times(const Manifest& m, std::span<
         for (std::uint32_t c = n.first; c < n.first + n.count; ++c) self(c, w, self);
         break;
       case NodeKind::max:
+      case NodeKind::fanout:  // not in a twin (a Fanout lowers to a max): folded as one
       case NodeKind::parallel: {
         std::uint32_t crit = n.first;
         for (std::uint32_t c = n.first; c < n.first + n.count; ++c)

@@ -161,8 +161,9 @@ inline std::string icicle_svg(const Manifest& m, std::span<const Metrics> node_m
         add_box(i, x, y, copies, fmt::format("×{}", n.param), "#e6e6e6", "composite scale", "");
         return row_h + self(n.first, x, y + row_h, copies * n.param, self);
       case NodeKind::max:
+      case NodeKind::fanout:  // not in a twin (a Fanout lowers to a max): drawn as one
       case NodeKind::parallel: {
-        const bool is_max = n.kind == NodeKind::max;
+        const bool is_max = n.kind != NodeKind::parallel;
         std::uint32_t crit = n.first;
         for (std::uint32_t c = n.first; c < n.first + n.count; ++c)
           if (node_metrics[c].time_s > node_metrics[crit].time_s) crit = c;

@@ -13,7 +13,9 @@
 
 namespace costdsl {
 
-enum class NodeKind : std::uint8_t { leaf, sum, max, parallel, scale, labeled };
+// fanout is a static node's kind only: the runtime twin (flat_tree.hpp) and the manifest
+// hold a Fanout as what it lowers to, a max with `ranks` over its one child.
+enum class NodeKind : std::uint8_t { leaf, sum, max, parallel, scale, labeled, fanout };
 
 constexpr std::string_view name(NodeKind k) noexcept {
   switch (k) {
@@ -23,6 +25,7 @@ constexpr std::string_view name(NodeKind k) noexcept {
     case NodeKind::parallel: return "parallel";
     case NodeKind::scale: return "scale";
     case NodeKind::labeled: return "labeled";
+    case NodeKind::fanout: return "fanout";
   }
   return "?";
 }

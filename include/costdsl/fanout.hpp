@@ -10,8 +10,8 @@
 // ONE list entry, a contiguous range of per-rank input lists (a span or a vector), or a
 // RankRuns (rank_runs.hpp): runs of identical neighbouring ranks, each evaluated once.
 // A slot's row entry is the slowest rank's time and backend with the work of all
-// ranks; folding that row reproduces the node's metrics. It lowers to a Max with one
-// child and `ranks` in the manifest.
+// ranks; folding that row reproduces the node's metrics. Its own node kind
+// (NodeKind::fanout); it lowers to a Max with one child and `ranks` in the manifest.
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -28,8 +28,7 @@ namespace costdsl {
 
 template <CostNode C>
 struct Fanout {
-  static constexpr NodeKind node_kind = NodeKind::max;  // what it lowers to
-  static constexpr bool rank_fanout = true;
+  static constexpr NodeKind node_kind = NodeKind::fanout;
   C child;
   std::uint64_t ranks = 1;
 };
@@ -48,7 +47,7 @@ struct node_traits<Fanout<C>> : detail::one_child<C> {
 };
 
 template <class N>
-concept RankFanout = requires { requires std::remove_cvref_t<N>::rank_fanout; };
+concept RankFanout = std::remove_cvref_t<N>::node_kind == NodeKind::fanout;
 
 template <CostNode C>
 Fanout<C> fanout(std::uint64_t ranks, C child) {

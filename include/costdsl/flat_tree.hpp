@@ -123,6 +123,7 @@ class FlatTree {
         case NodeKind::sum: scratch[i] = fold_all(algebra::SumFold{}, children, n.count); break;
         case NodeKind::parallel: scratch[i] = fold_all(algebra::ParallelFold{n.param}, children, n.count); break;
         case NodeKind::max:
+        case NodeKind::fanout:  // rejected by validate(): a Fanout lowers to a max with ranks
           scratch[i] = fold == MaxFold::mean ? fold_all(algebra::MaxFold<RankFold::mean>{}, children, n.count)
                                              : fold_all(algebra::MaxFold<RankFold::max>{}, children, n.count);
           break;
@@ -167,6 +168,7 @@ class FlatTree {
         slot_seen[n.first] = true;
         continue;
       }
+      if (n.kind == NodeKind::fanout) fail(i, "a fanout is held as what it lowers to, a max with ranks");
       const bool single = n.kind == NodeKind::scale || n.kind == NodeKind::labeled;
       if (single && n.count != 1) fail(i, std::string(name(n.kind)) + " must have exactly 1 child");
       if (!single && n.count == 0) fail(i, std::string(name(n.kind)) + " has no children");

@@ -69,6 +69,17 @@ TEST_CASE("fanout: Max semantics over run-time ranks, one copy of the slots") {
   CHECK(leaves == std::vector<std::string>{"embed", "dp.attn", "dp.norm"});
 }
 
+TEST_CASE("fanout: a node kind of its own, which the runtime twin holds as a max with ranks") {
+  using F = decltype(fanout(3, section(5e-6)));
+  static_assert(F::node_kind == NodeKind::fanout && RankFanout<F>);
+  static_assert(!RankFanout<decltype(max_over(section(5e-6)))>);
+  const FlatTree lowered = make_manifest(fanout(3, section(5e-6))).tree;
+  CHECK(lowered.nodes()[0].kind == NodeKind::max);
+  CHECK(lowered.nodes()[0].ranks() == 3);
+  CHECK_THROWS_WITH_AS(FlatTree::from_runtime(RuntimeNode{NodeKind::fanout, 3, {}, {RuntimeNode::leaf("a")}}),
+                       "flat tree node 0: a fanout is held as what it lowers to, a max with ranks", DataError);
+}
+
 TEST_CASE("fanout: the degree is data, checked against the inputs") {
   CHECK_THROWS_WITH_AS(fanout(0, section(1e-6)), "fanout over 0 ranks: a fanned-out section needs at least 1 rank",
                        ConfigError);

@@ -212,14 +212,16 @@ TEST_CASE("laws hold over random trees of every node kind") {
 }
 
 TEST_CASE("the random trees really mix every node kind") {
-  std::array<int, 7> seen{};  // the six flat kinds, then Fanout (a Max with ranks)
+  std::array<int, 7> seen{};  // every NodeKind; a Fanout as the twin holds it, a Max with ranks
   auto count = [&](const RuntimeNode& n, auto& self) -> void {
-    ++seen[n.kind == NodeKind::max && n.param != 0 ? 6 : static_cast<int>(n.kind)];
+    const NodeKind kind = n.kind == NodeKind::max && n.param != 0 ? NodeKind::fanout : n.kind;
+    ++seen[static_cast<std::size_t>(kind)];
     for (const auto& c : n.children) self(c, self);
   };
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::mt19937_64 rng(1);
     (count(to_runtime(gen::make<typename gen::Tree<gen::mix(1000 + I * 7919), 4>::type>(rng)), count), ...);
   }(std::make_index_sequence<24>{});
-  for (int k = 0; k < 7; ++k) CHECK_MESSAGE(seen[k] > 0, "node kind " << k << " never generated");
+  for (std::size_t k = 0; k < seen.size(); ++k)
+    CHECK_MESSAGE(seen[k] > 0, "node kind " << name(static_cast<NodeKind>(k)) << " never generated");
 }

@@ -112,6 +112,10 @@ TEST_CASE("a malformed manifest is a DataError naming the node") {
   CHECK_THROWS_WITH_AS(flat_tree_from_manifest(broken([](json& j) { j["nodes"][1]["kind"] = "product"; })),
                        "manifest: nodes[1].kind 'product' is not one of leaf, sum, max, parallel, scale, labeled",
                        DataError);
+  // A Fanout is written as the max with ranks it lowers to; "fanout" is no manifest kind.
+  CHECK_THROWS_WITH_AS(flat_tree_from_manifest(broken([](json& j) { j["nodes"][1]["kind"] = "fanout"; })),
+                       "manifest: nodes[1].kind 'fanout' is not one of leaf, sum, max, parallel, scale, labeled",
+                       DataError);
   CHECK_THROWS_WITH_AS(flat_tree_from_manifest(broken([](json& j) { j["nodes"][0]["children"] = {0, 1}; })),
                        "flat tree node 0: children must come after their parent (BFS order)", DataError);
   CHECK_THROWS_AS(flat_tree_from_manifest(broken([](json& j) { j["node_labels"].erase(0); })), DataError);

@@ -53,6 +53,7 @@ COSTDSL_DECL void describe_node(const Manifest& m, std::size_t i, int depth, std
       children(depth + 1);
       break;
     case NodeKind::max:
+    case NodeKind::fanout:  // not in a twin (a Fanout lowers to a max): described as one
       out += fmt::format("{}max over {} ranks{}\n", indent, n.ranks(),
                          n.param != 0 ? " (run-time fanout: the slowest rank's leaves)" : "");
       children(depth + 1);
