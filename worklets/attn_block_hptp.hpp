@@ -83,6 +83,9 @@ class AttnBlockHptp {
     // Where the per-rank loads are dealt once for both rank-folded slots (at least hp long;
     // the inputs borrow it). Empty: each slot deals the batch itself.
     std::span<ops::KvSlices::RankLoad> loads = {};
+    // Where the batch is written once for the three slots that read it (the inputs borrow
+    // it). Null: the inputs own it.
+    ops::KvSlices* slices = nullptr;
   };
   static constexpr std::uint64_t max_hp = ops::KvSlices::max_hp;
 
@@ -161,12 +164,15 @@ class AttnBlockHptp {
           "hp ", hp, ": an iteration with ", in.attention.prefill.size(),
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
-    ops::KvSlices slices{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
-    if (!in.loads.empty()) slices = slices.dealt_into(in.loads);
+    ops::KvSlices batch{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
+    if (!in.loads.empty()) batch.deal_into(in.loads);
+    ops::KvSlicesRef slices = ops::KvSlicesRef::write(in.slices, batch);
+    const ops::KvSlices& held = *slices;
     return nest<Name>(costdsl::inputs(
-        ops::pre_attention_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(slices), input<"prefill">(in.attention.prefill),
-        input<"decode">(slices),
-        when(r_.has_hp, input<"hp_all_to_all">(ops::HpExchange<>::Input{slices, m - in.attention.decode_count})),
+        ops::pre_attention_slot_inputs<Norm>(m, r_), input<"kv_cache_append">(std::move(slices)),
+        input<"prefill">(in.attention.prefill), input<"decode">(ops::KvSlicesRef(held)),
+        when(r_.has_hp, input<"hp_all_to_all">(
+                            ops::HpExchange<>::Input{ops::KvSlicesRef(held), m - in.attention.decode_count})),
         when(r_.has_hp, input<"hp_combine">(kernels::MergeAttnStates::Input{m})),
         input<"o_proj">(kernels::Gemm::Input{m}),
         when(r_.has_allreduce, input<"tp_allreduce">(kernels::AllReduce::Input{

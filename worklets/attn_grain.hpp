@@ -16,6 +16,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/ops/attention/batch.hpp"
+#include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/static_value.hpp"
 
 namespace costdsl::worklets {
@@ -91,14 +92,16 @@ constexpr double kv_bytes_per_token_per_gpu(const Form& form) {
 
 // A dense arch's attention inputs for one iteration (`tokens` rows through the
 // projections): the tp grain takes the collapsed batch; hptp also the decodes' KV
-// lengths, and `loads`, where both rank-folded slots share one deal of them (empty:
-// each slot deals them itself).
+// lengths, `loads`, where both rank-folded slots share one deal of them (empty: each slot
+// deals them itself), and `slices`, where the batch is written once for the slots that read
+// it (null: the inputs own it).
 template <AttnGrain Grain, class Attn, class RankLoad>
 auto attention_inputs(const Attn& attn, std::uint64_t tokens, const ops::AttentionWork& w,
                       [[maybe_unused]] const ops::AttentionBatch& it,
-                      [[maybe_unused]] std::span<RankLoad> loads) {
+                      [[maybe_unused]] std::span<RankLoad> loads,
+                      [[maybe_unused]] ops::KvSlices* slices = nullptr) {
   if constexpr (Grain == AttnGrain::hptp) {
-    return attn.inputs({tokens, w, it.decode_kv, loads});
+    return attn.inputs({tokens, w, it.decode_kv, loads, slices});
   } else {
     return attn.inputs({tokens, w});
   }

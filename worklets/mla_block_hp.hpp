@@ -79,6 +79,9 @@ class MlaBlockHp {
     std::uint64_t batch_tokens = 0;  // Σ append + decodes of the group: rows through the projections
     ops::MlaWork mla;
     std::span<const std::uint32_t> decode_kv;  // the group's decodes' KV lengths, dealt over the hp ranks
+    // Where the batch is written once for the three slots that read it (the inputs borrow
+    // it). Null: the inputs own it.
+    ops::KvSlices* slices = nullptr;
   };
   static constexpr std::uint64_t max_hp = ops::KvSlices::max_hp;
 
@@ -174,17 +177,19 @@ class MlaBlockHp {
           "hp ", hp, ": an iteration with ", in.mla.prefill.size(),
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
-    const ops::KvSlices slices{in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp};
+    ops::KvSlicesRef slices =
+        ops::KvSlicesRef::write(in.slices, {in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp});
+    const ops::KvSlices& held = *slices;
     const std::uint64_t decodes = in.mla.decode_count;
     return nest<Name>(costdsl::inputs(
         input<"input_norm">(RmsNorm::Input{m}), input<"q_a_proj">(Gemm::Input{m}),
         input<"q_a_norm">(RmsNorm::Input{m}), input<"q_b_proj">(Gemm::Input{m}), input<"kv_a_proj">(Gemm::Input{m}),
         input<"kv_a_norm">(RmsNorm::Input{m}), input<"rope">(Rope::Input{m}),
         costdsl::inputs(
-            input<"kv_cache_append">(slices), input<"kv_b_proj">(Gemm::Input{in.mla.expanded_rows}),
+            input<"kv_cache_append">(std::move(slices)), input<"kv_b_proj">(Gemm::Input{in.mla.expanded_rows}),
             input<"prefill">(in.mla.prefill), input<"q_absorb">(GroupedGemm::Input{decodes * r_.num_heads.value(), 0}),
-            input<"decode">(slices),
-            when(r_.has_hp, input<"hp_all_to_all">(ops::HpExchange<MlaDecode>::Input{slices, m - decodes})),
+            input<"decode">(ops::KvSlicesRef(held)),
+            when(r_.has_hp, input<"hp_all_to_all">(ops::HpExchange<MlaDecode>::Input{ops::KvSlicesRef(held), m - decodes})),
             when(r_.has_hp, input<"hp_combine">(MergeAttnStates::Input{m})),
             input<"o_absorb">(GroupedGemm::Input{decodes * r_.num_heads_per_gpu.value(), 0})),
         input<"o_proj">(Gemm::Input{m}),

@@ -134,15 +134,17 @@ class DenseStack {
 
   // Mixed prefill + decode iterations share one projection spine: every new
   // token (prefill append or decode) is one row through the same GEMMs.
-  // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself);
-  // inputs(it, scratch) deals it once, for both, into the scratch, which the inputs borrow
-  // until it is used again: nothing allocated once warm (archs::BatchFeed passes one).
-  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<ops::KvSlices::RankLoad>{}); }
+  // inputs(it) is self-contained (under hptp each rank-folded slot deals the KV itself, and
+  // the inputs own the batch they read); inputs(it, scratch) deals it once, for both, and
+  // writes the batch into the scratch, which the inputs borrow until it is used again:
+  // nothing allocated once warm (archs::BatchFeed passes one).
+  auto inputs(const Iteration& it) const { return inputs_with(it, std::span<ops::KvSlices::RankLoad>{}, nullptr); }
   auto inputs(const Iteration& it, InputScratch& scratch) const
     requires hptp
   {
     scratch.reset();
-    return inputs_with(it, scratch.take<ops::KvSlices::RankLoad>(values(form_).hp));
+    const std::span<ops::KvSlices::RankLoad> loads = scratch.take<ops::KvSlices::RankLoad>(values(form_).hp);
+    return inputs_with(it, loads, scratch.take<ops::KvSlices>(1).data());
   }
 
   // KV cache bytes one token occupies across the whole model (each KV head once), and on
@@ -168,13 +170,14 @@ class DenseStack {
   const Form& form() const noexcept { return form_; }
 
  private:
-  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<ops::KvSlices::RankLoad> loads) const {
+  COSTDSL_INLINE auto inputs_with(const Iteration& it, std::span<ops::KvSlices::RankLoad> loads,
+                                   ops::KvSlices* slices) const {
     const ops::AttentionWork w = ops::collapse(it);
     const std::uint64_t tokens = w.append_tokens;
     const std::uint64_t requests = it.prefill.size() + w.decode_count;
     return nest<"model">(costdsl::inputs(
         embed_.inputs({tokens}),
-        nest<"layer">(costdsl::inputs(worklets::attention_inputs<Grain>(attn_, tokens, w, it, loads),
+        nest<"layer">(costdsl::inputs(worklets::attention_inputs<Grain>(attn_, tokens, w, it, loads, slices),
                                       mlp_.inputs({tokens}))),
         head_.inputs({requests})));
   }

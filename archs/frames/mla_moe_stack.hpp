@@ -33,6 +33,7 @@
 // (archs/support/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -50,6 +51,7 @@
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/dsa.hpp"
+#include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/ops/attention/mla.hpp"
 #include "costdsl/ops/moe/routing.hpp"
 #include "costdsl/parallel.hpp"
@@ -334,9 +336,14 @@ class MlaMoeStack {
     const auto work = dp_work(Layer::name, it, r_.dp, r_.group, groups, ops::collapse_mla);
     const auto& w = work.groups;
     const auto tokens_of = [&](std::size_t g) { return w[g].attention.append_tokens; };
+    // hp: each group's batch written once where its slots read it (the dense and the MoE
+    // layers' input lists alike), or owned by the inputs (OwnedGroups gives no place).
+    [[maybe_unused]] const std::span<ops::KvSlices> batches =
+        hp_grain ? groups.template lasting<ops::KvSlices>(r_.dp) : std::span<ops::KvSlices>{};
     const auto mla = [&](std::size_t g) {
       if constexpr (hp_grain) {
-        return attn_.inputs({tokens_of(g), w[g].attention, it.groups[g].decode_kv});
+        return attn_.inputs(
+            {tokens_of(g), w[g].attention, it.groups[g].decode_kv, batches.empty() ? nullptr : &batches[g]});
       } else {
         return attn_.inputs({tokens_of(g), w[g].attention});
       }

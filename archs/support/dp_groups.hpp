@@ -44,6 +44,11 @@ class OwnedGroups {
   std::span<T> work(std::size_t n) {
     return scratch_.take<T>(n);
   }
+  // No buffer outlives inputs(): what the inputs must keep, they own.
+  template <class T>
+  std::span<T> lasting(std::size_t) noexcept {
+    return {};
+  }
   // Every group is listed, repeated or not: the self-contained reference form.
   void note_repeats(std::span<const std::uint8_t>) noexcept {}
   template <class F>
@@ -67,6 +72,11 @@ class ScratchGroups {
   explicit ScratchGroups(InputScratch& scratch) : scratch_(scratch) { scratch_.reset(); }
   template <class T>
   std::span<T> work(std::size_t n) {
+    return scratch_.take<T>(n);
+  }
+  // A buffer the inputs may borrow: the scratch's, valid until it is used again.
+  template <class T>
+  std::span<T> lasting(std::size_t n) {
     return scratch_.take<T>(n);
   }
   // repeats[g]: group g has group g - 1's batch (dp_work); read by the fans that follow.

@@ -33,7 +33,7 @@ struct HpExchange {
   static constexpr Family family = kernels::AllToAll::family;
   static constexpr std::uint32_t max_slices = 8;
   struct Input {
-    KvSlices slices;                  // the decode batch as the hp ranks hold it
+    KvSlicesRef slices;               // the decode batch as the hp ranks hold it
     std::uint64_t extra_tokens = 0;   // rows that are not decodes (none under hp > 1)
   };
   Kernel<kernels::AllToAll> exchange;
@@ -50,7 +50,7 @@ struct HpExchange {
   // Q: the exchange's quantities; the schedule needs times only.
   template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& in) const {
-    const std::uint64_t decodes = in.slices.decode_kv.size();
+    const std::uint64_t decodes = in.slices->decode_kv.size();
     Metrics m = exchange.template eval<Q>(message(decodes + in.extra_tokens));
     if (!hop_b || decodes < 2 || in.extra_tokens != 0) return m;
     const double whole = attention.template eval<Quantities::time_and_work>(in.slices).time_s;
@@ -63,7 +63,7 @@ struct HpExchange {
   // Under HOP-B the exchange can hide entirely behind attention.
   double lower_bound_s(const Input& in) const {
     if (hop_b) return 0.0;
-    return exchange.lower_bound_s(message(in.slices.decode_kv.size() + in.extra_tokens));
+    return exchange.lower_bound_s(message(in.slices->decode_kv.size() + in.extra_tokens));
   }
   std::vector<ConfigField> config_fields() const { return exchange.config_fields(); }
   std::vector<std::string> backends() const { return exchange.backends(); }
@@ -73,13 +73,14 @@ struct HpExchange {
   // Slice i's attention starts when slice i − 1's ends; its exchange when both its
   // attention and the previous exchange are done.
   double pipelined_s(const Input& in, std::uint32_t slices) const {
-    const std::span<const std::uint32_t> all = in.slices.decode_kv;
+    const std::span<const std::uint32_t> all = in.slices->decode_kv;
     const std::size_t per_slice = (all.size() + slices - 1) / slices;
     constexpr Quantities times = Quantities::time_and_work;
     double attention_done = 0, exchange_done = 0;
     for (std::size_t first = 0; first < all.size(); first += per_slice) {
       const std::span<const std::uint32_t> part = all.subspan(first, std::min(per_slice, all.size() - first));
-      attention_done += attention.template eval<times>(KvSlices{part, 0, in.slices.hp}).time_s;
+      const KvSlices slice{part, 0, in.slices->hp};
+      attention_done += attention.template eval<times>(KvSlicesRef(slice)).time_s;
       exchange_done = std::max(exchange_done, attention_done) +
                       exchange.template eval<times>(message(part.size())).time_s;
     }

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "costdsl/detail/str.hpp"
@@ -38,9 +39,8 @@ struct KvSlices {
   std::span<const std::uint32_t> decode_kv;  // each decode's KV length (its own token included)
   std::uint64_t prefill_tokens = 0;          // appended by rank 0 (only at hp = 1: see above)
   std::uint32_t hp = 1;
-  // Every rank's load (hp of them), dealt once ahead (dealt_into) for all the slots that
-  // read this batch; null: each rank-folded slot deals the batch itself. A pointer, not a
-  // span: the slot inputs are copied through every nested input list.
+  // Every rank's load (hp of them), dealt once ahead (deal_into) for all the slots that
+  // read this batch; null: each rank-folded slot deals the batch itself.
   const RankLoad* dealt = nullptr;
 
   // The tokens of a `len`-token KV that rank `rank` holds: its share of the whole blocks,
@@ -116,15 +116,13 @@ struct KvSlices {
     }
   }
 
-  // This batch with every rank's load dealt into `storage` (at least hp long), which the
-  // result borrows: the rank-folded slots that read it then share one deal.
-  KvSlices dealt_into(std::span<RankLoad> storage) const {
+  // Every rank's load dealt into `storage` (at least hp long), which this batch then
+  // borrows: the rank-folded slots that read it share one deal.
+  void deal_into(std::span<RankLoad> storage) {
     if (storage.size() < hp)
       throw InputError(costdsl::detail::str("KvSlices: dealing hp ", hp, " ranks into storage for ", storage.size()));
     deal(storage);
-    KvSlices s = *this;
-    s.dealt = storage.data();
-    return s;
+    dealt = storage.data();
   }
 
  private:
@@ -172,6 +170,35 @@ struct KvSlices {
 // mla_decode): f(that rank's kernel input, how many neighbouring ranks share it). Ranks with
 // the same load (most of them, once requests span every rank) share one evaluation. The
 // loads dealt ahead where the batch carries them, else dealt here.
+// The batch as the hp ranks' slots take it (kv_cache_append, decode, the exchange): one
+// pointer to a KvSlices written once per iteration, where the arch keeps it (its input
+// scratch) or owned by the reference where it gives no place. The slot inputs are moved
+// through every level of the nested input lists: the 40-byte batch itself, built field by
+// field and then copied whole, stalled store forwarding at each copy, a third of an hp
+// iteration's input building (bench/README.md, "KV-parallel decode").
+class KvSlicesRef {
+ public:
+  KvSlicesRef() = default;  // a placeholder a scratch buffer holds until assigned
+  explicit KvSlicesRef(const KvSlices& borrowed) noexcept : slices_(&borrowed) {}
+  explicit KvSlicesRef(std::unique_ptr<const KvSlices> owned) noexcept
+      : owned_(std::move(owned)), slices_(owned_.get()) {}
+
+  const KvSlices& operator*() const noexcept { return *slices_; }
+  const KvSlices* operator->() const noexcept { return slices_; }
+
+  // The batch written into `storage` (null: a new one this reference owns), and a
+  // reference to it: the first slot's input; the others borrow *result.
+  static KvSlicesRef write(KvSlices* storage, const KvSlices& batch) {
+    if (storage == nullptr) return KvSlicesRef(std::make_unique<const KvSlices>(batch));
+    *storage = batch;
+    return KvSlicesRef(*storage);
+  }
+
+ private:
+  std::unique_ptr<const KvSlices> owned_;
+  const KvSlices* slices_ = nullptr;
+};
+
 template <class KernelInput, class F>
 void rank_runs(const KvSlices& s, F&& f) {
   constexpr bool append = requires(KernelInput in) { in.tokens; };
@@ -206,8 +233,13 @@ void rank_runs(const KvSlices& s, F&& f) {
   walk(std::span<const KvSlices::RankLoad>(loads.data(), s.hp));
 }
 
+template <class KernelInput, class F>
+void rank_runs(const KvSlicesRef& s, F&& f) {
+  rank_runs<KernelInput>(*s, f);
+}
+
 // A kernel launched on every hp rank, one slot for all of them (kv_cache_append, decode).
 template <KernelDef K>
-using HpRankFolded = RankFolded<K, KvSlices>;
+using HpRankFolded = RankFolded<K, KvSlicesRef>;
 
 }  // namespace costdsl::ops

@@ -325,15 +325,15 @@ TEST_CASE("hp ranks in one slot: the slowest rank's time, every rank's work; the
     flops += m.flops;
   }
   REQUIRE(slowest > 1.5 * total / 4);  // the deal leaves the ranks unequal
-  const Metrics max = decode.eval<Quantities::time_and_work>(slices);
-  const Metrics mean = decode.eval<Quantities::time_and_work, RankFold::mean>(slices);
+  const Metrics max = decode.eval<Quantities::time_and_work>(ops::KvSlicesRef(slices));
+  const Metrics mean = decode.eval<Quantities::time_and_work, RankFold::mean>(ops::KvSlicesRef(slices));
   CHECK(max.time_s == slowest);
   CHECK(mean.time_s == doctest::Approx(total / 4).epsilon(1e-12));
   CHECK(max.flops == doctest::Approx(flops).epsilon(1e-12));
   CHECK(mean.flops == max.flops);
   // In a tree: evaluate() folds the ranks with the max, evaluate_balanced() with the mean.
   const auto tree = sum(leaf<"decode">(decode));
-  const auto in = inputs(input<"decode">(slices));
+  const auto in = inputs(input<"decode">(ops::KvSlicesRef(slices)));
   CHECK(evaluate(tree, in).time_s == max.time_s);
   CHECK(evaluate_balanced(tree, in).time_s == mean.time_s);
 }
