@@ -165,17 +165,12 @@ struct KvSlices {
   }
 };
 
-// The runs of hp ranks with the same launch, for a kernel whose input is the rows a rank
-// writes ({tokens}: kv_cache_append) or the KV it reads ({batch, total_kv}: attn_decode,
-// mla_decode): f(that rank's kernel input, how many neighbouring ranks share it). Ranks with
-// the same load (most of them, once requests span every rank) share one evaluation. The
-// loads dealt ahead where the batch carries them, else dealt here.
 // The batch as the hp ranks' slots take it (kv_cache_append, decode, the exchange): one
 // pointer to a KvSlices written once per iteration, where the arch keeps it (its input
 // scratch) or owned by the reference where it gives no place. The slot inputs are moved
 // through every level of the nested input lists: the 40-byte batch itself, built field by
-// field and then copied whole, stalled store forwarding at each copy, a third of an hp
-// iteration's input building (bench/README.md, "KV-parallel decode").
+// field and then copied whole, stalled store forwarding at each copy: about half of an hp
+// iteration's input building, the deal aside (bench/README.md, "KV-parallel decode").
 class KvSlicesRef {
  public:
   KvSlicesRef() = default;  // a placeholder a scratch buffer holds until assigned
@@ -199,6 +194,11 @@ class KvSlicesRef {
   const KvSlices* slices_ = nullptr;
 };
 
+// The runs of hp ranks with the same launch, for a kernel whose input is the rows a rank
+// writes ({tokens}: kv_cache_append) or the KV it reads ({batch, total_kv}: attn_decode,
+// mla_decode): f(that rank's kernel input, how many neighbouring ranks share it). Ranks with
+// the same load (most of them, once requests span every rank) share one evaluation. The
+// loads dealt ahead where the batch carries them, else dealt here.
 template <class KernelInput, class F>
 void rank_runs(const KvSlices& s, F&& f) {
   constexpr bool append = requires(KernelInput in) { in.tokens; };
