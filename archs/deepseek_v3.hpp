@@ -2,7 +2,7 @@
 // L4 DeepSeek-V3 (and R1, V3.1; Kimi-K2 under its own model_type): the dense-then-MoE MLA
 // frame (archs/frames/mla_moe_stack.hpp): first_k_dense_replace dense layers, then MoE
 // layers of n_routed_experts top-k with n_shared_experts run as one wider shared expert.
-// DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>> is the static form,
+// DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 8, .ep = 8})>> is the static form,
 // DeepseekV3<DeepseekV3Config> the run-time one; hp > 1 the MLA KV-parallel grain, ep 1 over
 // tp > 1 GPUs TP experts.
 #include <array>
@@ -28,9 +28,8 @@ struct DeepseekV3Layer {
   static constexpr std::string_view name = "DeepseekV3";
 
   // `who`: the arch reading the config (a family built on this frame names itself).
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp,
-                   std::string_view who = name) {
+  template <class S>
+  static S from_hf(const HfConfig& hf, std::string_view who = name) {
     if (hf.dim("moe_layer_freq", 1) != 1)
       throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) + " is not 1; " +
                       std::string(who) + " models every layer after first_k_dense_replace as MoE");
@@ -43,28 +42,26 @@ struct DeepseekV3Layer {
       throw DataError(hf.file() + ": n_shared_experts " + std::to_string(shared) + " * moe_intermediate_size " +
                       std::to_string(moe_intermediate) + " = " + std::to_string(shared_intermediate) +
                       " (the shared expert's intermediate size) overflows 32 bits");
-    const Quantization q = hf.quantization();
     return {hf.dim("hidden_size"), hf.dim("num_attention_heads"), hf.dim("q_lora_rank"), hf.dim("kv_lora_rank"),
             hf.dim("qk_nope_head_dim"), hf.dim("qk_rope_head_dim"), hf.dim("v_head_dim"), hf.dim("intermediate_size"),
             moe_intermediate,
             static_cast<std::uint32_t>(shared_intermediate),  // the shared experts run as one wider MLP
             hf.dim("n_routed_experts"), hf.dim("num_experts_per_tok"), hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"), hf.dim("first_k_dense_replace"), tp, ep, hp, hf.dtype(), q.kv, q.gemm,
-            q.moe, false};
+            hf.dim("num_hidden_layers"), hf.dim("first_k_dense_replace"), hf.dtype()};
   }
 };
-using DeepseekV3Config = MlaMoeConfig<DeepseekV3Layer>;
+using DeepseekV3Shape = MlaMoeShape<DeepseekV3Layer>;
+using DeepseekV3Config = MlaMoeConfig<DeepseekV3Layer>;  // Deployed<DeepseekV3Shape>
 
 template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
 using DeepseekV3 = MlaMoeStack<Form, Grain, Experts>;
 
 // Published shapes (data/models/deepseek_v3.json is the source of truth; a test checks they agree).
-inline constexpr DeepseekV3Config deepseek_v3{
+inline constexpr DeepseekV3Shape deepseek_v3{
     .hidden = 7168, .num_heads = 128, .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128,
     .qk_rope_head_dim = 64, .v_head_dim = 128, .intermediate = 18432, .moe_intermediate = 2048,
     .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 129280, .num_layers = 61,
-    .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16,
-    .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16, .hop_b = false};
+    .num_dense_layers = 3, .dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

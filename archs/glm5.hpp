@@ -36,9 +36,9 @@ struct Glm5Layer {
 
   // DeepSeek-V3's keys and rules, then the indexer's: each index_* key present, a positive
   // integer, its key at least as wide as the rotary part it carries; one indexer a layer.
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp) {
-    C c = DeepseekV3Layer::from_hf<C>(hf, tp, ep, hp, name);
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
+    S c = DeepseekV3Layer::from_hf<S>(hf, name);
     const auto reject = [&](std::string_view key, const std::string& value, std::string_view rule) {
       return DataError(hf.file() + ": " + std::string(key) + " " + value + " " + std::string(rule));
     };
@@ -63,18 +63,18 @@ struct Glm5Layer {
     return c;
   }
 };
-using Glm5Config = MlaMoeConfig<Glm5Layer>;
+using Glm5Shape = MlaMoeShape<Glm5Layer>;
+using Glm5Config = MlaMoeConfig<Glm5Layer>;  // Deployed<Glm5Shape>
 
 template <class Form, AttnGrain Grain = default_grain<Form>, ExpertGrain Experts = worklets::default_expert_grain<Form>>
 using Glm5 = MlaMoeStack<Form, Grain, Experts>;
 
 // Published shape (data/models/glm5.json is the source of truth; a test checks they agree).
-inline constexpr Glm5Config glm5{
+inline constexpr Glm5Shape glm5{
     .hidden = 6144, .num_heads = 64, .q_lora_rank = 2048, .kv_lora_rank = 512, .qk_nope_head_dim = 192,
     .qk_rope_head_dim = 64, .v_head_dim = 256, .intermediate = 12288, .moe_intermediate = 2048,
     .shared_intermediate = 2048, .num_experts = 256, .top_k = 8, .vocab = 154880, .num_layers = 78,
-    .num_dense_layers = 3, .tp = 1, .ep = 1, .hp = 1, .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16,
-    .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16, .hop_b = false, .moe_tp = 1,
+    .num_dense_layers = 3, .dtype = Dtype::bf16,
     .indexer = {.index_n_heads = 32, .index_head_dim = 128, .index_topk = 2048}};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

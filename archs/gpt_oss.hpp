@@ -18,6 +18,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/quantization.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 
@@ -32,6 +33,9 @@ struct GptOssLayer {
   static constexpr std::string_view name = "GptOss", unit = "a pair: sliding-window + full attention layer,";
   static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
   using pattern = LayerPattern<AttnSpan::sliding, AttnSpan::full>;
+  // The published checkpoints' routed experts are MXFP4, the rest bf16 (quantization_config).
+  static constexpr Quantization published_quantization{
+      .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4, .kv_dtype = Dtype::bf16};
   static constexpr FixedString period_name{"layer_pair"};
   static constexpr std::string_view period_rule = "a (sliding-window, full attention) layer pair, so it must be even";
   template <class C>
@@ -39,8 +43,8 @@ struct GptOssLayer {
 
   // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
   // first; the quantization (mxfp4 experts as gpt-oss ships them) is the config's (HfConfig::quantization).
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
     const HfConfig::Value* types = hf.find("layer_types");
     bool alternating = !hf.has("layer_types") || types->items.size() == layers;
@@ -49,31 +53,30 @@ struct GptOssLayer {
     if (!alternating)
       throw DataError(hf.file() + ": layer_types " + types->json + " is not " + std::to_string(layers) + " entries " +
                       "alternating sliding_attention, full_attention (sliding first): GptOss repeats that pair");
-    const Quantization q = hf.quantization();
     return {.hidden = hf.dim("hidden_size"), .num_qo_heads = hf.dim("num_attention_heads"),
             .num_kv_heads = hf.dim("num_key_value_heads"), .head_dim = hf.dim("head_dim"),
             .moe_intermediate = hf.dim("intermediate_size"), .num_experts = hf.dim("num_local_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"), .num_layers = layers,
-            .sliding_window = hf.dim("sliding_window"), .tp = tp, .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv,
-            .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .sliding_window = hf.dim("sliding_window"), .dtype = hf.dtype(),
             .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
-using GptOssConfig = MoeConfig<GptOssLayer>;
+using GptOssShape = MoeShape<GptOssLayer>;
+using GptOssConfig = MoeConfig<GptOssLayer>;  // Deployed<GptOssShape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using GptOss = MoeStack<Form, Grain>;
 
 // Published shapes (data/models/gpt_oss_*.json are the source of truth; a test checks they agree).
-inline constexpr GptOssConfig gpt_oss_120b{
+inline constexpr GptOssShape gpt_oss_120b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
-    .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4,
+    .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
-inline constexpr GptOssConfig gpt_oss_20b{
+inline constexpr GptOssShape gpt_oss_20b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
-    .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::mxfp4,
+    .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

@@ -1,6 +1,6 @@
 #pragma once
 // L4 Llama-3 (dense, TP): the dense frame (archs/frames/dense_stack.hpp) with plain
-// attention. Llama3<Fixed<llama3_70b.with_tp(8)>> is the static form (tp 16 on 8 KV heads
+// attention. Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> is the static form (tp 16 on 8 KV heads
 // does not compile), Llama3<Llama3Config> the run-time one (Llama3Config::from_hf reads a
 // config.json; head_dim defaults to hidden / heads); hp > 1 is the KV-parallel grain.
 #include <array>
@@ -24,24 +24,25 @@ struct Llama3Layer {
   static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
   static constexpr bool head_dim_required = false;
 };
-using Llama3Config = DenseConfig<Llama3Layer>;
+using Llama3Shape = DenseShape<Llama3Layer>;
+using Llama3Config = DenseConfig<Llama3Layer>;  // Deployed<Llama3Shape>
 
 template <class Form, AttnGrain Grain = default_grain<Form>>
 using Llama3 = DenseStack<Form, Grain>;
 
 // Published shapes (data/models/*.json are the source of truth; a test checks they agree).
-inline constexpr Llama3Config llama3_8b{
+inline constexpr Llama3Shape llama3_8b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 14336, .vocab = 128256, .num_layers = 32, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
-inline constexpr Llama3Config llama3_70b{
+    .intermediate = 14336, .vocab = 128256, .num_layers = 32,
+    .dtype = Dtype::bf16};
+inline constexpr Llama3Shape llama3_70b{
     .hidden = 8192, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 28672, .vocab = 128256, .num_layers = 80, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
-inline constexpr Llama3Config llama3_405b{
+    .intermediate = 28672, .vocab = 128256, .num_layers = 80,
+    .dtype = Dtype::bf16};
+inline constexpr Llama3Shape llama3_405b{
     .hidden = 16384, .num_qo_heads = 128, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 53248, .vocab = 128256, .num_layers = 126, .tp = 1, .hp = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .kv_replicate = false, .hop_b = false};
+    .intermediate = 53248, .vocab = 128256, .num_layers = 126,
+    .dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

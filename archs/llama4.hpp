@@ -42,8 +42,8 @@ struct Llama4Layer {
   // Every layer MoE (interleave_moe_layer_step 1, Scout; Maverick's dense/MoE alternation
   // is named, not guessed); the routed and the shared expert both intermediate_size wide;
   // RoPE (and with it the chunk) off exactly on every fourth layer where no_rope_layers says.
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     if (hf.dim("interleave_moe_layer_step", 1) != 1)
       throw DataError(hf.file() + ": interleave_moe_layer_step " + std::to_string(hf.dim("interleave_moe_layer_step")) +
                       " is not 1; the llama4 family models every layer as MoE (Scout), not dense and MoE alternating");
@@ -57,24 +57,23 @@ struct Llama4Layer {
                         "1 global");
     }
     const std::uint32_t heads = hf.dim("num_attention_heads"), width = hf.dim("intermediate_size");
-    const Quantization q = hf.quantization();
     return {.hidden = hf.dim("hidden_size"), .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim"), .moe_intermediate = width, .num_experts = hf.dim("num_local_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"), .num_layers = layers,
-            .sliding_window = 0, .tp = tp, .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm,
-            .expert_dtype = q.moe, .shared_intermediate = width, .attention_chunk = hf.dim("attention_chunk_size")};
+            .sliding_window = 0, .dtype = hf.dtype(), .shared_intermediate = width, .attention_chunk = hf.dim("attention_chunk_size")};
   }
 };
-using Llama4Config = MoeConfig<Llama4Layer>;
+using Llama4Shape = MoeShape<Llama4Layer>;
+using Llama4Config = MoeConfig<Llama4Layer>;  // Deployed<Llama4Shape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using Llama4 = MoeStack<Form, Grain>;
 
 // Published shape (data/models/llama4_scout.json is the source of truth; a test checks they agree).
-inline constexpr Llama4Config llama4_scout{
+inline constexpr Llama4Shape llama4_scout{
     .hidden = 5120, .num_qo_heads = 40, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 8192,
-    .num_experts = 16, .top_k = 1, .vocab = 202048, .num_layers = 48, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 16, .top_k = 1, .vocab = 202048, .num_layers = 48, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 8192, .attention_chunk = 8192};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

@@ -15,6 +15,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/quantization.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 
@@ -29,6 +30,9 @@ struct MiniMaxM2Layer {
   static constexpr std::string_view name = "MiniMaxM2", unit = "decoder layer:";
   static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_layer;
   using pattern = LayerPattern<AttnSpan::full>;
+  // The published checkpoint's projections and experts are fp8 with 128×128 block scales.
+  static constexpr Quantization published_quantization{
+      .gemm_dtype = Dtype::fp8_block, .expert_dtype = Dtype::fp8_block, .kv_dtype = Dtype::bf16};
   template <class C>
   static constexpr double extra_weights(const C& c) {  // the q and k norms' weights
     return (double(c.num_qo_heads) + c.num_kv_heads) * c.head_dim;
@@ -36,8 +40,8 @@ struct MiniMaxM2Layer {
 
   // Experts are num_local_experts of intermediate_size; what this layer does not model is
   // named: a shared expert, a q/k norm off or of another type.
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     if (hf.has("shared_intermediate_size") && hf.find("shared_intermediate_size")->json != "0")
       throw DataError(hf.file() + ": shared_intermediate_size " + hf.find("shared_intermediate_size")->json +
                       " is not 0; a shared expert is not modelled in the minimax_m2 family");
@@ -48,25 +52,24 @@ struct MiniMaxM2Layer {
       throw DataError(hf.file() + ": qk_norm_type '" + hf.text("qk_norm_type") +
                       "' is not 'per_layer'; the minimax_m2 family models the norm over the whole projection");
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    const Quantization q = hf.quantization();
     return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim"), .moe_intermediate = hf.dim("intermediate_size"),
             .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp,
-            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
             .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
-using MiniMaxM2Config = MoeConfig<MiniMaxM2Layer>;
+using MiniMaxM2Shape = MoeShape<MiniMaxM2Layer>;
+using MiniMaxM2Config = MoeConfig<MiniMaxM2Layer>;  // Deployed<MiniMaxM2Shape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using MiniMaxM2 = MoeStack<Form, Grain>;
 
 // Published shape (data/models/minimax_m2_5.json is the source of truth; a test checks they agree).
-inline constexpr MiniMaxM2Config minimax_m2_5{
+inline constexpr MiniMaxM2Shape minimax_m2_5{
     .hidden = 3072, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 1536,
-    .num_experts = 256, .top_k = 8, .vocab = 200064, .num_layers = 62, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::fp8_block, .expert_dtype = Dtype::fp8_block,
+    .num_experts = 256, .top_k = 8, .vocab = 200064, .num_layers = 62, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

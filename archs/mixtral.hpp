@@ -30,36 +30,35 @@ struct MixtralLayer {
   static constexpr double extra_weights(const C&) { return 0; }
 
   // Every expert is a full gated MLP: HF calls its width intermediate_size.
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     if (!hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
                       std::to_string(hidden) + " and there is no head_dim");
-    const Quantization q = hf.quantization();
     return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim", hidden / heads), .moe_intermediate = hf.dim("intermediate_size"),
             .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp,
-            .ep = ep, .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
             .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
-using MixtralConfig = MoeConfig<MixtralLayer>;
+using MixtralShape = MoeShape<MixtralLayer>;
+using MixtralConfig = MoeConfig<MixtralLayer>;  // Deployed<MixtralShape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using Mixtral = MoeStack<Form, Grain>;
 
 // Published shapes (data/models/mixtral_*.json are the source of truth; a test checks they agree).
-inline constexpr MixtralConfig mixtral_8x7b{
+inline constexpr MixtralShape mixtral_8x7b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
-    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
-inline constexpr MixtralConfig mixtral_8x22b{
+inline constexpr MixtralShape mixtral_8x22b{
     .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
-    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

@@ -48,8 +48,8 @@ struct Qwen3_5Layer {
 
   // The period is read from layer_types where the file has it (each entry a known type, the
   // list the quad over every layer), else from full_attention_interval; every layer MoE.
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
     const auto reject = [&](std::string_view key, const std::string& value, std::string_view rule) {
       return DataError(hf.file() + ": " + std::string(key) + " " + value + " " + std::string(rule));
@@ -81,27 +81,26 @@ struct Qwen3_5Layer {
       throw reject("mamba_ssm_dtype", "'" + hf.text("mamba_ssm_dtype") + "'",
                    "is not float32: the gdn kinds and the KV budget hold fp32 recurrent states");
     const std::uint32_t heads = hf.dim("num_attention_heads");
-    const Quantization q = hf.quantization();
     return {.hidden = hf.dim("hidden_size"), .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim"), .moe_intermediate = hf.dim("moe_intermediate_size"),
             .num_experts = hf.dim("num_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = layers, .sliding_window = 0, .tp = tp, .ep = ep,
-            .dtype = hf.dtype(), .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .vocab = hf.dim("vocab_size"), .num_layers = layers, .sliding_window = 0, .dtype = hf.dtype(),
             .shared_intermediate = hf.dim("shared_expert_intermediate_size"), .attention_chunk = 0,
             .linear = {hf.dim("linear_num_key_heads"), hf.dim("linear_key_head_dim"), hf.dim("linear_num_value_heads"),
                        hf.dim("linear_value_head_dim"), hf.dim("linear_conv_kernel_dim")}};
   }
 };
-using Qwen3_5Config = MoeConfig<Qwen3_5Layer>;
+using Qwen3_5Shape = MoeShape<Qwen3_5Layer>;
+using Qwen3_5Config = MoeConfig<Qwen3_5Layer>;  // Deployed<Qwen3_5Shape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using Qwen3_5 = MoeStack<Form, Grain>;
 
 // Published shape (data/models/qwen3_5_397b_a17b.json is the source of truth; a test checks they agree).
-inline constexpr Qwen3_5Config qwen3_5_397b_a17b{
+inline constexpr Qwen3_5Shape qwen3_5_397b_a17b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 2, .head_dim = 256, .moe_intermediate = 1024,
-    .num_experts = 512, .top_k = 10, .vocab = 248320, .num_layers = 60, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 512, .top_k = 10, .vocab = 248320, .num_layers = 60, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 1024, .attention_chunk = 0,
     .linear = {.num_key_heads = 16, .key_head_dim = 128, .num_value_heads = 64, .value_head_dim = 128, .conv_kernel_dim = 4}};
 

@@ -1,7 +1,7 @@
 #pragma once
 // L4 Qwen3-MoE (30B-A3B, 235B-A22B): the DP-attention + EP MoE frame
 // (archs/frames/moe_stack.hpp), every layer MoE with full attention and a per-head q/k norm,
-// no shared expert. Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(1, 8)>> is the static form,
+// no shared expert. Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>> is the static form,
 // Qwen3Moe<Qwen3MoeConfig> the run-time one (Qwen3MoeConfig::from_hf); ep 1 over tp > 1 GPUs
 // is the TP-experts grain.
 #include <array>
@@ -32,37 +32,36 @@ struct Qwen3MoeLayer {
   static constexpr double extra_weights(const C& c) { return 2.0 * c.head_dim; }  // the q/k norm
 
   // head_dim is required (transformers' Qwen3MoeConfig defaults it to 128, not hidden / heads).
-  template <class C>
-  static C from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
+  template <class S>
+  static S from_hf(const HfConfig& hf) {
     if (hf.dim("decoder_sparse_step", 1) != 1)
       throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
                       " is not 1; Qwen3Moe models every layer as MoE");
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    const Quantization q = hf.quantization();
     return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
             .head_dim = hf.dim("head_dim"),
             .moe_intermediate = hf.dim("moe_intermediate_size"), .num_experts = hf.dim("num_experts"),
             .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"),
-            .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .tp = tp, .ep = ep, .dtype = hf.dtype(),
-            .kv_dtype = q.kv, .gemm_dtype = q.gemm, .expert_dtype = q.moe,
+            .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
             .shared_intermediate = 0, .attention_chunk = 0};
   }
 };
-using Qwen3MoeConfig = MoeConfig<Qwen3MoeLayer>;
+using Qwen3MoeShape = MoeShape<Qwen3MoeLayer>;
+using Qwen3MoeConfig = MoeConfig<Qwen3MoeLayer>;  // Deployed<Qwen3MoeShape>
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 using Qwen3Moe = MoeStack<Form, Grain>;
 
 // Published shapes (data/models/qwen3_*.json are the source of truth; a test checks they agree).
-inline constexpr Qwen3MoeConfig qwen3_30b_a3b{
+inline constexpr Qwen3MoeShape qwen3_30b_a3b{
     .hidden = 2048, .num_qo_heads = 32, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 768,
-    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
-inline constexpr Qwen3MoeConfig qwen3_235b_a22b{
+inline constexpr Qwen3MoeShape qwen3_235b_a22b{
     .hidden = 4096, .num_qo_heads = 64, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 1536,
-    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .sliding_window = 0, .tp = 1, .ep = 1,
-    .dtype = Dtype::bf16, .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16, .expert_dtype = Dtype::bf16,
+    .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .sliding_window = 0,
+    .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

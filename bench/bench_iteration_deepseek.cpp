@@ -6,8 +6,8 @@
 namespace {
 using namespace costdsl;
 
-const archs::DeepseekV3<Fixed<archs::deepseek_v3.with_parallel(1, 8)>> static_arch;
-const archs::DeepseekV3<archs::DeepseekV3Config> runtime_arch(archs::deepseek_v3.with_parallel(1, 8));
+const archs::DeepseekV3<Fixed<deploy(archs::deepseek_v3, {.tp = 1, .ep = 8})>> static_arch;
+const archs::DeepseekV3<archs::DeepseekV3Config> runtime_arch(deploy(archs::deepseek_v3, {.tp = 1, .ep = 8}));
 const bool registered = (bench::register_iteration("deepseek_v3", static_arch, runtime_arch), true);
 
 }  // namespace

@@ -13,12 +13,12 @@
 namespace {
 using namespace costdsl;
 
-const archs::Qwen3<Fixed<archs::qwen3_32b.with_tp(8)>> qwen3_static;
-const archs::Qwen3<archs::Qwen3Config> qwen3_runtime(archs::qwen3_32b.with_tp(8));
-const archs::Mixtral<Fixed<archs::mixtral_8x7b.with_parallel(1, 8)>> mixtral_static;
-const archs::Mixtral<archs::MixtralConfig> mixtral_runtime(archs::mixtral_8x7b.with_parallel(1, 8));
-const archs::GptOss<Fixed<archs::gpt_oss_120b.with_parallel(1, 8)>> gpt_oss_static;
-const archs::GptOss<archs::GptOssConfig> gpt_oss_runtime(archs::gpt_oss_120b.with_parallel(1, 8));
+const archs::Qwen3<Fixed<deploy(archs::qwen3_32b, {.tp = 8})>> qwen3_static;
+const archs::Qwen3<archs::Qwen3Config> qwen3_runtime(deploy(archs::qwen3_32b, {.tp = 8}));
+const archs::Mixtral<Fixed<deploy(archs::mixtral_8x7b, {.tp = 1, .ep = 8})>> mixtral_static;
+const archs::Mixtral<archs::MixtralConfig> mixtral_runtime(deploy(archs::mixtral_8x7b, {.tp = 1, .ep = 8}));
+const archs::GptOss<Fixed<deploy(archs::gpt_oss_120b, {.tp = 1, .ep = 8})>> gpt_oss_static;
+const archs::GptOss<archs::GptOssConfig> gpt_oss_runtime(deploy(archs::gpt_oss_120b, {.tp = 1, .ep = 8}));
 
 const bool registered = (bench::register_static_iteration("qwen3_32b", qwen3_static, qwen3_runtime),
                          bench::register_static_iteration("mixtral_8x7b", mixtral_static, mixtral_runtime),

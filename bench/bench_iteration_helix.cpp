@@ -21,7 +21,7 @@ using namespace costdsl;
 using archs::AttnGrain;
 
 constexpr archs::Llama3Config hop_b_config = [] {
-  archs::Llama3Config c = archs::llama3_70b.with_tp(8).with_hp(2);
+  archs::Llama3Config c = deploy(archs::llama3_70b, {.tp = 8, .hp = 2});
   c.hop_b = true;
   return c;
 }();
@@ -45,11 +45,11 @@ void decode_iteration(benchmark::State& state, const Arch& arch, const Twin& twi
   bench::check_against_twin(state, last, twin, t, {prefill, decode});
 }
 
-const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8)>> tp8;
-const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8).with_hp(2)>> tp8_hp2;
+const archs::Llama3<Fixed<deploy(archs::llama3_70b, {.tp = 8})>> tp8;
+const archs::Llama3<Fixed<deploy(archs::llama3_70b, {.tp = 8, .hp = 2})>> tp8_hp2;
 const archs::Llama3<Fixed<hop_b_config>> tp8_hp2_hop_b;
-const archs::Llama3<archs::Llama3Config> tp8_runtime(archs::llama3_70b.with_tp(8));
-const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_runtime(archs::llama3_70b.with_tp(8).with_hp(2));
+const archs::Llama3<archs::Llama3Config> tp8_runtime(deploy(archs::llama3_70b, {.tp = 8}));
+const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_runtime(deploy(archs::llama3_70b, {.tp = 8, .hp = 2}));
 const archs::Llama3<archs::Llama3Config, AttnGrain::hptp> tp8_hp2_hop_b_runtime(hop_b_config);
 
 BENCHMARK_CAPTURE(decode_iteration, tp8, tp8, tp8_runtime, "helix_tp8")->Name("iteration_hp/llama3_70b/tp8/static");

@@ -6,8 +6,8 @@
 namespace {
 using namespace costdsl;
 
-const archs::Llama3<Fixed<archs::llama3_70b.with_tp(8)>> static_arch;
-const archs::Llama3<archs::Llama3Config> runtime_arch(archs::llama3_70b.with_tp(8));
+const archs::Llama3<Fixed<deploy(archs::llama3_70b, {.tp = 8})>> static_arch;
+const archs::Llama3<archs::Llama3Config> runtime_arch(deploy(archs::llama3_70b, {.tp = 8}));
 const bool registered = (bench::register_iteration("llama3_70b", static_arch, runtime_arch), true);
 
 // The floor: the distinct leaf lookups the iteration needs, and nothing else.

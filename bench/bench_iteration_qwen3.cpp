@@ -6,8 +6,8 @@
 namespace {
 using namespace costdsl;
 
-const archs::Qwen3Moe<Fixed<archs::qwen3_235b_a22b.with_parallel(1, 8)>> static_arch;
-const archs::Qwen3Moe<archs::Qwen3MoeConfig> runtime_arch(archs::qwen3_235b_a22b.with_parallel(1, 8));
+const archs::Qwen3Moe<Fixed<deploy(archs::qwen3_235b_a22b, {.tp = 1, .ep = 8})>> static_arch;
+const archs::Qwen3Moe<archs::Qwen3MoeConfig> runtime_arch(deploy(archs::qwen3_235b_a22b, {.tp = 1, .ep = 8}));
 const bool registered = (bench::register_iteration("qwen3_235b_a22b", static_arch, runtime_arch), true);
 
 }  // namespace

@@ -54,7 +54,7 @@ void search(benchmark::State& state, Make make, bool expert_parallel, const serv
 
 void llama3_70b(benchmark::State& state) {
   static const HfConfig hf = load_hf_config(default_data_dir() / "models" / "llama3_70b.json");
-  search(state, [](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+  search(state, [](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, {.tp = p.tp})); },
          false, spec(8, 0.300, 0.020));
 }
 BENCHMARK(llama3_70b)->Name("plan/llama3_70b_8xh200")->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(5);
@@ -63,7 +63,7 @@ void deepseek_v3(benchmark::State& state) {
   static const HfConfig hf = load_hf_config(default_data_dir() / "models" / "deepseek_v3.json");
   search(state,
          [](serve::Parallel p) {
-           return archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, p.tp, p.ep));
+           return archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, {.tp = p.tp, .ep = p.ep}));
          },
          true, spec(64, 1.0, 0.050));
 }
@@ -101,7 +101,7 @@ void simulate_llama3_70b(benchmark::State& state) {
   c.batch = c.clients = 16;
   c.token_budget = 8192;
   c.replicas = 1;
-  pinned(state, [](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+  pinned(state, [](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, {.tp = p.tp})); },
          false, c, {8, 1, 1}, std::nullopt);
 }
 BENCHMARK(simulate_llama3_70b)->Name("simulate/llama3_70b_tp8_h200")->Unit(benchmark::kMillisecond)->Iterations(5);
@@ -117,7 +117,7 @@ void simulate_deepseek_v3(benchmark::State& state) {
   c.replicas = 1;
   pinned(state,
          [](serve::Parallel p) {
-           return archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, p.tp, p.ep));
+           return archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, {.tp = p.tp, .ep = p.ep}));
          },
          true, c, {1, 32, 1}, serve::Parallel{1, 16, 1});
 }

@@ -3,7 +3,7 @@
 // parallelism (make(Parallel) -> arch; a ConfigError when the arch rejects it).
 //
 //   serve::ArchFamily family([&](serve::Parallel p) {
-//     return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); }, false, timing);
+//     return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p)); }, false, timing);
 //
 // Where the layout decides the arch's type (a MoE family whose ep 1 workers over tp > 1
 // GPUs TP-shard their experts: another tree), make returns a std::variant of the arch

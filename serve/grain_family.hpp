@@ -6,7 +6,7 @@
 // says kv_parallel(). A MoE family (expert_parallel) varies ep beside hp.
 //
 //   serve::GrainFamily family(
-//       [&](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(from_hf(hf, p.tp, p.hp)); },
+//       [&](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p)); },
 //       [&](serve::Parallel p) { return archs::Llama3<archs::Llama3Config, archs::AttnGrain::hptp>(...); },
 //       false, timing);
 #include <optional>

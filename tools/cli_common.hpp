@@ -241,15 +241,15 @@ inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
          "--quant",
          [&o](const std::string& s) {
            const Quantization::Choice c = parse_quant_flag(s);
-           if (c.gemm) o.quantization.gemm = c.gemm;
-           if (c.moe) o.quantization.moe = c.moe;
+           if (c.gemm_dtype) o.quantization.gemm_dtype = c.gemm_dtype;
+           if (c.expert_dtype) o.quantization.expert_dtype = c.expert_dtype;
          },
          "weight format of the dense/attention GEMMs and the experts, in place of the checkpoint's "
          "quantization_config: bf16, fp8 (per tensor), fp8_block (128x128 scales), nvfp4, mxfp4; or "
          "gemm=MODE,moe=MODE")
       ->type_name("MODE");
   cmd.add_option_function<std::string>(
-         "--kv-dtype", [&o](const std::string& s) { o.quantization.kv = parse_kv_dtype(s); },
+         "--kv-dtype", [&o](const std::string& s) { o.quantization.kv_dtype = parse_kv_dtype(s); },
          "the KV cache's dtype, in place of the checkpoint's (bf16, fp16, fp8)")
       ->type_name("DTYPE");
 }

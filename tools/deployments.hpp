@@ -123,8 +123,8 @@ inline Table read(const std::filesystem::path& path) {
     d.disaggregated = mode == "disagg";
     {
       std::string why;
-      d.quantization.gemm = detail::weight_format(r, "gemm_quant_mode", why);
-      if (why.empty()) d.quantization.moe = detail::weight_format(r, "moe_quant_mode", why);
+      d.quantization.gemm_dtype = detail::weight_format(r, "gemm_quant_mode", why);
+      if (why.empty()) d.quantization.expert_dtype = detail::weight_format(r, "moe_quant_mode", why);
       if (!why.empty()) return skip(why);
     }
     // One worker's columns under `prefix` (tp_size or prefill_tp_size, ...).
@@ -478,14 +478,14 @@ class Simulator {
       // H100 weight-only), so the checkpoint's own quantization stands.
       const bool mxfp4_checkpoint = config.has("quantization_config.quant_method") &&
                                     config.text("quantization_config.quant_method") == "mxfp4";
-      if (mxfp4_checkpoint && (q.gemm == Dtype::fp4 || q.moe == Dtype::fp4)) q = {};
+      if (mxfp4_checkpoint && (q.gemm_dtype == Dtype::fp4 || q.expert_dtype == Dtype::fp4)) q = {};
       switch (o_.kv) {
         case KvPolicy::modelopt:
-          if (q.gemm == Dtype::fp8 || q.gemm == Dtype::fp4) q.kv = Dtype::fp8;
+          if (q.gemm_dtype == Dtype::fp8 || q.gemm_dtype == Dtype::fp4) q.kv_dtype = Dtype::fp8;
           break;
         case KvPolicy::checkpoint: break;
-        case KvPolicy::bf16: q.kv = Dtype::bf16; break;
-        case KvPolicy::fp8: q.kv = Dtype::fp8; break;
+        case KvPolicy::bf16: q.kv_dtype = Dtype::bf16; break;
+        case KvPolicy::fp8: q.kv_dtype = Dtype::fp8; break;
       }
       config.override_quantization(q);
       serve::UnitSimulator units(source(*m, config, *t), *t, spec);

@@ -43,7 +43,7 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
     using Hptp = archs::DenseStack<Config, worklets::AttnGrain::hptp>;
     if (options.ep > 1 || options.dp > 1 || options.moe_tp > 1)
       throw InputError(std::string(Layer::family) + " archs are dense: --ep, --dp and --moe-tp must be 1");
-    const Config c = options.dense(Config::from_hf(config, options.tp));
+    const Config c = Config::from_hf(config, options.parallelism(1));
     // hp 1 is the tp tree (its own type); hp > 1 the KV-parallel grain.
     return with_kv_hint(c, [&] { return c.hp == 1 ? open<Tp>(c, timing) : open<Hptp>(c, timing); });
   } else if constexpr (is_mla<Config>) {
@@ -55,9 +55,7 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
       throw InputError("--kv-replicate: " + std::string(Layer::family) +
                        " archs do not take KV-head replication (MLA has one latent KV head, shared by every query "
                        "head; split the KV with --hp instead)");
-    Config c = Config::from_hf(config, options.tp, options.expert_parallel(), options.hp);
-    c.hop_b = options.hop_b;
-    c.moe_tp = options.moe_tp;
+    const Config c = Config::from_hf(config, options.parallelism(options.expert_parallel()));
     const ops::moe::Routing routing{options.routing_skew};
     // hp 1 is the tp tree (its own type), with TP experts where ep 1 spans tp > 1 GPUs; hp > 1
     // the KV-parallel grain.
@@ -66,8 +64,7 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
   } else {
     using Ep = archs::MoeStack<Config>;
     using TpExperts = archs::MoeStack<Config, worklets::ExpertGrain::tp>;
-    Config c = Config::from_hf(config, options.tp, options.expert_parallel());
-    c.moe_tp = options.moe_tp;
+    const Config c = Config::from_hf(config, options.parallelism(options.expert_parallel()));
     const ops::moe::Routing routing{options.routing_skew};
     return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
   }
@@ -78,9 +75,8 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
                                                  ops::moe::Routing routing, bool hop_b) {
   if constexpr (is_dense<Config>) {
     const auto make = [config, hop_b](serve::Parallel p) {
-      Config c = Config::from_hf(config, p.tp, p.hp);
-      c.hop_b = hop_b && p.hp > 1;  // the hptp grain's option; the tp tree has no exchange
-      return c;
+      p.hop_b = hop_b && p.hp > 1;  // the hptp grain's option; the tp tree has no exchange
+      return Config::from_hf(config, p);
     };
     return grain_source([make](serve::Parallel p) { return archs::DenseStack<Config>(make(p)); },
                         [make](serve::Parallel p) {
@@ -94,9 +90,7 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
     using Ep = archs::MlaMoeStack<Config>;
     using TpExperts = archs::MlaMoeStack<Config, worklets::AttnGrain::tp, worklets::ExpertGrain::tp>;
     const auto tp_tree = [config](serve::Parallel p) {
-      Config c = Config::from_hf(config, p.tp, p.ep);
-      c.moe_tp = p.moe_tp;
-      return by_expert_grain<Ep, TpExperts>(c);
+      return by_expert_grain<Ep, TpExperts>(Config::from_hf(config, p));
     };
     if constexpr (is_sparse_mla<Config>) {
       return source(tp_tree, true, timing, routing);
@@ -104,18 +98,16 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
       return grain_source(
           tp_tree,
           [config, hop_b](serve::Parallel p) {
-            Config c = Config::from_hf(config, p.tp, p.ep, p.hp);
-            c.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
-            return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(c);
+            p.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
+            return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(Config::from_hf(config, p));
           },
           true, timing, routing);
     }
   } else {
     return source(
         [config](serve::Parallel p) {
-          Config c = Config::from_hf(config, p.tp, p.ep);
-          c.moe_tp = p.moe_tp;
-          return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(c);
+          return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(
+              Config::from_hf(config, p));
         },
         true, timing, routing);
   }

@@ -19,6 +19,7 @@
 #include "costdsl/metrics.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/parallelism.hpp"
 #include "costdsl/timing.hpp"
 
 namespace costdsl::serve {
@@ -42,13 +43,9 @@ struct ModelOptions {
   // resolve() hands them to the config, which every arch reads its dtypes from.
   Quantization::Choice quantization;
 
-  // The dense archs' attention options (hp, kv_replicate).
-  template <class ArchConfig>
-  ArchConfig dense(ArchConfig c) const {
-    c.hp = hp;
-    c.kv_replicate = kv_replicate;
-    c.hop_b = hop_b;
-    return c;
+  // The parallelism asked for, with `ep` resolved (1 for a dense arch; expert_parallel()).
+  Parallelism parallelism(std::uint32_t ep_degree) const {
+    return {.tp = tp, .ep = ep_degree, .hp = hp, .moe_tp = moe_tp, .kv_replicate = kv_replicate, .hop_b = hop_b};
   }
 
   // The config.json to build and its family: --arch's, or --model-config's from its

@@ -160,9 +160,9 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
   j.erase("status");
   j.erase("sla_ratio");
   j["model"] = ctx.model;
-  j["quantization"] = {{"gemm", name(ctx.quantization.gemm)},
-                       {"moe", name(ctx.quantization.moe)},
-                       {"kv", name(ctx.quantization.kv)}};
+  j["quantization"] = {{"gemm", name(ctx.quantization.gemm_dtype)},
+                       {"moe", name(ctx.quantization.expert_dtype)},
+                       {"kv", name(ctx.quantization.kv_dtype)}};
   j["gpu"] = ctx.gpu;
   j["timing"] = ctx.timing;
   j["kernel_times"] = {{"source", ctx.kernels.name()},

@@ -18,6 +18,7 @@
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/ops/attention/kv_slices.hpp"
 #include "costdsl/static_value.hpp"
+#include "costdsl/with.hpp"
 
 namespace costdsl::worklets {
 
@@ -35,15 +36,17 @@ inline constexpr AttnGrain default_grain = [] {
 
 namespace detail {
 // Whether a config copies its KV heads above tp = num_kv_heads: a dense config opts in
-// (kv_replicate: hp is the other way past it); a config without the field (the MoE
-// frame's) always does, as the frameworks do unasked there (vLLM's QKVParallelLinear:
-// num_kv_head_replicas, vllm/model_executor/layers/linear.py).
+// (its Parallelism's kv_replicate: hp is the other way past it); a MoE frame's shape says
+// it always does (replicates_kv_heads), as the frameworks do unasked there (vLLM's
+// QKVParallelLinear: num_kv_head_replicas, vllm/model_executor/layers/linear.py).
 template <class Config>
 constexpr bool replicates_kv(const Config& c) noexcept {
-  if constexpr (requires { c.kv_replicate; }) {
+  if constexpr (requires { Config::replicates_kv_heads; }) {
+    return Config::replicates_kv_heads;
+  } else if constexpr (requires { c.kv_replicate; }) {
     return c.kv_replicate;
   } else {
-    return true;
+    return true;  // an attention form of its own (no Parallelism) keeps the frameworks' default
   }
 }
 
@@ -118,10 +121,11 @@ constexpr auto ffn_form(const Form& form) {
     return form;
   } else {
     (void)(dim<"intermediate">(form) / (dim<"hp">(form) * dim<"tp">(form)));
+    constexpr auto over_all_gpus = [](const auto& c) { return with<"hp">(with<"tp">(c, c.tp * c.hp), 1u); };
     if constexpr (is_fixed_v<Form>) {
-      return Fixed<Form::value.with_tp(Form::value.tp * Form::value.hp).with_hp(1)>{};
+      return Fixed<over_all_gpus(Form::value)>{};
     } else {
-      return form.with_tp(form.tp * form.hp).with_hp(1);
+      return over_all_gpus(form);
     }
   }
 }

@@ -6,13 +6,14 @@
 //   struct Llama3Layer { static constexpr std::string_view name = "Llama3";
 //                        static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
 //                        static constexpr bool head_dim_required = false; };
-//   using Llama3Config = DenseConfig<Llama3Layer>;
+//   using Llama3Shape = DenseShape<Llama3Layer>;
+//   using Llama3Config = DenseConfig<Llama3Layer>;   // Deployed<Llama3Shape>
 //   template <class Form, AttnGrain G = default_grain<Form>> using Llama3 = DenseStack<Form, G>;
 //
 // The form's config type says which family the stack is. One definition, two forms:
-// DenseStack<Fixed<cfg>> has compile-time dims and tp (tp 16 on 8 KV heads does not
-// compile); DenseStack<DenseConfig<L>> takes them from a config.json at run time and throws
-// a ConfigError instead.
+// DenseStack<Fixed<deploy(shape, {.tp = 8})>> has compile-time dims and tp (tp 16 on 8 KV
+// heads does not compile); DenseStack<DenseConfig<L>> takes them from a config.json at run
+// time and throws a ConfigError instead.
 //
 // KV-parallel decode (hp > 1, the hptp grain): attention runs attn_block_hptp on
 // N = hp × tp GPUs and the FFN runs mlp_block_tp over all N. The grain is part of the
@@ -25,6 +26,7 @@
 #include <type_traits>
 
 #include "costdsl/archs/support/input_scratch.hpp"
+#include "costdsl/deployed.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -49,37 +51,29 @@
 
 namespace costdsl::archs {
 
+// deploy(shape, parallelism) found by argument-dependent lookup beside the shapes.
+using costdsl::deploy;
+
 // One scheduler iteration: prefill chunks and decode requests.
 using Iteration = ops::AttentionBatch;
 
 using worklets::AttnGrain;
 using worklets::default_grain;
 
+// What a dense model is (its config.json's dims and activation dtype), apart from how it
+// runs: DenseConfig<Layer> deploys it (costdsl/deployed.hpp) with a Parallelism (tp; hp > 1
+// the KV-parallel grain; kv_replicate) and a Quantization.
 template <class Layer>
-struct DenseConfig {
+struct DenseShape {
   using layer = Layer;
 
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, intermediate),
-                 (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, tp), (std::uint32_t, hp),
-                 (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (bool, kv_replicate),
-                 (bool, hop_b));
-
-  constexpr DenseConfig with_tp(std::uint32_t degree) const {
-    DenseConfig c = *this;
-    c.tp = degree;
-    return c;
-  }
-  constexpr DenseConfig with_hp(std::uint32_t degree) const {
-    DenseConfig c = *this;
-    c.hp = degree;
-    return c;
-  }
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads), (std::uint32_t, num_kv_heads),
+                 (std::uint32_t, head_dim), (std::uint32_t, intermediate), (std::uint32_t, vocab),
+                 (std::uint32_t, num_layers), (Dtype, dtype));
 
   // head_dim falls back to hidden / heads (transformers' LlamaConfig) unless the layer
   // requires it (Qwen3 decouples it: 32B has 5120 / 64 = 80 and head_dim 128).
-  static DenseConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t hp = 1) {
-    const Quantization q = hf.quantization();
+  static DenseShape from_hf(const HfConfig& hf) {
     const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
     if (!Layer::head_dim_required && !hf.has("head_dim") && hidden % heads != 0)
       throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
@@ -91,15 +85,12 @@ struct DenseConfig {
             hf.dim("intermediate_size"),
             hf.dim("vocab_size"),
             hf.dim("num_hidden_layers"),
-            tp,
-            hp,
-            hf.dtype(),
-            q.kv,
-            q.gemm,
-            false,
-            false};
+            hf.dtype()};
   }
 };
+
+template <class Layer>
+using DenseConfig = Deployed<DenseShape<Layer>>;
 
 template <class Form, AttnGrain Grain = default_grain<Form>>
 class DenseStack {
@@ -118,6 +109,9 @@ class DenseStack {
         mlp_(worklets::ffn_form<Grain>(form)),
         head_(form) {
     require_nonzero(dim<"num_layers">(form));
+    // One Parallelism serves every frame: a dense model has no experts to place.
+    require_le<"a dense model has no experts to split (ep 1)">(dim<"ep">(form), sym<"max_ep">(Static<1>{}));
+    require_le<"a dense model has no experts to split (moe_tp 1)">(dim<"moe_tp">(form), sym<"max_moe_tp">(Static<1>{}));
   }
 
   auto build(const Timing& t) const {

@@ -42,6 +42,7 @@
 #include "costdsl/archs/support/dp_groups.hpp"
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
+#include "costdsl/deployed.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -72,6 +73,9 @@
 #include "costdsl/worklets/moe_shared_expert.hpp"
 
 namespace costdsl::archs {
+
+// deploy(shape, parallelism) found by argument-dependent lookup beside the shapes.
+using costdsl::deploy;
 
 // DeepSeek sparse attention's lightning indexer (GLM-5), as config.json's index_n_heads,
 // index_head_dim, index_topk. Outside the reflected fields, so that families without it
@@ -121,47 +125,28 @@ constexpr auto mla_attn_form(const Form& form) {
   }
 }
 
+// What a dense-then-MoE MLA model is, apart from how it runs: MlaMoeConfig<Layer> deploys it
+// (costdsl/deployed.hpp) with a Parallelism (tp: attention TP inside a DP group and the dense
+// MLPs'; ep: the expert-parallel ranks, all GPUs; hp: KV-parallel ranks of a DP group, the
+// hptp grain with tp 1; hop_b; moe_tp) and a Quantization.
 template <class Layer>
-struct MlaMoeConfig {
+struct MlaMoeShape {
   using layer = Layer;
 
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_heads),
-                 (std::uint32_t, q_lora_rank), (std::uint32_t, kv_lora_rank),
-                 (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
-                 (std::uint32_t, v_head_dim), (std::uint32_t, intermediate),
-                 (std::uint32_t, moe_intermediate), (std::uint32_t, shared_intermediate),
-                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                 (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers), (std::uint32_t, tp),
-                 (std::uint32_t, ep), (std::uint32_t, hp), (Dtype, dtype), (Dtype, kv_dtype),
-                 (Dtype, gemm_dtype), (Dtype, expert_dtype), (bool, hop_b));
-  std::uint32_t moe_tp = 1;  // experts split both ways: as MoeConfig::moe_tp (frames/moe_stack.hpp)
-  IndexerLayout indexer{};   // DeepSeek sparse attention's indexer (Layer::sparse_attention; else 0)
-
-  // tp: attention TP degree inside a DP group (and the dense MLPs'); ep: expert-parallel ranks (= all GPUs);
-  // hp: KV-parallel ranks of a DP group (the hptp grain, with tp 1); hop_b: under hp > 1,
-  // overlap the HP all-to-all with the next batch slice's attention (Helix HOP-B).
-  constexpr MlaMoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
-    MlaMoeConfig c = *this;
-    c.tp = tp_degree;
-    c.ep = ep_degree;
-    return c;
-  }
-  constexpr MlaMoeConfig with_tp(std::uint32_t degree) const {
-    MlaMoeConfig c = *this;
-    c.tp = degree;
-    return c;
-  }
-  constexpr MlaMoeConfig with_hp(std::uint32_t degree) const {
-    MlaMoeConfig c = *this;
-    c.hp = degree;
-    return c;
-  }
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_heads), (std::uint32_t, q_lora_rank),
+                 (std::uint32_t, kv_lora_rank), (std::uint32_t, qk_nope_head_dim), (std::uint32_t, qk_rope_head_dim),
+                 (std::uint32_t, v_head_dim), (std::uint32_t, intermediate), (std::uint32_t, moe_intermediate),
+                 (std::uint32_t, shared_intermediate), (std::uint32_t, num_experts), (std::uint32_t, top_k),
+                 (std::uint32_t, vocab), (std::uint32_t, num_layers), (std::uint32_t, num_dense_layers),
+                 (Dtype, dtype));
+  IndexerLayout indexer{};  // DeepSeek sparse attention's indexer (Layer::sparse_attention; else 0)
 
   // The family's keys and rules (Layer::from_hf).
-  static MlaMoeConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep, std::uint32_t hp = 1) {
-    return Layer::template from_hf<MlaMoeConfig>(hf, tp, ep, hp);
-  }
+  static MlaMoeShape from_hf(const HfConfig& hf) { return Layer::template from_hf<MlaMoeShape>(hf); }
 };
+
+template <class Layer>
+using MlaMoeConfig = Deployed<MlaMoeShape<Layer>>;
 
 using worklets::AttnGrain;
 using worklets::default_grain;

@@ -40,6 +40,7 @@
 #include "costdsl/archs/support/dp_moe_model.hpp"
 #include "costdsl/archs/support/input_scratch.hpp"
 #include "costdsl/archs/support/moe_iteration.hpp"
+#include "costdsl/deployed.hpp"
 #include "costdsl/dim_expr.hpp"
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -74,6 +75,9 @@ class GdnBlockTp;
 }  // namespace costdsl::worklets
 
 namespace costdsl::archs {
+
+// deploy(shape, parallelism) found by argument-dependent lookup beside the shapes.
+using costdsl::deploy;
 
 // What one layer's attention reads: the whole context; its last sliding_window tokens
 // (decode reads at most that many KV tokens, ops::collapse_window; prefill attends to at
@@ -122,39 +126,31 @@ constexpr auto gdn_form(const Form& form) {
   }
 }
 
+// What a DP-attention + EP MoE model is, apart from how it runs: MoeConfig<Layer> deploys
+// it (costdsl/deployed.hpp) with a Parallelism (tp: attention TP inside a DP group; ep: the
+// expert-parallel ranks, all GPUs; moe_tp) and a Quantization.
 template <class Layer>
-struct MoeConfig {
+struct MoeShape {
   using layer = Layer;
+  // The frameworks copy KV heads above tp unasked (worklets/attn_grain.hpp).
+  static constexpr bool replicates_kv_heads = true;
 
-  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads),
-                 (std::uint32_t, num_kv_heads), (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate),
-                 (std::uint32_t, num_experts), (std::uint32_t, top_k), (std::uint32_t, vocab),
-                 (std::uint32_t, num_layers), (std::uint32_t, sliding_window), (std::uint32_t, tp),
-                 (std::uint32_t, ep), (Dtype, dtype), (Dtype, kv_dtype), (Dtype, gemm_dtype), (Dtype, expert_dtype),
-                 (std::uint32_t, shared_intermediate), (std::uint32_t, attention_chunk));
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, num_qo_heads), (std::uint32_t, num_kv_heads),
+                 (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate), (std::uint32_t, num_experts),
+                 (std::uint32_t, top_k), (std::uint32_t, vocab), (std::uint32_t, num_layers),
+                 (std::uint32_t, sliding_window), (Dtype, dtype), (std::uint32_t, shared_intermediate),
+                 (std::uint32_t, attention_chunk));
   // shared_intermediate: the shared expert's width (families with Layer::shared_expert; 0
   // otherwise); attention_chunk: the chunk of chunked-attention layers (0 without them).
-  // Experts split both ways (EP experts, one attention group): each expert's intermediate
-  // width split moe_tp ways inside groups of moe_tp of the ep GPUs, ep / moe_tp groups
-  // holding the experts (worklets/moe_expert_ep.hpp). A deployment setting, not the shape:
-  // left out of the reflected fields, 1 unless set.
-  std::uint32_t moe_tp = 1;
   // The linear layers' head layout (a pattern with AttnSpan::linear; 0 without them).
   LinearLayout linear{};
 
-  // tp: attention TP degree inside a DP group; ep: expert-parallel ranks (= all GPUs).
-  constexpr MoeConfig with_parallel(std::uint32_t tp_degree, std::uint32_t ep_degree) const {
-    MoeConfig c = *this;
-    c.tp = tp_degree;
-    c.ep = ep_degree;
-    return c;
-  }
-
   // The family's keys and rules (Layer::from_hf).
-  static MoeConfig from_hf(const HfConfig& hf, std::uint32_t tp, std::uint32_t ep) {
-    return Layer::template from_hf<MoeConfig>(hf, tp, ep);
-  }
+  static MoeShape from_hf(const HfConfig& hf) { return Layer::template from_hf<MoeShape>(hf); }
 };
+
+template <class Layer>
+using MoeConfig = Deployed<MoeShape<Layer>>;
 
 template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_grain<Form>>
 class MoeStack {
@@ -235,6 +231,8 @@ class MoeStack {
     const auto ep = dim<"ep">(form);
     const auto layers = dim<"num_layers">(form);
     require_nonzero(tp), require_nonzero(ep), require_nonzero(layers);
+    // One Parallelism serves every frame: this one has no KV-parallel grain.
+    require_le<"the MoE frame splits no sequence's KV (hp 1)">(dim<"hp">(form), sym<"max_hp">(Static<1>{}));
     if constexpr (has_span(AttnSpan::sliding)) require_nonzero(dim<"sliding_window">(form));
     if constexpr (has_span(AttnSpan::chunked)) require_nonzero(dim<"attention_chunk">(form));
     const auto periods = [&] {

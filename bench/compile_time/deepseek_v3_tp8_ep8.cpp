@@ -5,7 +5,7 @@ using namespace costdsl;
 using namespace costdsl::archs;
 
 double iteration_ms(const Timing& timing) {
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>> arch;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 8, .ep = 8})>> arch;
   const auto tree = arch.build(timing);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
   const std::vector<std::uint32_t> decode(64, 2048);

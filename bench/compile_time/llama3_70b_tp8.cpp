@@ -7,7 +7,7 @@ using namespace costdsl;
 using namespace costdsl::archs;
 
 double iteration_ms(const Timing& timing) {
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(timing);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
   const std::vector<std::uint32_t> decode(64, 2048);

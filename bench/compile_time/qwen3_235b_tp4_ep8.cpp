@@ -5,7 +5,7 @@ using namespace costdsl;
 using namespace costdsl::archs;
 
 double iteration_ms(const Timing& timing) {
-  const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> arch;
+  const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> arch;
   const auto tree = arch.build(timing);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
   const std::vector<std::uint32_t> decode(32, 2048);

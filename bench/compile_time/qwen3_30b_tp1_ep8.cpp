@@ -5,7 +5,7 @@ using namespace costdsl;
 using namespace costdsl::archs;
 
 double iteration_ms(const Timing& timing) {
-  const Qwen3Moe<Fixed<qwen3_30b_a3b.with_parallel(1, 8)>> arch;
+  const Qwen3Moe<Fixed<deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8})>> arch;
   const auto tree = arch.build(timing);
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}};
   const std::vector<std::uint32_t> decode(8, 2048);

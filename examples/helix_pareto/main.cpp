@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     std::size_t shapes = 0;
     for (std::uint32_t tp = 1; tp <= gpus; tp *= 2)
       for (std::uint32_t hp = 1; std::uint64_t{tp} * hp <= gpus; hp *= 2) {
-        Llama3Config c = Llama3Config::from_hf(hf, tp, hp);
+        Llama3Config c = Llama3Config::from_hf(hf, {.tp = tp, .hp = hp});
         c.kv_replicate = hp == 1 && tp > c.num_kv_heads;  // the baseline past the KV heads
         if (hp > 1 && tp > c.num_kv_heads) continue;       // hp is the other way past them
         try {

@@ -215,8 +215,8 @@ int main(int argc, char** argv) {
                        "KV-parallel attention is decode-only; search KV-parallel decode workers with `costdsl plan "
                        "--mode disagg --hp " + std::to_string(o.hp) + "`");
     o.work.dist = o.dist == "uniform" ? serve::LengthDist::uniform : serve::LengthDist::lognormal;
-    if (o.model == "llama3_70b") return run<Llama3<Fixed<llama3_70b.with_tp(8)>>>(o, "Llama-3-70B tp 8");
-    return run<Llama3<Fixed<llama3_8b>>>(o, "Llama-3-8B tp 1");
+    if (o.model == "llama3_70b") return run<Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>>(o, "Llama-3-70B tp 8");
+    return run<Llama3<Fixed<deploy(llama3_8b)>>>(o, "Llama-3-8B tp 1");
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;

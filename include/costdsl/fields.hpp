@@ -1,8 +1,12 @@
 #pragma once
-// COSTDSL_FIELDS: a reflected struct's members, each as (type, name), declared in
-// order and visitable by name (reflect.hpp: for_each_field, reflect_fields, dim<>):
+// COSTDSL_FIELDS: a reflected struct's members, each as (type, name) or (type, name,
+// default), declared in order and visitable by name (reflect.hpp: for_each_field,
+// reflect_fields, dim<>):
 //
-//   struct Config { COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k)); };
+//   struct Config { COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k, 1)); };
+//
+// COSTDSL_FIELDS_OF(A, B) reflects a struct composed of reflected bases instead (a model's
+// shape, its parallelism and its quantization: deployed.hpp): A's fields, then B's.
 //
 // It declares the members and a member function whose visitor calls visit("name",
 // self.name) for each, in order; the struct stays an aggregate, and structural, so a
@@ -17,9 +21,9 @@
 #include "costdsl/detail/pp_for_each.hpp"
 
 #define COSTDSL_DETAIL_FIELD_DECLARE(field) COSTDSL_DETAIL_FIELD_DECLARE_ field
-#define COSTDSL_DETAIL_FIELD_DECLARE_(type, name) type name;
+#define COSTDSL_DETAIL_FIELD_DECLARE_(type, name, ...) type name __VA_OPT__(= __VA_ARGS__);
 #define COSTDSL_DETAIL_FIELD_VISIT(field) COSTDSL_DETAIL_FIELD_VISIT_ field
-#define COSTDSL_DETAIL_FIELD_VISIT_(type, name) visit(std::string_view(#name), self.name);
+#define COSTDSL_DETAIL_FIELD_VISIT_(type, name, ...) visit(std::string_view(#name), self.name);
 
 // The visitor is a generic lambda returned by a plain member function, not a member
 // template: a struct declared inside a function (a local class) may not have those.
@@ -28,6 +32,16 @@
   constexpr auto costdsl_fields() const noexcept {                          \
     return [](auto& self, auto&& visit) {                                   \
       COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_VISIT, __VA_ARGS__)    \
+    };                                                                      \
+  }                                                                         \
+  using costdsl_reflected = void
+
+// Hides the bases' own visitors: the composed struct visits each base's fields in turn.
+#define COSTDSL_DETAIL_FIELD_PART(Base) ::costdsl::for_each_field(::costdsl::detail::as_part<Base>(self), visit);
+#define COSTDSL_FIELDS_OF(...)                                              \
+  constexpr auto costdsl_fields() const noexcept {                          \
+    return [](auto& self, auto&& visit) {                                   \
+      COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_PART, __VA_ARGS__)     \
     };                                                                      \
   }                                                                         \
   using costdsl_reflected = void
@@ -43,5 +57,17 @@ template <Reflected S, class F>
 constexpr void for_each_field(S& s, F&& f) {
   s.costdsl_fields()(s, f);
 }
+
+namespace detail {
+// A composed struct's base, as const as the struct.
+template <class Base, class S>
+constexpr auto& as_part(S& s) noexcept {
+  if constexpr (std::is_const_v<S>) {
+    return static_cast<const Base&>(s);
+  } else {
+    return static_cast<Base&>(s);
+  }
+}
+}  // namespace detail
 
 }  // namespace costdsl

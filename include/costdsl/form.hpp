@@ -6,9 +6,9 @@
 // otherwise. Every check downstream then happens in the earliest phase that
 // can decide it, through the one code path of dim_expr.hpp.
 //
-//   constexpr Llama3Config llama3_70b{...};
-//   llama3(timing, Fixed<llama3_70b.with_tp(8)>{});   // static: tp 16 does not compile
-//   llama3(timing, Llama3Config::from_json(...));      // run time: tp 16 throws ConfigError
+//   constexpr Llama3Shape llama3_70b{...};
+//   Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>{};             // static: tp 16 does not compile
+//   Llama3<Llama3Config>{Llama3Config::from_hf(hf, {.tp = 8})};  // run time: tp 16 throws ConfigError
 #include <cstdint>
 #include <type_traits>
 #include <utility>

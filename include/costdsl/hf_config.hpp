@@ -88,13 +88,13 @@ class HfConfig {
     // Weights given in both places (--quant, a deployment's row) make the checkpoint's own
     // format moot: a quant_method costdsl does not read (an int4 original of an NVFP4 build)
     // is then no error.
-    const bool weights_chosen = quant_choice_.gemm && quant_choice_.moe;
+    const bool weights_chosen = quant_choice_.gemm_dtype && quant_choice_.expert_dtype;
     if (has("quantization_config.quant_method") && !weights_chosen) {
       const std::string m = text("quantization_config.quant_method");
       if (m == "fp8") {
-        q.gemm = q.moe = has("quantization_config.weight_block_size") ? Dtype::fp8_block : Dtype::fp8;
+        q.gemm_dtype = q.expert_dtype = has("quantization_config.weight_block_size") ? Dtype::fp8_block : Dtype::fp8;
       } else if (m == "mxfp4") {
-        q.moe = Dtype::mxfp4;
+        q.expert_dtype = Dtype::mxfp4;
       } else if (m == "modelopt") {
         modelopt(q, "quantization_config.");
       } else {
@@ -120,9 +120,9 @@ class HfConfig {
   // ModelOpt's names (quant_algo, kv_cache_quant_algo) under `prefix`.
   void modelopt(Quantization& q, const std::string& prefix) const {
     const std::string algo = text(prefix + "quant_algo");
-    if (algo == "FP8") q.gemm = q.moe = Dtype::fp8;
-    else if (algo == "FP8_BLOCK_SCALES") q.gemm = q.moe = Dtype::fp8_block;
-    else if (algo == "NVFP4") q.gemm = q.moe = Dtype::fp4;
+    if (algo == "FP8") q.gemm_dtype = q.expert_dtype = Dtype::fp8;
+    else if (algo == "FP8_BLOCK_SCALES") q.gemm_dtype = q.expert_dtype = Dtype::fp8_block;
+    else if (algo == "NVFP4") q.gemm_dtype = q.expert_dtype = Dtype::fp4;
     else
       throw DataError(file_ + ": " + prefix + "quant_algo '" + algo +
                       "' is not modelled (FP8, FP8_BLOCK_SCALES, NVFP4); override it with --quant");
@@ -131,7 +131,7 @@ class HfConfig {
       if (kv != "FP8")
         throw DataError(file_ + ": " + prefix + "kv_cache_quant_algo '" + kv +
                         "' is not modelled (FP8 or none); override it with --kv-dtype");
-      q.kv = Dtype::fp8;
+      q.kv_dtype = Dtype::fp8;
     }
   }
 

@@ -9,26 +9,33 @@
 
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/fields.hpp"
 
 namespace costdsl {
 
+// A model config is its shape, a Parallelism and a Quantization (deployed.hpp): these
+// fields are the ones every worklet reads its weights' and KV cache's dtypes from.
 struct Quantization {
-  Dtype gemm = Dtype::bf16;  // dense and attention projections' weights (their GEMMs)
-  Dtype moe = Dtype::bf16;   // routed experts' weights
-  Dtype kv = Dtype::bf16;    // the KV cache (and the prefill attention reading it)
+  // gemm_dtype: dense and attention projections' weights (their GEMMs); expert_dtype:
+  // routed experts' weights; kv_dtype: the KV cache (and the prefill attention reading it).
+  COSTDSL_FIELDS((Dtype, gemm_dtype, Dtype::bf16), (Dtype, expert_dtype, Dtype::bf16), (Dtype, kv_dtype, Dtype::bf16));
+
+  // Every component in one dtype: an unquantized checkpoint's (its torch_dtype).
+  static constexpr Quantization uniform(Dtype d) noexcept { return {d, d, d}; }
 
   // Components a user names on the command line; unnamed ones keep the checkpoint's.
   struct Choice {
-    std::optional<Dtype> gemm, moe, kv;
-    bool empty() const noexcept { return !gemm && !moe && !kv; }
+    std::optional<Dtype> gemm_dtype, expert_dtype, kv_dtype;
+    bool empty() const noexcept { return !gemm_dtype && !expert_dtype && !kv_dtype; }
   };
 
   Quantization with(const Choice& c) const {
-    return {c.gemm.value_or(gemm), c.moe.value_or(moe), c.kv.value_or(kv)};
+    return {c.gemm_dtype.value_or(gemm_dtype), c.expert_dtype.value_or(expert_dtype), c.kv_dtype.value_or(kv_dtype)};
   }
 
   std::string text() const {
-    return "gemm=" + std::string(name(gemm)) + " moe=" + std::string(name(moe)) + " kv=" + std::string(name(kv));
+    return "gemm=" + std::string(name(gemm_dtype)) + " moe=" + std::string(name(expert_dtype)) +
+           " kv=" + std::string(name(kv_dtype));
   }
 
   friend bool operator==(const Quantization&, const Quantization&) = default;
@@ -52,7 +59,7 @@ inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
 inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_view flag = "--quant") {
   Quantization::Choice c;
   if (text.find('=') == std::string_view::npos) {
-    c.gemm = c.moe = parse_weight_format(text, flag);
+    c.gemm_dtype = c.expert_dtype = parse_weight_format(text, flag);
     return c;
   }
   while (!text.empty()) {
@@ -64,7 +71,7 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
       throw InputError(std::string(flag) + " '" + std::string(part) + "': expected MODE or gemm=MODE,moe=MODE");
     const std::string where = std::string(flag) + " " + std::string(key);
-    (key == "gemm" ? c.gemm : c.moe) = parse_weight_format(part.substr(eq + 1), where);
+    (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = parse_weight_format(part.substr(eq + 1), where);
   }
   return c;
 }

@@ -64,33 +64,33 @@ using Router = MoeRouterLocal<F>;
 template <class F>
 using Shared = MoeSharedExpert<F>;
 
-static_assert(both_forms<AttnTp, llama3_70b.with_tp(8)>);
-static_assert(both_forms<AttnHptp, llama3_70b.with_tp(8).with_hp(2)>);
-static_assert(both_forms<Attn, llama3_8b>);
-static_assert(both_forms<PreAttn, llama3_8b>);
-static_assert(both_forms<Embed, llama3_8b>);
-static_assert(both_forms<LmHead, llama3_8b>);
-static_assert(both_forms<MlpTp, llama3_70b.with_tp(8)>);
-static_assert(both_forms<Mlp, llama3_8b>);
-static_assert(both_forms<Mla, deepseek_v3.with_parallel(8, 8)>);
-static_assert(both_forms<Experts, qwen3_235b_a22b.with_parallel(1, 8)>);
-static_assert(both_forms<ExpertsTp, mixtral_8x7b.with_parallel(8, 1)>);
-static_assert(both_forms<Router, qwen3_235b_a22b.with_parallel(1, 8)>);
-static_assert(both_forms<Shared, deepseek_v3.with_parallel(1, 8)>);
+static_assert(both_forms<AttnTp, deploy(llama3_70b, {.tp = 8})>);
+static_assert(both_forms<AttnHptp, deploy(llama3_70b, {.tp = 8, .hp = 2})>);
+static_assert(both_forms<Attn, deploy(llama3_8b)>);
+static_assert(both_forms<PreAttn, deploy(llama3_8b)>);
+static_assert(both_forms<Embed, deploy(llama3_8b)>);
+static_assert(both_forms<LmHead, deploy(llama3_8b)>);
+static_assert(both_forms<MlpTp, deploy(llama3_70b, {.tp = 8})>);
+static_assert(both_forms<Mlp, deploy(llama3_8b)>);
+static_assert(both_forms<Mla, deploy(deepseek_v3, {.tp = 8, .ep = 8})>);
+static_assert(both_forms<Experts, deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>);
+static_assert(both_forms<ExpertsTp, deploy(mixtral_8x7b, {.tp = 8, .ep = 1})>);
+static_assert(both_forms<Router, deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>);
+static_assert(both_forms<Shared, deploy(deepseek_v3, {.tp = 1, .ep = 8})>);
 
-static_assert(DenseArch<Llama3<Fixed<llama3_70b.with_tp(8)>>> && DenseArch<Llama3<Llama3Config>>);
+static_assert(DenseArch<Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>> && DenseArch<Llama3<Llama3Config>>);
 static_assert(DenseArch<Llama3<Llama3Config, AttnGrain::hptp>>);
-static_assert(DenseArch<Qwen3<Fixed<qwen3_32b.with_tp(8)>>> && DenseArch<Qwen3<Qwen3Config>>);
-static_assert(DpArch<Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(1, 8)>>> && DpArch<Qwen3Moe<Qwen3MoeConfig>>);
-static_assert(DpArch<Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>>> && DpArch<Mixtral<MixtralConfig>>);
+static_assert(DenseArch<Qwen3<Fixed<deploy(qwen3_32b, {.tp = 8})>>> && DenseArch<Qwen3<Qwen3Config>>);
+static_assert(DpArch<Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>>> && DpArch<Qwen3Moe<Qwen3MoeConfig>>);
+static_assert(DpArch<Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 2, .ep = 8})>>> && DpArch<Mixtral<MixtralConfig>>);
 static_assert(DpArch<Mixtral<MixtralConfig, ExpertGrain::tp>>);
-static_assert(DpArch<DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 8)>>> && DpArch<DeepseekV3<DeepseekV3Config>>);
-static_assert(DpArch<GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>> && DpArch<GptOss<GptOssConfig>>);
+static_assert(DpArch<DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 8, .ep = 8})>>> && DpArch<DeepseekV3<DeepseekV3Config>>);
+static_assert(DpArch<GptOss<Fixed<deploy(gpt_oss_120b, {.tp = 1, .ep = 8})>>> && DpArch<GptOss<GptOssConfig>>);
 // TP experts, both forms: the static ones picked by ep 1 over tp > 1.
-static_assert(DpArch<Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 1)>>> &&
+static_assert(DpArch<Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 1})>>> &&
               DpArch<Qwen3Moe<Qwen3MoeConfig, ExpertGrain::tp>>);
-static_assert(DpArch<GptOss<Fixed<gpt_oss_120b.with_parallel(4, 1)>>> && DpArch<GptOss<GptOssConfig, ExpertGrain::tp>>);
-static_assert(DpArch<DeepseekV3<Fixed<deepseek_v3.with_parallel(8, 1)>>> &&
+static_assert(DpArch<GptOss<Fixed<deploy(gpt_oss_120b, {.tp = 4, .ep = 1})>>> && DpArch<GptOss<GptOssConfig, ExpertGrain::tp>>);
+static_assert(DpArch<DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 8, .ep = 1})>>> &&
               DpArch<DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>>);
 // And what is not a worklet or an arch is not one.
 static_assert(!ArchDef<AttnTp<Llama3Config>> && !WorkletDef<Llama3<Llama3Config>, Llama3Config>);
@@ -103,20 +103,20 @@ TEST_CASE("the layer contracts hold for every shipped worklet and arch (checked 
 
 TEST_CASE("every slot of every shipped arch carries its kernel's family in the manifest (custom slots too)") {
   const Timing& t = arch_test::roofline_h200();
-  Llama3Config hop_b = llama3_70b.with_tp(8).with_hp(2);
+  Llama3Config hop_b = deploy(llama3_70b, {.tp = 8, .hp = 2});
   hop_b.hop_b = true;  // HpRankFolded, HpExchange, ChunkedPrefill
   arch_test::check_slot_families(make_manifest(Llama3<Llama3Config, AttnGrain::hptp>(hop_b).build(t)));
-  arch_test::check_slot_families(make_manifest(Qwen3<Fixed<qwen3_32b.with_tp(8)>>().build(t)));
-  arch_test::check_slot_families(make_manifest(Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 8)).build(t)));
-  arch_test::check_slot_families(make_manifest(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(2, 8)).build(t)));
+  arch_test::check_slot_families(make_manifest(Qwen3<Fixed<deploy(qwen3_32b, {.tp = 8})>>().build(t)));
+  arch_test::check_slot_families(make_manifest(Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})).build(t)));
+  arch_test::check_slot_families(make_manifest(Mixtral<MixtralConfig>(deploy(mixtral_8x7b, {.tp = 2, .ep = 8})).build(t)));
   arch_test::check_slot_families(
-      make_manifest(Mixtral<MixtralConfig, ExpertGrain::tp>(mixtral_8x7b.with_parallel(8, 1)).build(t)));
-  arch_test::check_slot_families(make_manifest(DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 8)).build(t)));
-  arch_test::check_slot_families(make_manifest(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(1, 8)).build(t)));
+      make_manifest(Mixtral<MixtralConfig, ExpertGrain::tp>(deploy(mixtral_8x7b, {.tp = 8, .ep = 1})).build(t)));
+  arch_test::check_slot_families(make_manifest(DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 8, .ep = 8})).build(t)));
+  arch_test::check_slot_families(make_manifest(GptOss<GptOssConfig>(deploy(gpt_oss_120b, {.tp = 1, .ep = 8})).build(t)));
   arch_test::check_slot_families(
-      make_manifest(Qwen3Moe<Qwen3MoeConfig, ExpertGrain::tp>(qwen3_235b_a22b.with_parallel(4, 1)).build(t)));
+      make_manifest(Qwen3Moe<Qwen3MoeConfig, ExpertGrain::tp>(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 1})).build(t)));
   arch_test::check_slot_families(
-      make_manifest(GptOss<GptOssConfig, ExpertGrain::tp>(gpt_oss_120b.with_parallel(4, 1)).build(t)));
+      make_manifest(GptOss<GptOssConfig, ExpertGrain::tp>(deploy(gpt_oss_120b, {.tp = 4, .ep = 1})).build(t)));
   arch_test::check_slot_families(make_manifest(
-      DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>(deepseek_v3.with_parallel(8, 1)).build(t)));
+      DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>(deploy(deepseek_v3, {.tp = 8, .ep = 1})).build(t)));
 }

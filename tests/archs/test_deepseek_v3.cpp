@@ -21,7 +21,7 @@ using namespace costdsl::archs;
 namespace {
 using arch_test::Batch;
 using arch_test::roofline_h200;
-constexpr DeepseekV3Config tp8 = deepseek_v3.with_parallel(8, 8);
+constexpr DeepseekV3Config tp8 = deploy(deepseek_v3, {.tp = 8, .ep = 8});
 // DeepSeek-V3's per-rank MLA shape at tp 8: 16 heads.
 ops::MlaConfig mla_tp8() { return {Dtype::bf16, Dtype::bf16, Dtype::bf16, 16, 512, 128, 64, 128}; }
 }  // namespace
@@ -95,20 +95,20 @@ TEST_CASE("mla_block_tp at tp 8 reproduces the reference shapes") {
   CHECK(j["slots"][13]["config"]["n"]["value"] == 7168);
   CHECK(j["slots"][13]["config"]["k"]["value"] == 2048);
   // tp 1: per-rank == full, no collective.
-  using Local = worklets::MlaBlockTp<Fixed<deepseek_v3>>;
-  static_assert(n_slots<decltype(Local(Fixed<deepseek_v3>{}).build(roofline_h200()))> == 14);
-  static_assert(Local::resolve_config(Fixed<deepseek_v3>{}).q_b_n.value() == 128 * 192);
+  using Local = worklets::MlaBlockTp<Fixed<deploy(deepseek_v3)>>;
+  static_assert(n_slots<decltype(Local(Fixed<deploy(deepseek_v3)>{}).build(roofline_h200()))> == 14);
+  static_assert(Local::resolve_config(Fixed<deploy(deepseek_v3)>{}).q_b_n.value() == 128 * 192);
 }
 
 TEST_CASE("heads % tp and the layer split are checked with the rule and values") {
-  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(3, 3)),
+  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 3, .ep = 3})),
                        "tp 3 does not divide num_heads 128", ConfigError);
-  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(256, 256)),
+  CHECK_THROWS_WITH_AS(worklets::MlaBlockTp<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 256, .ep = 256})),
                        "tp 256 does not divide num_heads 128", ConfigError);
-  CHECK_THROWS_AS(worklets::MlaBlockTp<DeepseekV3Config>(deepseek_v3.with_parallel(0, 8)), ConfigError);
-  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 4))),
+  CHECK_THROWS_AS(worklets::MlaBlockTp<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 0, .ep = 8})), ConfigError);
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 8, .ep = 4}))),
                        "tp 8 does not divide ep 4", ConfigError);
-  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 24))),
+  CHECK_THROWS_WITH_AS((DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 8, .ep = 24}))),
                        "ep 24 does not divide num_experts 256", ConfigError);
   DeepseekV3Config bad = tp8;
   bad.num_dense_layers = 62;
@@ -134,7 +134,7 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   CHECK(j["slots"][42]["name"] == "model.moe_layer.moe.combine_allreduce");
   CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
   CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
-  const auto local = DeepseekV3<Fixed<deepseek_v3>>().build(roofline_h200());
+  const auto local = DeepseekV3<Fixed<deploy(deepseek_v3)>>().build(roofline_h200());
   // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum, combine_allreduce
   static_assert(n_slots<decltype(local)> == 48 - 7);
 }
@@ -165,7 +165,7 @@ TEST_CASE("KV bytes per token: one latent per layer, not split by tp; weights pe
   CHECK(arch.kv_bytes_per_token() == (512.0 + 64) * 2 * 61);
   CHECK(arch.kv_bytes_per_token_per_gpu() == arch.kv_bytes_per_token());
   // DeepSeek-V3 has 671 B parameters (without the 14 B MTP module).
-  const DeepseekV3<Fixed<deepseek_v3>> one;
+  const DeepseekV3<Fixed<deploy(deepseek_v3)>> one;
   CHECK(one.weight_bytes_per_gpu() / 2 == doctest::Approx(671e9).epsilon(0.01));
   CHECK(arch.weight_bytes_per_gpu() < one.weight_bytes_per_gpu() / 7);
 }
@@ -189,7 +189,7 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
   const Timing& t = roofline_h200();
   const Batch a{{}, std::vector<std::uint32_t>(32, 1024)}, b{{}, std::vector<std::uint32_t>(8, 1024)};
   const std::vector<ops::AttentionBatch> two{a.it(), b.it()}, heavy{a.it()}, light{b.it()};
-  const DeepseekV3<DeepseekV3Config> dp2(deepseek_v3.with_parallel(4, 8)), dp1(deepseek_v3.with_parallel(4, 4));
+  const DeepseekV3<DeepseekV3Config> dp2(deploy(deepseek_v3, {.tp = 4, .ep = 8})), dp1(deploy(deepseek_v3, {.tp = 4, .ep = 4}));
   static_assert(std::is_same_v<decltype(dp2.build(t)), decltype(dp1.build(t))>);  // one tree type for every dp
   CHECK(dp2.resolved().dp == 2);
   const auto tree = dp2.build(t);
@@ -197,10 +197,10 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
   const Metrics m = evaluate(tree, dp2.inputs({two, {}}), row);
   CHECK(m.time_s > 0);
   // The static form at the same degree agrees bitwise.
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>> s;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 4, .ep = 8})>> s;
   CHECK(evaluate(s.build(t), s.inputs({two, {}})) == m);
   // A group's attention row: the heavy group's time, both groups' work.
-  const worklets::MlaBlockTp<DeepseekV3Config> mla(deepseek_v3.with_parallel(4, 8));
+  const worklets::MlaBlockTp<DeepseekV3Config> mla(deploy(deepseek_v3, {.tp = 4, .ep = 8}));
   const auto mla_tree = mla.build(t);
   std::array<Metrics, n_slots<decltype(mla_tree)>> ra{}, rb{};
   evaluate(mla_tree, mla.inputs({32, ops::collapse_mla(a.it())}), ra);
@@ -220,8 +220,8 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
 }
 
 TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing (issue 7)") {
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(4, 8)>> s;
-  const DeepseekV3<DeepseekV3Config> r(deepseek_v3.with_parallel(4, 8));
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 4, .ep = 8})>> s;
+  const DeepseekV3<DeepseekV3Config> r(deploy(deepseek_v3, {.tp = 4, .ep = 8}));
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {512, 1024}};
   const std::vector<std::uint32_t> decode(64, 2048);
   const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, {1.2});
@@ -230,7 +230,7 @@ TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration alloca
 
 TEST_CASE("shipped config.json agrees with the static preset") {
   const DeepseekV3Config c =
-      DeepseekV3Config::from_hf(load_hf_config(default_data_dir() / "models" / "deepseek_v3.json"), 8, 8);
+      DeepseekV3Config::from_hf(load_hf_config(default_data_dir() / "models" / "deepseek_v3.json"), {.tp = 8, .ep = 8});
   CHECK(to_json(make_manifest(DeepseekV3<DeepseekV3Config>(c).build(roofline_h200()))) ==
         to_json(make_manifest(DeepseekV3<Fixed<tp8>>().build(roofline_h200()))));
   CHECK(c.num_layers == 61);
@@ -256,20 +256,20 @@ TEST_CASE("DeepSeek-V3 at tp 8 / ep 8 on H200: 64 decodes at 2048 KV take tens o
 }
 
 TEST_CASE("DeepSeek-V3 with TP experts (ep 1 over tp 8): routed and shared experts split tp ways; tp 1 is EP at ep 1") {
-  constexpr DeepseekV3Config sharded = deepseek_v3.with_parallel(8, 1);
+  constexpr DeepseekV3Config sharded = deploy(deepseek_v3, {.tp = 8, .ep = 1});
   using TpExperts = DeepseekV3<DeepseekV3Config, AttnGrain::tp, ExpertGrain::tp>;
   static_assert(std::is_same_v<DeepseekV3<Fixed<sharded>>, DeepseekV3<Fixed<sharded>, AttnGrain::tp, ExpertGrain::tp>>);
   arch_test::check_tp_experts<DeepseekV3<Fixed<sharded>>, TpExperts, DeepseekV3<DeepseekV3Config>>(
-      sharded, deepseek_v3, {"model.moe_layer.moe"});
+      sharded, deploy(deepseek_v3), {"model.moe_layer.moe"});
   // ep 8 (dp 1) holds an eighth of the experts too, but the shared expert whole: TP experts
   // hold 7/8 of it less in every MoE layer (bf16).
-  const DeepseekV3<DeepseekV3Config> ep8(deepseek_v3.with_parallel(8, 8));
+  const DeepseekV3<DeepseekV3Config> ep8(deploy(deepseek_v3, {.tp = 8, .ep = 8}));
   const TpExperts tp8(sharded);
   CHECK(ep8.weight_bytes_per_gpu() - tp8.weight_bytes_per_gpu() ==
         doctest::Approx(3.0 * 7168 * 2048 * 7 / 8 * 58 * 2));
   CHECK(tp8.kv_bytes_per_token_per_gpu() == ep8.kv_bytes_per_token_per_gpu());  // MLA's latent: whole on every rank
   // The width split is checked first, before MLA's heads % tp.
-  CHECK_THROWS_WITH_AS(TpExperts(deepseek_v3.with_parallel(3, 1)), "tp 3 does not divide moe_intermediate 2048",
+  CHECK_THROWS_WITH_AS(TpExperts(deploy(deepseek_v3, {.tp = 3, .ep = 1})), "tp 3 does not divide moe_intermediate 2048",
                        ConfigError);
 }
 
@@ -299,7 +299,7 @@ TEST_CASE("a multimodal wrapper's text_config is the language model (Kimi-K2.5 r
   CHECK_THROWS_AS(hf.quantization(), DataError);
   hf.override_quantization({Dtype::fp4, Dtype::fp4, Dtype::fp8});
   CHECK(hf.quantization() == Quantization{Dtype::fp4, Dtype::fp4, Dtype::fp8});
-  const DeepseekV3Config c = DeepseekV3Config::from_hf(hf, 1, 8);
+  const DeepseekV3Config c = DeepseekV3Config::from_hf(hf, {.tp = 1, .ep = 8});
   CHECK(c.num_experts == 384);
   CHECK(c.num_heads == 64);
   CHECK(c.num_dense_layers == 1);

@@ -72,15 +72,15 @@ void static_law() {
 }  // namespace
 
 TEST_CASE("DeepSeek-V3 hp = 1 is exactly the tp tree: static forms at ep 1 and 8") {
-  static_assert(default_grain<Fixed<deepseek_v3.with_parallel(1, 8)>> == AttnGrain::tp);
-  static_assert(default_grain<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>> == AttnGrain::hptp);
-  static_law<deepseek_v3>();
-  static_law<deepseek_v3.with_parallel(1, 8)>();
+  static_assert(default_grain<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8})>> == AttnGrain::tp);
+  static_assert(default_grain<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>> == AttnGrain::hptp);
+  static_law<deploy(deepseek_v3)>();
+  static_law<deploy(deepseek_v3, {.tp = 1, .ep = 8})>();
 }
 
 TEST_CASE("DeepSeek-V3 hp = 1 is exactly the tp tree: run-time form, the hp slots push zero") {
   const Timing& t = roofline_h200();
-  for (const DeepseekV3Config& c : {deepseek_v3, deepseek_v3.with_parallel(1, 8)}) {
+  for (const DeepseekV3Config& c : {deploy(deepseek_v3), deploy(deepseek_v3, {.tp = 1, .ep = 8})}) {
     const DeepseekV3<DeepseekV3Config> tp(c);
     const Hp hp(c);
     const Manifest mt = make_manifest(tp.build(t)), mh = make_manifest(hp.build(t));
@@ -106,8 +106,8 @@ TEST_CASE("DeepSeek-V3 hp = 1 is exactly the tp tree: run-time form, the hp slot
     }
   }
   // The default run-time form is the tp grain, hp 1 included: today's numbers.
-  CHECK(DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 8)).kv_bytes_per_token_per_gpu() ==
-        DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(8, 8)).kv_bytes_per_token());
+  CHECK(DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 8, .ep = 8})).kv_bytes_per_token_per_gpu() ==
+        DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 8, .ep = 8})).kv_bytes_per_token());
 }
 
 TEST_CASE("DeepSeek-V3 hp 2 and 4: the static and run-time forms agree, total and manifest") {
@@ -120,13 +120,13 @@ TEST_CASE("DeepSeek-V3 hp 2 and 4: the static and run-time forms agree, total an
     for (const Batch& b : {Batch{{}, std::vector<std::uint32_t>(16, 131072)}, Batch{{}, {1, 2, 3, 33, 100}}, Batch{}})
       CHECK(run(s, b) == run(r, b));
   };
-  check.template operator()<deepseek_v3.with_parallel(1, 8).with_hp(2)>();
-  check.template operator()<deepseek_v3.with_parallel(1, 8).with_hp(4)>();
+  check.template operator()<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>();
+  check.template operator()<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 4})>();
 }
 
 TEST_CASE("DeepSeek-V3 hp 2: inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing") {
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>> s;
-  const Hp r(deepseek_v3.with_parallel(1, 8).with_hp(2));
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>> s;
+  const Hp r(deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2}));
   std::vector<std::uint32_t> decode(64, 131072);
   for (std::uint32_t i = 0; i < 16; ++i) decode.push_back(1 + i * 997);  // uneven slices, short requests
   const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {{}, decode}, {1.2});
@@ -134,7 +134,7 @@ TEST_CASE("DeepSeek-V3 hp 2: inputs(it, scratch) equals inputs(it); warm, a deal
 }
 
 TEST_CASE("DeepSeek-V3 ep 8 hp 2: the slots, the exchange and merge sizes by hand, the dense MLP over the group") {
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>> arch;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>> arch;
   CHECK(arch.resolved().dp == 4);
   const auto tree = arch.build(roofline_h200());
   const Manifest m = make_manifest(tree);
@@ -178,9 +178,9 @@ TEST_CASE("DeepSeek-V3 ep 8 hp 2: the slots, the exchange and merge sizes by han
 }
 
 TEST_CASE("DeepSeek-V3 KV per GPU divides by hp; weights per GPU shrink with the projections out") {
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8)>> h1;
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>> h2;
-  const DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(8)>> h8;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8})>> h1;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>> h2;
+  const DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 8})>> h8;
   CHECK(h2.kv_bytes_per_token() == h1.kv_bytes_per_token());
   CHECK(h2.kv_bytes_per_token_per_gpu() == h1.kv_bytes_per_token_per_gpu() / 2);
   CHECK(h8.kv_bytes_per_token_per_gpu() == h1.kv_bytes_per_token_per_gpu() / 8);
@@ -194,10 +194,10 @@ TEST_CASE("DeepSeek-V3 long-context decode on 8 GPUs: one request of 1M tokens, 
   // One DP group holds the request (the others idle): at hp 1 one GPU reads its whole KV,
   // at hp N each of the group's N GPUs reads 1/N of it.
   const Batch b{{}, {1u << 20}};
-  const auto r1 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8)>>(), b);
-  const auto r2 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>>(), b);
-  const auto r4 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(4)>>(), b);
-  const auto r8 = dealt_slot_rows(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(8)>>(), b);
+  const auto r1 = dealt_slot_rows(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8})>>(), b);
+  const auto r2 = dealt_slot_rows(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>>(), b);
+  const auto r4 = dealt_slot_rows(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 4})>>(), b);
+  const auto r8 = dealt_slot_rows(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 8})>>(), b);
   const std::string decode = "model.moe_layer.dp.attn.decode";
   const double d1 = r1.at(decode).time_s, d2 = r2.at(decode).time_s, d4 = r4.at(decode).time_s,
                d8 = r8.at(decode).time_s;
@@ -209,8 +209,8 @@ TEST_CASE("DeepSeek-V3 long-context decode on 8 GPUs: one request of 1M tokens, 
                           r8.at("model.moe_layer.dp.attn.hp_combine").time_s +
                           r8.at("model.moe_layer.dp.attn.tp_allreduce").time_s;
   CHECK(exchange < (d1 - d8) / 4);
-  const Metrics t1 = run(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8)>>(), b);
-  const Metrics t8 = run(DeepseekV3<Fixed<deepseek_v3.with_parallel(1, 8).with_hp(8)>>(), b);
+  const Metrics t1 = run(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8})>>(), b);
+  const Metrics t8 = run(DeepseekV3<Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 8})>>(), b);
   CHECK(t8.time_s < t1.time_s);
   MESSAGE("DeepSeek-V3 ep 8, 1 decode at 1,048,576 tokens (H200 roofline), per-layer MLA decode ms: hp1 ",
           d1 * 1e3, ", hp2 ", d2 * 1e3, ", hp4 ", d4 * 1e3, ", hp8 ", d8 * 1e3, "; iteration ms: hp1 ", t1.time_ms(),
@@ -227,7 +227,7 @@ TEST_CASE("DeepSeek-V3 HOP-B: the MLA exchange overlapped with the next slice's 
                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{}, {4096}}, Batch{}};
   bool hid_some = false;
   for (const std::uint32_t hp : {2u, 4u}) {
-    DeepseekV3Config serial_cfg = deepseek_v3.with_parallel(1, 8).with_hp(hp), overlap_cfg = serial_cfg;
+    DeepseekV3Config serial_cfg = deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = hp}), overlap_cfg = serial_cfg;
     overlap_cfg.hop_b = true;
     const Hp serial(serial_cfg), overlapped(overlap_cfg);
     const Manifest m = make_manifest(serial.build(roofline_h200()));
@@ -250,20 +250,20 @@ TEST_CASE("DeepSeek-V3 HOP-B: the MLA exchange overlapped with the next slice's 
 }
 
 TEST_CASE("DeepSeek-V3 hp rejections name the field, the value and the rule") {
-  CHECK_THROWS_WITH_AS(Hp(deepseek_v3.with_parallel(1, 8).with_hp(0)), "hp is 0; it must be at least 1", ConfigError);
-  CHECK_THROWS_WITH_AS(Hp(deepseek_v3.with_parallel(1, 8).with_hp(3)), "hp 3 does not divide ep 8", ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 0})), "hp is 0; it must be at least 1", ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 3})), "hp 3 does not divide ep 8", ConfigError);
   CHECK_THROWS_WITH_AS(
-      Hp(deepseek_v3.with_parallel(2, 8).with_hp(2)),
+      Hp(deploy(deepseek_v3, {.tp = 2, .ep = 8, .hp = 2})),
       "MLA has one latent KV head: under hp its attention is split by KV alone, tp must be 1: tp 2 exceeds max_tp 1",
       ConfigError);
-  CHECK_THROWS_WITH_AS(Hp(deepseek_v3.with_parallel(1, 256).with_hp(256)), "hp 256 does not divide num_heads 128",
+  CHECK_THROWS_WITH_AS(Hp(deploy(deepseek_v3, {.tp = 1, .ep = 256, .hp = 256})), "hp 256 does not divide num_heads 128",
                        ConfigError);
   // The tp grain takes hp 1 only.
-  CHECK_THROWS_WITH_AS(DeepseekV3<DeepseekV3Config>(deepseek_v3.with_parallel(1, 8).with_hp(2)),
+  CHECK_THROWS_WITH_AS(DeepseekV3<DeepseekV3Config>(deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})),
                        "the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV): hp 2 exceeds max_hp 1",
                        ConfigError);
   // Prefill under hp > 1: hp is a decode-side degree.
-  const Hp arch(deepseek_v3.with_parallel(1, 8).with_hp(2));
+  const Hp arch(deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2}));
   DpDeal deal;
   const Batch mixed{{{0, 512}}, {4096}};
   CHECK_THROWS_WITH_AS(arch.inputs(deal.deal(mixed.it(), 4)),

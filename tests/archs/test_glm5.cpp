@@ -44,10 +44,10 @@ Glm5Config glm5_with(const std::string& key, const std::string& value) {
   } else {
     keys.replace(at, end - at, "\"" + key + "\": " + value);
   }
-  return Glm5Config::from_hf(parse_hf_config("{" + keys + "}", "g.json"), 1, 1);
+  return Glm5Config::from_hf(parse_hf_config("{" + keys + "}", "g.json"), {.tp = 1, .ep = 1});
 }
 
-using Glm5Tp8 = Glm5<Fixed<glm5.with_parallel(8, 8)>>;
+using Glm5Tp8 = Glm5<Fixed<deploy(glm5, {.tp = 8, .ep = 8})>>;
 using Glm5Tree = decltype(Glm5Tp8().build(std::declval<const Timing&>()));
 
 // One iteration's row of a tp 8 / ep 8 GLM-5.
@@ -68,18 +68,18 @@ Metrics glm5_slot(const std::array<Metrics, n_slots<Glm5Tree>>& row, std::string
 
 // The layer contracts (design §6): the sparse attention block a worklet in both forms, the family a DP arch.
 static_assert(WorkletDef<worklets::MlaBlockTp<DsaForm>, DsaForm>);
-static_assert(WorkletDef<worklets::MlaBlockTp<Fixed<DsaForm::of(glm5.with_parallel(8, 8))>>,
-                         Fixed<DsaForm::of(glm5.with_parallel(8, 8))>>);
+static_assert(WorkletDef<worklets::MlaBlockTp<Fixed<DsaForm::of(deploy(glm5, {.tp = 8, .ep = 8}))>>,
+                         Fixed<DsaForm::of(deploy(glm5, {.tp = 8, .ep = 8}))>>);
 static_assert(DpArch<Glm5Tp8> && DpArch<Glm5<Glm5Config>>);
 static_assert(DpArch<Glm5<Glm5Config, AttnGrain::tp, ExpertGrain::tp>>);
 // The static form checks the indexer's shape at compile time.
-static_assert(worklets::MlaBlockTp<Fixed<DsaForm::of(glm5.with_parallel(8, 8))>>::resolve_config(Fixed<DsaForm::of(glm5.with_parallel(8, 8))>{}).index_topk.value() ==
+static_assert(worklets::MlaBlockTp<Fixed<DsaForm::of(deploy(glm5, {.tp = 8, .ep = 8}))>>::resolve_config(Fixed<DsaForm::of(deploy(glm5, {.tp = 8, .ep = 8}))>{}).index_topk.value() ==
               2048);
 
 TEST_CASE("GLM-5 config.json: the preset, the shipped file") {
-  CHECK(glm5_same(Glm5Config::from_hf(parse_hf_config("{" + glm5_keys + "}", "g.json"), 1, 1), glm5));
-  const Glm5Config shipped = Glm5Config::from_hf(load_hf_config(default_data_dir() / "models" / "glm5.json"), 1, 1);
-  CHECK(glm5_same(shipped, glm5));
+  CHECK(glm5_same(Glm5Config::from_hf(parse_hf_config("{" + glm5_keys + "}", "g.json"), {.tp = 1, .ep = 1}), deploy(glm5)));
+  const Glm5Config shipped = Glm5Config::from_hf(load_hf_config(default_data_dir() / "models" / "glm5.json"), {.tp = 1, .ep = 1});
+  CHECK(glm5_same(shipped, deploy(glm5)));
 }
 
 TEST_CASE("GLM-5: bad config.json files name the field, its value and the rule") {
@@ -111,11 +111,11 @@ TEST_CASE("GLM-5: bad config.json files name the field, its value and the rule")
                        "g.json: index_topk_freq 4 is not 1: the glm5 family models an indexer selecting in every layer",
                        DataError);
   // Heads tp does not divide; a run-time index_topk 0; KV-parallel decode (not modelled).
-  CHECK_THROWS_WITH_AS(Glm5<Glm5Config>(glm5.with_parallel(3, 3)), "tp 3 does not divide num_heads 64", ConfigError);
-  Glm5Config none = glm5.with_parallel(8, 8);
+  CHECK_THROWS_WITH_AS(Glm5<Glm5Config>(deploy(glm5, {.tp = 3, .ep = 3})), "tp 3 does not divide num_heads 64", ConfigError);
+  Glm5Config none = deploy(glm5, {.tp = 8, .ep = 8});
   none.indexer.index_topk = 0;
   CHECK_THROWS_WITH_AS(Glm5<Glm5Config>{none}, "index_topk is 0; it must be at least 1", ConfigError);
-  CHECK_THROWS_WITH_AS((Glm5<Glm5Config, AttnGrain::hptp>(glm5.with_parallel(1, 8).with_hp(8))),
+  CHECK_THROWS_WITH_AS((Glm5<Glm5Config, AttnGrain::hptp>(deploy(glm5, {.tp = 1, .ep = 8, .hp = 8}))),
                        "GLM-5: hp 8: KV-parallel (Helix) decode of DeepSeek sparse attention is not modelled; run it "
                        "at hp 1",
                        ConfigError);
@@ -124,7 +124,7 @@ TEST_CASE("GLM-5: bad config.json files name the field, its value and the rule")
 TEST_CASE("GLM-5 at tp 8 / ep 8: MLA with the indexer in every layer, the sparse kernel at its padded head tile") {
   const Timing& t = arch_test::roofline_h200();
   const Glm5Tp8 s;
-  const Glm5<Glm5Config> r(glm5.with_parallel(8, 8));
+  const Glm5<Glm5Config> r(deploy(glm5, {.tp = 8, .ep = 8}));
   CHECK(s.resolved().dp == 1);
   const nlohmann::json j = to_json(make_manifest(s.build(t)));
   const auto slot = [&](std::string_view path) { return j["slots"][arch_test::slot_at<Glm5Tree>(path)]; };
@@ -213,29 +213,29 @@ TEST_CASE("GLM-5 prefill: contexts within index_topk run dense MLA, a longer one
 }
 
 TEST_CASE("GLM-5's KV bytes per token: the latent and the indexer key, every layer; weights") {
-  const Glm5<Glm5Config> bf16(glm5.with_parallel(8, 8));
+  const Glm5<Glm5Config> bf16(deploy(glm5, {.tp = 8, .ep = 8}));
   // 78 layers × ((512 + 64) bf16 latent + 128 fp8 indexer key + its fp32 scale).
   CHECK(bf16.kv_bytes_per_token() == 78.0 * (576 * 2 + 132));
   CHECK(bf16.kv_bytes_per_token_per_gpu() == bf16.kv_bytes_per_token());  // whole on every rank
-  Glm5Config fp8 = glm5.with_parallel(8, 8);
+  Glm5Config fp8 = deploy(glm5, {.tp = 8, .ep = 8});
   fp8.kv_dtype = Dtype::fp8;
   CHECK(Glm5<Glm5Config>(fp8).kv_bytes_per_token() == 78.0 * (576 + 132));
   // GLM-5 has 744B parameters without its MTP layer's (bf16 at tp 1).
-  const double params = Glm5<Glm5Config>(glm5).weight_bytes_per_gpu() / 2;
+  const double params = Glm5<Glm5Config>(deploy(glm5)).weight_bytes_per_gpu() / 2;
   CHECK(params > 740e9);
   CHECK(params < 750e9);
   // The indexer whole on every rank, in every layer: wq_b and wk with the other projections
   // (bf16 here), weights_proj and the k LayerNorm's weight and bias in the model's dtype.
   // GLM-5's shape read as DeepSeek-V3 (dense MLA, no indexer) is the difference.
   const DeepseekV3<DeepseekV3Config> dense(
-      DeepseekV3Config::from_hf(parse_hf_config("{" + glm5_keys + "}", "g.json"), 8, 8));
+      DeepseekV3Config::from_hf(parse_hf_config("{" + glm5_keys + "}", "g.json"), {.tp = 8, .ep = 8}));
   const double indexer = 78.0 * 2 * (2048.0 * 32 * 128 + 6144.0 * 128 + 6144.0 * 32 + 2 * 128);
   CHECK(bf16.weight_bytes_per_gpu() - dense.weight_bytes_per_gpu() == doctest::Approx(indexer));
   CHECK(bf16.kv_bytes_per_token() - dense.kv_bytes_per_token() == 78.0 * 132);
 }
 
 TEST_CASE("GLM-5 with TP experts (ep 1 over tp 8), as the silicon sample runs it") {
-  constexpr Glm5Config sharded = glm5.with_parallel(8, 1);
+  constexpr Glm5Config sharded = deploy(glm5, {.tp = 8, .ep = 1});
   using TpExperts = Glm5<Glm5Config, AttnGrain::tp, ExpertGrain::tp>;
-  arch_test::check_tp_experts<Glm5<Fixed<sharded>>, TpExperts, Glm5<Glm5Config>>(sharded, glm5, {"model.moe_layer.moe"});
+  arch_test::check_tp_experts<Glm5<Fixed<sharded>>, TpExperts, Glm5<Glm5Config>>(sharded, deploy(glm5), {"model.moe_layer.moe"});
 }

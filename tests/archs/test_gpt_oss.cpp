@@ -20,7 +20,7 @@ using moe_test::roofline_h200;
 
 namespace {
 GptOssConfig shipped(const char* name, std::uint32_t tp, std::uint32_t ep) {
-  return GptOssConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
+  return GptOssConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), {.tp = tp, .ep = ep});
 }
 
 bool same(const GptOssConfig& a, const GptOssConfig& b) {
@@ -43,7 +43,7 @@ struct OneGroup {
 }  // namespace
 
 TEST_CASE("GptOss: the layer pair (sliding, full) is the repeated unit; slots in build order") {
-  using Tree = decltype(GptOss<Fixed<gpt_oss_120b.with_parallel(1, 8)>>().build(roofline_h200()));
+  using Tree = decltype(GptOss<Fixed<deploy(gpt_oss_120b, {.tp = 1, .ep = 8})>>().build(roofline_h200()));
   // embed 1 + pair 2 × (attn 7 + router 2 + moe 5) + lm_head 2; tp 1: no attention all-reduce.
   static_assert(n_slots<Tree> == 1 + 2 * 14 + 2);
   const std::vector<std::string> layer{
@@ -59,7 +59,7 @@ TEST_CASE("GptOss: the layer pair (sliding, full) is the repeated unit; slots in
 
 TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form read from data/models (bitwise)") {
   const Timing& t = roofline_h200();
-  const GptOss<Fixed<gpt_oss_120b.with_parallel(2, 8)>> s;
+  const GptOss<Fixed<deploy(gpt_oss_120b, {.tp = 2, .ep = 8})>> s;
   const GptOss<GptOssConfig> r(shipped("gpt_oss_120b.json", 2, 8));
   CHECK(s.resolved().dp == 4);
   CHECK(r.resolved().periods == 18);
@@ -84,7 +84,7 @@ TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form 
   CHECK(prefill["config"]["window"] == 128);
   CHECK(j["slots"][arch_test::slot_at<Tree>("model.layer.full.dp.attn.prefill")]["config"]["window"] == 0);
   // 20b: 24 layers, 32 experts; the same bitwise agreement at tp 2 / ep 8.
-  const GptOss<Fixed<gpt_oss_20b.with_parallel(2, 8)>> s20;
+  const GptOss<Fixed<deploy(gpt_oss_20b, {.tp = 2, .ep = 8})>> s20;
   const GptOss<GptOssConfig> r20(shipped("gpt_oss_20b.json", 2, 8));
   const Batches b4(4);
   CHECK(evaluate(s20.build(t), s20.inputs(b4.it())) == evaluate(r20.build(t), r20.inputs(b4.it())));
@@ -93,7 +93,7 @@ TEST_CASE("GptOss-120b at tp 2 / ep 8: the static form equals the run-time form 
 
 TEST_CASE("GptOss: a sliding layer's decode at 131072 KV costs what 128 KV costs; the full layer's costs more") {
   const Timing& t = roofline_h200();
-  const GptOss<Fixed<gpt_oss_20b>> a;
+  const GptOss<Fixed<deploy(gpt_oss_20b)>> a;
   const auto tree = a.build(t);
   using Tree = decltype(tree);
   std::array<Metrics, n_slots<Tree>> at_128k{}, at_128{};
@@ -114,7 +114,7 @@ TEST_CASE("GptOss: a sliding layer's decode at 131072 KV costs what 128 KV costs
 
 TEST_CASE("GptOss: a sliding layer's prefill attends to at most the window per query") {
   const Timing& t = roofline_h200();
-  const GptOss<Fixed<gpt_oss_20b>> a;
+  const GptOss<Fixed<deploy(gpt_oss_20b)>> a;
   const auto tree = a.build(t);
   using Tree = decltype(tree);
   std::array<Metrics, n_slots<Tree>> row{};
@@ -151,9 +151,9 @@ TEST_CASE("GptOss: the expert GEMMs read mxfp4 weights at 4.25/16 of bf16's byte
   CHECK(name(Dtype::mxfp4) == "mxfp4");
   CHECK(parse_dtype("mxfp4") == Dtype::mxfp4);
   // The whole arch: a full and a bf16-expert twin differ in the experts' weight bytes only.
-  GptOssConfig bf16_experts = gpt_oss_120b;
+  GptOssConfig bf16_experts = deploy(gpt_oss_120b);
   bf16_experts.expert_dtype = Dtype::bf16;
-  const GptOss<GptOssConfig> a(gpt_oss_120b), b(bf16_experts);
+  const GptOss<GptOssConfig> a(deploy(gpt_oss_120b)), b(bf16_experts);
   CHECK(a.weight_bytes_per_gpu() < b.weight_bytes_per_gpu() / 3);
 }
 
@@ -184,8 +184,8 @@ TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls ba
 }
 
 TEST_CASE("GptOss: inputs(it, scratch) and BatchFeed equal inputs(it); warm, nothing allocates") {
-  const GptOss<Fixed<gpt_oss_20b.with_parallel(1, 8)>> s;
-  const GptOss<GptOssConfig> r(gpt_oss_120b.with_parallel(2, 8));
+  const GptOss<Fixed<deploy(gpt_oss_20b, {.tp = 1, .ep = 8})>> s;
+  const GptOss<GptOssConfig> r(deploy(gpt_oss_120b, {.tp = 2, .ep = 8}));
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {100, 300}};
   const std::vector<std::uint32_t> decode(61, 2048);
   const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, ops::moe::Routing{1.2});
@@ -193,73 +193,70 @@ TEST_CASE("GptOss: inputs(it, scratch) and BatchFeed equal inputs(it); warm, not
 }
 
 TEST_CASE("GptOss: bad configs name the field, its value and the rule") {
-  GptOssConfig odd = gpt_oss_20b;
+  GptOssConfig odd = deploy(gpt_oss_20b);
   odd.num_layers = 23;
   CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>{odd},
                        "num_layers 23 is odd: GptOss repeats a (sliding-window, full attention) layer pair, so it "
                        "must be even",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_20b.with_parallel(1, 3)), "ep 3 does not divide num_experts 32",
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(deploy(gpt_oss_20b, {.tp = 1, .ep = 3})), "ep 3 does not divide num_experts 32",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(1, 256)),
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(deploy(gpt_oss_120b, {.tp = 1, .ep = 256})),
                        "ep 256 does not divide num_experts 128", ConfigError);
-  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(gpt_oss_120b.with_parallel(12, 12)),
+  CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>(deploy(gpt_oss_120b, {.tp = 12, .ep = 12})),
                        "num_kv_heads 8 does not divide tp 12", ConfigError);
-  GptOssConfig no_window = gpt_oss_20b;
+  GptOssConfig no_window = deploy(gpt_oss_20b);
   no_window.sliding_window = 0;
   CHECK_THROWS_WITH_AS(GptOss<GptOssConfig>{no_window}, "sliding_window is 0; it must be at least 1", ConfigError);
-  for (std::uint32_t ep : {1u, 2u, 4u, 8u, 16u, 32u}) CHECK_NOTHROW(GptOss<GptOssConfig>(gpt_oss_20b.with_parallel(1, ep)));
+  for (std::uint32_t ep : {1u, 2u, 4u, 8u, 16u, 32u}) CHECK_NOTHROW(GptOss<GptOssConfig>(deploy(gpt_oss_20b, {.tp = 1, .ep = ep})));
   // config.json: layer_types that do not alternate, an unknown quantization.
   const std::string base = R"("hidden_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
       "intermediate_size": 2880, "num_local_experts": 32, "num_experts_per_tok": 4, "vocab_size": 201088,
       "sliding_window": 128, "num_hidden_layers": 2)";
   CHECK_THROWS_WITH_AS(
       GptOssConfig::from_hf(parse_hf_config("{" + base + R"(, "layer_types": ["full_attention", "sliding_attention"]})",
-                                            "x.json"),
-                            1, 1),
+                                            "x.json"), {.tp = 1, .ep = 1}),
       "x.json: layer_types [\"full_attention\",\"sliding_attention\"] is not 2 entries alternating sliding_attention, "
       "full_attention (sliding first): GptOss repeats that pair",
       DataError);
   CHECK_THROWS_WITH_AS(
-      GptOssConfig::from_hf(
-          parse_hf_config("{" + base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 4}})", "x.json"), 1,
-          1),
+      GptOssConfig::from_hf(parse_hf_config("{" + base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 4}})", "x.json"), {.tp = 1, .ep = 1}),
       "x.json: quantization_config.quant_method 'gptq' is not modelled (fp8, fp8 with weight_block_size, mxfp4, "
       "modelopt); override it with --quant",
       DataError);
   // Without quantization_config the experts are the checkpoint's dtype; without layer_types HF alternates.
-  const GptOssConfig plain = GptOssConfig::from_hf(parse_hf_config("{" + base + "}", "x.json"), 1, 1);
+  const GptOssConfig plain = GptOssConfig::from_hf(parse_hf_config("{" + base + "}", "x.json"), {.tp = 1, .ep = 1});
   CHECK(plain.expert_dtype == Dtype::bf16);
   CHECK(plain.num_layers == 2);
-  CHECK_THROWS_WITH_AS(GptOssConfig::from_hf(parse_hf_config(R"({"hidden_size": 2880})", "x.json"), 1, 1),
+  CHECK_THROWS_WITH_AS(GptOssConfig::from_hf(parse_hf_config(R"({"hidden_size": 2880})", "x.json"), {.tp = 1, .ep = 1}),
                        "x.json: missing key 'num_hidden_layers'", DataError);
 }
 
 TEST_CASE("GptOss: shipped config.json files agree with the presets") {
-  CHECK(same(shipped("gpt_oss_120b.json", 1, 1), gpt_oss_120b));
-  CHECK(same(shipped("gpt_oss_20b.json", 1, 1), gpt_oss_20b));
-  CHECK(same(shipped("gpt_oss_20b.json", 2, 8), gpt_oss_20b.with_parallel(2, 8)));
+  CHECK(same(shipped("gpt_oss_120b.json", 1, 1), deploy(gpt_oss_120b)));
+  CHECK(same(shipped("gpt_oss_20b.json", 1, 1), deploy(gpt_oss_20b)));
+  CHECK(same(shipped("gpt_oss_20b.json", 2, 8), deploy(gpt_oss_20b, {.tp = 2, .ep = 8})));
 }
 
 TEST_CASE("GptOss: weights per GPU match the published checkpoints; KV bytes per token") {
   // The mxfp4 checkpoints: gpt-oss-120b 65.3 GB, gpt-oss-20b 13.8 GB (biases left out here).
-  CHECK(GptOss<GptOssConfig>(gpt_oss_120b).weight_bytes_per_gpu() == doctest::Approx(65.3e9).epsilon(0.01));
-  CHECK(GptOss<GptOssConfig>(gpt_oss_20b).weight_bytes_per_gpu() == doctest::Approx(13.8e9).epsilon(0.01));
-  const GptOss<GptOssConfig> ep8(gpt_oss_120b.with_parallel(1, 8));
+  CHECK(GptOss<GptOssConfig>(deploy(gpt_oss_120b)).weight_bytes_per_gpu() == doctest::Approx(65.3e9).epsilon(0.01));
+  CHECK(GptOss<GptOssConfig>(deploy(gpt_oss_20b)).weight_bytes_per_gpu() == doctest::Approx(13.8e9).epsilon(0.01));
+  const GptOss<GptOssConfig> ep8(deploy(gpt_oss_120b, {.tp = 1, .ep = 8}));
   const double expert = 3.0 * 2880 * 2880 * 4.25 / 8;  // one mxfp4 expert of one layer
-  CHECK(GptOss<GptOssConfig>(gpt_oss_120b).weight_bytes_per_gpu() - ep8.weight_bytes_per_gpu() ==
+  CHECK(GptOss<GptOssConfig>(deploy(gpt_oss_120b)).weight_bytes_per_gpu() - ep8.weight_bytes_per_gpu() ==
         doctest::Approx(36 * 112 * expert));
   CHECK(ep8.kv_bytes_per_token() == 2.0 * 8 * 64 * 2 * 18);  // the 18 full-attention layers hold every token
 }
 
 TEST_CASE("GptOss with TP experts (ep 1 over tp 4): one attention group, experts split by width; tp 1 is EP at ep 1") {
-  constexpr GptOssConfig sharded = gpt_oss_120b.with_parallel(4, 1);
+  constexpr GptOssConfig sharded = deploy(gpt_oss_120b, {.tp = 4, .ep = 1});
   using TpExperts = GptOss<GptOssConfig, worklets::ExpertGrain::tp>;
   static_assert(std::is_same_v<GptOss<Fixed<sharded>>, GptOss<Fixed<sharded>, worklets::ExpertGrain::tp>>);
   arch_test::check_tp_experts<GptOss<Fixed<sharded>>, TpExperts, GptOss<GptOssConfig>>(
-      sharded, gpt_oss_120b, {"model.layer.sliding.moe", "model.layer.full.moe"});
+      sharded, deploy(gpt_oss_120b), {"model.layer.sliding.moe", "model.layer.full.moe"});
   // A quarter of every (mxfp4) expert per GPU holds what ep 4 holds.
-  const GptOss<GptOssConfig> ep4(gpt_oss_120b.with_parallel(4, 4));
+  const GptOss<GptOssConfig> ep4(deploy(gpt_oss_120b, {.tp = 4, .ep = 4}));
   CHECK(TpExperts(sharded).weight_bytes_per_gpu() == ep4.weight_bytes_per_gpu());
   CHECK(TpExperts(sharded).kv_bytes_per_token_per_gpu() == ep4.kv_bytes_per_token_per_gpu());
   GptOssConfig odd = sharded;

@@ -96,24 +96,24 @@ std::map<std::string, Metrics> slot_rows(const Arch& arch, const Batch& b) {
 }  // namespace
 
 TEST_CASE("hp = 1 is exactly the tp tree: static forms, every Llama and several tp") {
-  static_law<llama3_8b>();
-  static_law<llama3_8b.with_tp(4)>();
-  static_law<llama3_70b.with_tp(8)>();
-  static_law<llama3_405b.with_tp(8)>();
+  static_law<deploy(llama3_8b)>();
+  static_law<deploy(llama3_8b, {.tp = 4})>();
+  static_law<deploy(llama3_70b, {.tp = 8})>();
+  static_law<deploy(llama3_405b, {.tp = 8})>();
 }
 
 TEST_CASE("hp = 1 is exactly the tp tree: run-time forms, the hp slots push zero") {
-  for (const Llama3Config& c : {llama3_8b, llama3_8b.with_tp(2), llama3_70b.with_tp(8), llama3_405b.with_tp(4)})
+  for (const Llama3Config& c : {deploy(llama3_8b), deploy(llama3_8b, {.tp = 2}), deploy(llama3_70b, {.tp = 8}), deploy(llama3_405b, {.tp = 4})})
     runtime_law(c);
 }
 
 TEST_CASE("the static default grain follows hp; the static and run-time hptp forms agree") {
-  static_assert(default_grain<Fixed<llama3_70b.with_tp(8)>> == AttnGrain::tp);
-  static_assert(default_grain<Fixed<llama3_70b.with_tp(8).with_hp(2)>> == AttnGrain::hptp);
+  static_assert(default_grain<Fixed<deploy(llama3_70b, {.tp = 8})>> == AttnGrain::tp);
+  static_assert(default_grain<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> == AttnGrain::hptp);
   static_assert(default_grain<Llama3Config> == AttnGrain::tp);
   const Timing& t = roofline_h200();
-  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> s;
-  const Llama3<Llama3Config, AttnGrain::hptp> r(llama3_70b.with_tp(8).with_hp(2));
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> s;
+  const Llama3<Llama3Config, AttnGrain::hptp> r(deploy(llama3_70b, {.tp = 8, .hp = 2}));
   const auto st = s.build(t);
   const auto rt = r.build(t);
   static_assert(n_slots<decltype(st)> == n_slots<decltype(rt)>);
@@ -143,7 +143,7 @@ TEST_CASE("the KV deal: blocks of 32 tokens round-robin from rank 0, the new tok
 }
 
 TEST_CASE("Llama-3-70B tp 8 hp 2: the slots, the all-to-all and merge sizes by hand, the FFN over 16 GPUs") {
-  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> arch;
   const auto tree = arch.build(roofline_h200());
   const Manifest m = make_manifest(tree);
   std::vector<std::string> attn;
@@ -186,9 +186,9 @@ TEST_CASE("Llama-3-70B tp 8 hp 2: the slots, the all-to-all and merge sizes by h
 
 TEST_CASE("decode attention at 131,072 tokens of KV: per GPU it halves from hp 1 to hp 2, and keeps shrinking") {
   const Batch b{{}, std::vector<std::uint32_t>(16, 131072)};
-  const auto r1 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8)>>(), b);
-  const auto r2 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), b);
-  const auto r4 = slot_rows(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(4)>>(), b);
+  const auto r1 = slot_rows(Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>(), b);
+  const auto r2 = slot_rows(Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>>(), b);
+  const auto r4 = slot_rows(Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 4})>>(), b);
   const double d1 = r1.at("model.layer.attn.decode").time_s, d2 = r2.at("model.layer.attn.decode").time_s,
                d4 = r4.at("model.layer.attn.decode").time_s;
   CHECK(d2 / d1 == doctest::Approx(0.5).epsilon(0.05));
@@ -196,15 +196,15 @@ TEST_CASE("decode attention at 131,072 tokens of KV: per GPU it halves from hp 1
   // The exchange and merge are small next to what they save.
   CHECK(r2.at("model.layer.attn.hp_all_to_all").time_s + r2.at("model.layer.attn.hp_combine").time_s < (d1 - d2) / 4);
   // The whole iteration is shorter too.
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> a1;
-  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> a2;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> a1;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> a2;
   CHECK(evaluate(a2.build(roofline_h200()), a2.inputs(b.it())).time_s <
         evaluate(a1.build(roofline_h200()), a1.inputs(b.it())).time_s);
 }
 
 TEST_CASE("KV and weights per GPU follow the grain; a worker's KV capacity more than doubles with hp 2") {
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> a1;
-  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> a2;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> a1;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> a2;
   CHECK(a2.kv_bytes_per_token_per_gpu() == a1.kv_bytes_per_token_per_gpu() / 2);
   CHECK(a2.weight_bytes_per_gpu() < a1.weight_bytes_per_gpu());  // o_proj and the FFN over 16 GPUs
   const serve::ArchModel m1(a1, roofline_h200());
@@ -218,23 +218,23 @@ TEST_CASE("KV and weights per GPU follow the grain; a worker's KV capacity more 
 
 TEST_CASE("hp rejections name the field, the value and the rule") {
   using Hp = Llama3<Llama3Config, AttnGrain::hptp>;
-  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(0)), "hp is 0; it must be at least 1", ConfigError);
-  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(16).with_hp(2)),
+  CHECK_THROWS_WITH_AS(Hp(deploy(llama3_70b, {.tp = 8, .hp = 0})), "hp is 0; it must be at least 1", ConfigError);
+  CHECK_THROWS_WITH_AS(Hp(deploy(llama3_70b, {.tp = 16, .hp = 2})),
                        "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(3)), "hp*tp 24 does not divide num_qo_heads 64",
+  CHECK_THROWS_WITH_AS(Hp(deploy(llama3_70b, {.tp = 8, .hp = 3})), "hp*tp 24 does not divide num_qo_heads 64",
                        ConfigError);
-  Llama3Config odd = llama3_8b.with_tp(8).with_hp(4);
+  Llama3Config odd = deploy(llama3_8b, {.tp = 8, .hp = 4});
   odd.intermediate = 14000;
   CHECK_THROWS_WITH_AS(Hp{odd}, "hp*tp 32 does not divide intermediate 14000", ConfigError);
-  CHECK_THROWS_WITH_AS(Hp(llama3_70b.with_tp(8).with_hp(2048)), "hp may not exceed max_hp: hp 2048 exceeds max_hp 1024",
+  CHECK_THROWS_WITH_AS(Hp(deploy(llama3_70b, {.tp = 8, .hp = 2048})), "hp may not exceed max_hp: hp 2048 exceeds max_hp 1024",
                        ConfigError);
   // The tp grain takes hp 1 only.
-  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_70b.with_tp(8).with_hp(2)),
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_70b, {.tp = 8, .hp = 2})),
                        "the tp attention grain runs hp 1 (AttnGrain::hptp splits the KV): hp 2 exceeds max_hp 1",
                        ConfigError);
   // Prefill under hp > 1 is a decode-side degree's misuse.
-  const Hp arch(llama3_70b.with_tp(8).with_hp(2));
+  const Hp arch(deploy(llama3_70b, {.tp = 8, .hp = 2}));
   const Batch mixed{{{0, 512}}, {4096}};
   CHECK_THROWS_WITH_AS(arch.inputs(mixed.it()),
                        "hp 2: an iteration with 1 prefill chunk(s) under KV-parallel attention; hp is a decode-side "
@@ -340,7 +340,7 @@ TEST_CASE("hp ranks in one slot: the slowest rank's time, every rank's work; the
 
 TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline hp must beat") {
   constexpr Llama3Config tp16 = [] {
-    Llama3Config c = llama3_70b.with_tp(16);
+    Llama3Config c = deploy(llama3_70b, {.tp = 16});
     c.kv_replicate = true;
     return c;
   }();
@@ -355,8 +355,8 @@ TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline h
   for (const auto& slot : j["slots"])
     if (slot["name"] == "model.layer.attn.qkv_proj") CHECK(slot["config"]["n"]["value"] == (4 + 2 * 1) * 128);
   // The KV cache per GPU stops shrinking past tp = num_kv_heads; hp keeps splitting it.
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> tp8;
-  const Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>> hp2;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> tp8;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>> hp2;
   CHECK(s.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu());
   CHECK(hp2.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu() / 2);
   CHECK(s.kv_bytes_per_token() == tp8.kv_bytes_per_token());  // the model's KV is the same either way
@@ -368,16 +368,16 @@ TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline h
   const auto kvp = slot_rows(hp2, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
   CHECK(kvp.at("model.layer.attn.decode").time_s < 0.6 * rep.at("model.layer.attn.decode").time_s);
   // Without the opt-in the rule stands; with it, num_kv_heads must divide tp.
-  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_70b.with_tp(16)),
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_70b, {.tp = 16})),
                        "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
                        ConfigError);
-  Llama3Config tp12 = llama3_70b.with_tp(12);
+  Llama3Config tp12 = deploy(llama3_70b, {.tp = 12});
   tp12.kv_replicate = true;
   CHECK_THROWS_WITH_AS(Llama3<Llama3Config>{tp12}, "num_kv_heads 8 does not divide tp 12", ConfigError);
   // At or below the KV heads the flag changes nothing.
-  Llama3Config tp8_flag = llama3_70b.with_tp(8);
+  Llama3Config tp8_flag = deploy(llama3_70b, {.tp = 8});
   tp8_flag.kv_replicate = true;
-  const Llama3<Llama3Config> a(llama3_70b.with_tp(8)), f(tp8_flag);
+  const Llama3<Llama3Config> a(deploy(llama3_70b, {.tp = 8})), f(tp8_flag);
   CHECK(evaluate(a.build(roofline_h200()), a.inputs(b.it())) == evaluate(f.build(roofline_h200()), f.inputs(b.it())));
 }
 
@@ -387,7 +387,7 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
                                    Batch{{}, std::vector<std::uint32_t>(256, 8192)},
                                    Batch{{}, {1, 2, 3, 33, 100, 131072}}, Batch{{}, {4096}}, Batch{}};
   for (const std::uint32_t hp : {2u, 4u, 8u}) {
-    Llama3Config serial_cfg = llama3_70b.with_tp(8).with_hp(hp), overlap_cfg = serial_cfg;
+    Llama3Config serial_cfg = deploy(llama3_70b, {.tp = 8, .hp = hp}), overlap_cfg = serial_cfg;
     overlap_cfg.hop_b = true;
     const Llama3<Llama3Config, AttnGrain::hptp> serial(serial_cfg), overlapped(overlap_cfg);
     const auto ts = serial.build(t);
@@ -407,11 +407,11 @@ TEST_CASE("HOP-B: the exchange overlapped with the next slice's attention never 
   }
   // The exposed exchange by hand: the best of the serial schedule and S = 2, 4, 8 slices, each
   // slice's attention the slowest rank's, its exchange after its attention and the previous one.
-  Llama3Config c = llama3_70b.with_tp(8).with_hp(4);
+  Llama3Config c = deploy(llama3_70b, {.tp = 8, .hp = 4});
   c.hop_b = true;
   const Batch& b = decodes[1];
   const auto on = slot_rows(Llama3<Llama3Config, AttnGrain::hptp>(c), b);
-  const auto off = slot_rows(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), b);
+  const auto off = slot_rows(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 8, .hp = 4})), b);
   const Kernel<kernels::AttnDecode> dec(t, {Dtype::bf16, 8, 1, 128});
   const Kernel<kernels::AllToAll> a2a(t, {4});
   const double per_token = 8 * (128 * 2 + 4);  // tp rank's heads × (head_dim × bf16 + fp32 LSE)
@@ -463,15 +463,15 @@ void dealt_once_law(const A& arch, InputScratch& shared) {
 
 TEST_CASE("the KV dealt once for both rank-folded slots: bitwise the per-slot deal, nothing allocated once warm") {
   InputScratch shared;
-  dealt_once_law(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>(), shared);
-  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8).with_hp(4)), shared);
-  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(4).with_hp(16)), shared);  // past hp 8
-  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(8)), shared);  // hp 1: prefill rows too
-  Llama3Config hop_b = llama3_70b.with_tp(8).with_hp(2);
+  dealt_once_law(Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>>(), shared);
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 8, .hp = 4})), shared);
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 4, .hp = 16})), shared);  // past hp 8
+  dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 8})), shared);  // hp 1: prefill rows too
+  Llama3Config hop_b = deploy(llama3_70b, {.tp = 8, .hp = 2});
   hop_b.hop_b = true;
   dealt_once_law(Llama3<Llama3Config, AttnGrain::hptp>(hop_b), shared);
-  dealt_once_law(Qwen3<Fixed<qwen3_32b.with_tp(8).with_hp(2)>>(), shared);
-  dealt_once_law(Qwen3<Qwen3Config, AttnGrain::hptp>(qwen3_32b.with_tp(4).with_hp(4)), shared);
+  dealt_once_law(Qwen3<Fixed<deploy(qwen3_32b, {.tp = 8, .hp = 2})>>(), shared);
+  dealt_once_law(Qwen3<Qwen3Config, AttnGrain::hptp>(deploy(qwen3_32b, {.tp = 4, .hp = 4})), shared);
 }
 
 TEST_CASE("serve::ArchModel's Reevaluator over a decode stretch is evaluate() per iteration, hp 2 and its tp twin") {
@@ -493,7 +493,7 @@ TEST_CASE("serve::ArchModel's Reevaluator over a decode stretch is evaluate() pe
       for (std::uint32_t& x : kv) ++x;
     }
   };
-  check(Llama3<Fixed<llama3_70b.with_tp(8).with_hp(2)>>{});
-  check(Llama3<Fixed<llama3_70b.with_tp(8)>>{});
-  check(Llama3<Llama3Config, AttnGrain::hptp>(llama3_70b.with_tp(4).with_hp(4)));
+  check(Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>>{});
+  check(Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>{});
+  check(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 4, .hp = 4})));
 }

@@ -55,12 +55,12 @@ TEST_CASE("attention op: append tokens, chunk fan-in and decode collapse (the 64
 }
 
 TEST_CASE("Llama-3-8B at tp 4 reproduces the reference shapes") {
-  using Attn = worklets::AttnBlockTp<Fixed<llama3_8b.with_tp(4)>>;
-  constexpr auto r = Attn::resolve_config(Fixed<llama3_8b.with_tp(4)>{});
+  using Attn = worklets::AttnBlockTp<Fixed<deploy(llama3_8b, {.tp = 4})>>;
+  constexpr auto r = Attn::resolve_config(Fixed<deploy(llama3_8b, {.tp = 4})>{});
   static_assert(r.qkv_n.value() == 1536);
   static_assert(r.o_proj_k.value() == 1024);
   static_assert(decltype(r.has_allreduce)::value);
-  const nlohmann::json j = to_json(make_manifest(Attn(Fixed<llama3_8b.with_tp(4)>{}).build(roofline_h200())));
+  const nlohmann::json j = to_json(make_manifest(Attn(Fixed<deploy(llama3_8b, {.tp = 4})>{}).build(roofline_h200())));
   REQUIRE(j["slots"].size() == 8);
   CHECK(j["slots"][1]["name"] == "attn.qkv_proj");
   CHECK(j["slots"][1]["config"]["n"]["value"] == 1536);
@@ -70,24 +70,31 @@ TEST_CASE("Llama-3-8B at tp 4 reproduces the reference shapes") {
 }
 
 TEST_CASE("tp 16 on 8 KV heads is rejected at run time with the rule and values") {
-  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_8b.with_tp(16)),
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_8b, {.tp = 16})),
                        "tp may not exceed num_kv_heads (KV heads are not replicated): tp 16 exceeds num_kv_heads 8",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(llama3_8b.with_tp(3)), "tp 3 does not divide num_qo_heads 32",
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_8b, {.tp = 3})), "tp 3 does not divide num_qo_heads 32",
                        ConfigError);
-  CHECK_THROWS_AS(Llama3<Llama3Config>(llama3_8b.with_tp(0)), ConfigError);
+  CHECK_THROWS_AS(Llama3<Llama3Config>(deploy(llama3_8b, {.tp = 0})), ConfigError);
+}
+
+TEST_CASE("a dense frame refuses the expert degrees of the one Parallelism every frame takes") {
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_8b, {.tp = 2, .ep = 2})),
+                       "a dense model has no experts to split (ep 1): ep 2 exceeds max_ep 1", ConfigError);
+  CHECK_THROWS_WITH_AS(Llama3<Llama3Config>(deploy(llama3_8b, {.moe_tp = 2})),
+                       "a dense model has no experts to split (moe_tp 1): moe_tp 2 exceeds max_moe_tp 1", ConfigError);
 }
 
 TEST_CASE("tp 1 degenerates exactly to the local shape with no collective slot") {
-  const auto tree1 = Llama3<Fixed<llama3_8b>>().build(roofline_h200());
-  const auto tree2 = Llama3<Fixed<llama3_8b.with_tp(2)>>().build(roofline_h200());
+  const auto tree1 = Llama3<Fixed<deploy(llama3_8b)>>().build(roofline_h200());
+  const auto tree2 = Llama3<Fixed<deploy(llama3_8b, {.tp = 2})>>().build(roofline_h200());
   static_assert(n_slots<decltype(tree1)> == 14);  // embed 1 + attn 7 + mlp 4 + lm_head 2
   static_assert(n_slots<decltype(tree2)> == 16);  // + two all-reduces
   const nlohmann::json j = to_json(make_manifest(tree1));
   for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
   CHECK(j["slots"][2]["config"]["n"]["value"] == (32 + 2 * 8) * 128);  // per-rank == full
   // A run-time tp of 1 keeps the slot (fixed shape) but it costs nothing.
-  const Llama3<Llama3Config> rt(llama3_8b);
+  const Llama3<Llama3Config> rt(deploy(llama3_8b));
   const auto rtree = rt.build(roofline_h200());
   static_assert(n_slots<decltype(rtree)> == 16);
   Batch b{{{0, 1024}}, {}};
@@ -101,8 +108,8 @@ TEST_CASE("static and run-time forms give identical totals and manifests") {
   const Timing& t = roofline_h200();
   for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1, 2, 3}},
                          Batch{{{1024, 128}, {0, 512}}, {4096}}}) {
-    const Llama3<Fixed<llama3_70b.with_tp(8)>> s;
-    const Llama3<Llama3Config> r(llama3_70b.with_tp(8));
+    const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> s;
+    const Llama3<Llama3Config> r(deploy(llama3_70b, {.tp = 8}));
     const auto st = s.build(t);
     const auto rt = r.build(t);
     CHECK(evaluate(st, s.inputs(b.it())) == evaluate(rt, r.inputs(b.it())));
@@ -112,7 +119,7 @@ TEST_CASE("static and run-time forms give identical totals and manifests") {
 
 TEST_CASE("slot count is independent of the batch; mixed batches charge the spine once") {
   const Timing& t = roofline_h200();
-  const Llama3<Fixed<llama3_8b>> arch;
+  const Llama3<Fixed<deploy(llama3_8b)>> arch;
   const auto tree = arch.build(t);
   using Tree = decltype(tree);
   std::array<Metrics, n_slots<Tree>> mixed{}, pre{}, dec{};
@@ -129,9 +136,9 @@ TEST_CASE("slot count is independent of the batch; mixed batches charge the spin
 }
 
 TEST_CASE("KV bytes per token and weights per GPU") {
-  const Llama3<Fixed<llama3_8b>> a8;
+  const Llama3<Fixed<deploy(llama3_8b)>> a8;
   CHECK(a8.kv_bytes_per_token() == 2.0 * 8 * 128 * 2 * 32);
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> a70;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> a70;
   CHECK(a70.kv_bytes_per_token_per_gpu() == 2.0 * 8 * 128 * 2 * 80 / 8);
   // Llama-3-70B has about 70.6 B parameters; at tp 8 each GPU holds the sharded layers plus full embed and lm_head.
   CHECK(a70.weight_bytes_per_gpu() / 2 == doctest::Approx((70.55e9 - 2 * 128256.0 * 8192) / 8 + 2 * 128256.0 * 8192)
@@ -140,7 +147,7 @@ TEST_CASE("KV bytes per token and weights per GPU") {
 
 TEST_CASE("shipped config.json files agree with the static presets") {
   auto load = [](const char* name, std::uint32_t tp) {
-    return Llama3Config::from_hf(load_hf_config(default_data_dir() / "models" / name), tp);
+    return Llama3Config::from_hf(load_hf_config(default_data_dir() / "models" / name), {.tp = tp});
   };
   auto same = [](const Llama3Config& a, const Llama3Config& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
@@ -148,25 +155,25 @@ TEST_CASE("shipped config.json files agree with the static presets") {
            a.num_layers == b.num_layers && a.tp == b.tp && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype &&
            a.gemm_dtype == b.gemm_dtype;
   };
-  CHECK(same(load("llama3_8b.json", 1), llama3_8b));
-  CHECK(same(load("llama3_70b.json", 8), llama3_70b.with_tp(8)));
-  CHECK(same(load("llama3_405b.json", 8), llama3_405b.with_tp(8)));
+  CHECK(same(load("llama3_8b.json", 1), deploy(llama3_8b)));
+  CHECK(same(load("llama3_70b.json", 8), deploy(llama3_70b, {.tp = 8})));
+  CHECK(same(load("llama3_405b.json", 8), deploy(llama3_405b, {.tp = 8})));
 }
 
 TEST_CASE("a bad config.json names the file, key, value and rule") {
-  CHECK_THROWS_WITH_AS(Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": 4096})", "x.json"), 1),
+  CHECK_THROWS_WITH_AS(Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": 4096})", "x.json"), {.tp = 1}),
                        "x.json: missing key 'num_attention_heads'", DataError);
   CHECK_THROWS_WITH_AS(
-      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": "4096", "num_attention_heads": 32})", "x.json"), 1),
+      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": "4096", "num_attention_heads": 32})", "x.json"), {.tp = 1}),
       "x.json: 'hidden_size' must be an integer, got \"4096\"", DataError);
   CHECK_THROWS_WITH_AS(
-      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": -1, "num_attention_heads": 32})", "x.json"), 1),
+      Llama3Config::from_hf(parse_hf_config(R"({"hidden_size": -1, "num_attention_heads": 32})", "x.json"), {.tp = 1}),
       "x.json: 'hidden_size' is -1; it must be at least 1", DataError);
   CHECK_THROWS_AS(parse_hf_config("{not json", "x.json"), DataError);
 }
 
 TEST_CASE("Llama-3-70B at tp 8 on H200: 64 decodes at 2048 KV take a few ms to a few tens of ms") {
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(roofline_h200());
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
   const Metrics m = evaluate(tree, arch.inputs(b.it()));
@@ -177,8 +184,8 @@ TEST_CASE("Llama-3-70B at tp 8 on H200: 64 decodes at 2048 KV take a few ms to a
 
 TEST_CASE("an iteration of Llama-3-70B allocates nothing, in either form (issue 7's hot path)") {
   const Timing& t = roofline_h200();
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> s;
-  const Llama3<Llama3Config> r(llama3_70b.with_tp(8));
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> s;
+  const Llama3<Llama3Config> r(deploy(llama3_70b, {.tp = 8}));
   const auto st = s.build(t);
   const auto rt = r.build(t);
   const Batch b{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)};
@@ -194,7 +201,7 @@ TEST_CASE("an iteration of Llama-3-70B allocates nothing, in either form (issue 
 }
 
 TEST_CASE("energy only when asked: the default pass is the same iteration without it") {
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(roofline_h200());
   const Batch b{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)};
   std::array<Metrics, n_slots<decltype(tree)>> row{}, row_energy{};
@@ -219,7 +226,7 @@ TEST_CASE("energy only when asked: the default pass is the same iteration withou
 // rest on the roofline) the time-and-work pass takes each leaf's one-table short path where
 // binding found one; it must answer slot by slot what the general path (the energy pass) does.
 TEST_CASE("on measured tables the default pass is the energy pass without energy, slot by slot") {
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(load_timing("h100_sxm"));
   for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1}},
                          Batch{{{100, 37}, {0, 9000}}, {7, 70000, 3}}, Batch{{{0, 200000}}, {}}}) {
@@ -240,7 +247,7 @@ TEST_CASE("on measured tables the default pass is the energy pass without energy
 
 TEST_CASE("evaluate_many equals evaluate() per iteration, allocating nothing") {
   const Timing& t = roofline_h200();
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(t);
   std::vector<Batch> batches;
   for (std::uint32_t i = 0; i < 37; ++i)  // more than two blocks, the last one partial
@@ -264,7 +271,7 @@ TEST_CASE("evaluate_many equals evaluate() per iteration, allocating nothing") {
 
 TEST_CASE("evaluate_many shares the prefill leaf of a Llama sweep and still equals evaluate()") {
   const Timing& t = roofline_h200();
-  const Llama3<Fixed<llama3_70b.with_tp(8)>> arch;
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> arch;
   const auto tree = arch.build(t);
   // One chunk list shared by the whole sweep (the same span in every input), decodes 1..37
   // at two KV lengths: every other leaf's input changes, the prefill attention's does not.

@@ -28,13 +28,13 @@ const std::string llama4_keys = R"("model_type": "llama4_text", "hidden_size": 5
 }  // namespace
 
 TEST_CASE("Llama-4 config.json: shared expert as wide as the routed ones, the chunk, and what is not modelled") {
-  const Llama4Config c = Llama4Config::from_hf(parse_hf_config("{" + llama4_keys + "}", "l.json"), 2, 4);
+  const Llama4Config c = Llama4Config::from_hf(parse_hf_config("{" + llama4_keys + "}", "l.json"), {.tp = 2, .ep = 4});
   CHECK(c.shared_intermediate == 8192);
   CHECK(c.moe_intermediate == 8192);
   CHECK(c.attention_chunk == 8192);
   CHECK(c.top_k == 1);
   const auto with = [](const std::string& extra) {
-    return Llama4Config::from_hf(parse_hf_config("{" + llama4_keys + ", " + extra + "}", "l.json"), 1, 1);
+    return Llama4Config::from_hf(parse_hf_config("{" + llama4_keys + ", " + extra + "}", "l.json"), {.tp = 1, .ep = 1});
   };
   CHECK_THROWS_WITH_AS(with(R"("interleave_moe_layer_step": 2)"),
                        "l.json: interleave_moe_layer_step 2 is not 1; the llama4 family models every layer as MoE "
@@ -43,22 +43,20 @@ TEST_CASE("Llama-4 config.json: shared expert as wide as the routed ones, the ch
   CHECK_THROWS_WITH_AS(with(R"("no_rope_layers": [1, 1, 0, 1])"),
                        doctest::Contains("RoPE off (0) on every fourth layer only"), DataError);
   // The multimodal wrapper's text_config is the language model (Scout's config.json nests it so).
-  const Llama4Config scout = Llama4Config::from_hf(
-      parse_hf_config(R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+  const Llama4Config scout = Llama4Config::from_hf(parse_hf_config(R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
                           "vision_config": {"hidden_size": 1408}, "text_config": {)" + llama4_keys + "}}",
-                      "scout.json"),
-      1, 1);
+                      "scout.json"), {.tp = 1, .ep = 1});
   // The shipped config.json is the preset.
-  const Llama4Config shipped = Llama4Config::from_hf(load_hf_config(default_data_dir() / "models" / "llama4_scout.json"), 1, 1);
-  CHECK(arch_test::same_fields(shipped, llama4_scout));
-  CHECK(arch_test::same_fields(scout, llama4_scout));
+  const Llama4Config shipped = Llama4Config::from_hf(load_hf_config(default_data_dir() / "models" / "llama4_scout.json"), {.tp = 1, .ep = 1});
+  CHECK(arch_test::same_fields(shipped, deploy(llama4_scout)));
+  CHECK(arch_test::same_fields(scout, deploy(llama4_scout)));
 }
 
 TEST_CASE("Llama-4: a quad of 3 chunked layers (one scaled subtree) and 1 global, a shared expert beside the routed") {
   const Timing& t = arch_test::roofline_h200();
-  using Tree = decltype(Llama4<Fixed<llama4_scout.with_parallel(2, 8)>>().build(t));
-  const Llama4<Fixed<llama4_scout.with_parallel(2, 8)>> s;
-  const Llama4<Llama4Config> r(llama4_scout.with_parallel(2, 8));
+  using Tree = decltype(Llama4<Fixed<deploy(llama4_scout, {.tp = 2, .ep = 8})>>().build(t));
+  const Llama4<Fixed<deploy(llama4_scout, {.tp = 2, .ep = 8})>> s;
+  const Llama4<Llama4Config> r(deploy(llama4_scout, {.tp = 2, .ep = 8}));
   const auto st = s.build(t);
   const Manifest m = make_manifest(st);
   const nlohmann::json j = to_json(m);
@@ -96,11 +94,11 @@ TEST_CASE("Llama-4: a quad of 3 chunked layers (one scaled subtree) and 1 global
   CHECK(to_json(make_manifest(st)) == to_json(make_manifest(r.build(t))));
   arch_test::check_slot_families(make_manifest(r.build(t)));
   arch_test::check_slot_families(
-      make_manifest(Llama4<Llama4Config, worklets::ExpertGrain::tp>(llama4_scout.with_parallel(4, 1)).build(t)));
+      make_manifest(Llama4<Llama4Config, worklets::ExpertGrain::tp>(deploy(llama4_scout, {.tp = 4, .ep = 1})).build(t)));
 }
 
 TEST_CASE("Llama-4's weights and KV: the global layers' KV, the shared expert whole on every rank") {
-  const Llama4<Llama4Config> m(llama4_scout.with_parallel(2, 8));
+  const Llama4<Llama4Config> m(deploy(llama4_scout, {.tp = 2, .ep = 8}));
   // Only the 12 global layers keep every token's KV: 12 × 8 KV heads × 128 × 2 (K and V) × 2 bytes.
   CHECK(m.kv_bytes_per_token() == doctest::Approx(12.0 * 8 * 128 * 2 * 2));
   // 109B parameters in bf16: 2 of 16 experts a rank (3 × 5120 × 8192 each), the shared expert
@@ -108,18 +106,18 @@ TEST_CASE("Llama-4's weights and KV: the global layers' KV, the shared expert wh
   CHECK(m.weight_bytes_per_gpu() > 30e9);
   CHECK(m.weight_bytes_per_gpu() < 45e9);
   // TP experts split the shared expert tp ways too; its width must divide.
-  Llama4Config odd = llama4_scout.with_parallel(3, 1);
+  Llama4Config odd = deploy(llama4_scout, {.tp = 3, .ep = 1});
   odd.num_qo_heads = 39;
   odd.num_kv_heads = 3;
   CHECK_THROWS_AS((Llama4<Llama4Config, worklets::ExpertGrain::tp>(odd)), ConfigError);
   // A period that does not divide the layers, and a chunk of 0, are named.
-  Llama4Config bad = llama4_scout.with_parallel(1, 1);
+  Llama4Config bad = deploy(llama4_scout, {.tp = 1, .ep = 1});
   bad.num_layers = 46;
   CHECK_THROWS_WITH_AS(Llama4<Llama4Config>{bad},
                        "num_layers 46 is not a multiple of 4: Llama4 repeats 3 chunked-attention layers then 1 global "
                        "one, so it must be a multiple of 4",
                        ConfigError);
-  bad = llama4_scout.with_parallel(1, 1);
+  bad = deploy(llama4_scout, {.tp = 1, .ep = 1});
   bad.attention_chunk = 0;
   CHECK_THROWS_AS(Llama4<Llama4Config>{bad}, ConfigError);
 }

@@ -19,7 +19,7 @@ using namespace costdsl::archs;
 namespace {
 
 MiniMaxM2Config minimax_shipped(std::uint32_t tp, std::uint32_t ep) {
-  return MiniMaxM2Config::from_hf(load_hf_config(default_data_dir() / "models" / "minimax_m2_5.json"), tp, ep);
+  return MiniMaxM2Config::from_hf(load_hf_config(default_data_dir() / "models" / "minimax_m2_5.json"), {.tp = tp, .ep = ep});
 }
 
 // MiniMax-M2.5's config.json, the keys the layer reads.
@@ -32,7 +32,7 @@ const std::string minimax_keys = R"("model_type": "minimax_m2", "hidden_size": 3
 }  // namespace
 
 TEST_CASE("MiniMax-M2 config.json: experts as num_local_experts of intermediate_size; what is not modelled is named") {
-  const MiniMaxM2Config m = MiniMaxM2Config::from_hf(parse_hf_config("{" + minimax_keys + "}", "m.json"), 4, 8);
+  const MiniMaxM2Config m = MiniMaxM2Config::from_hf(parse_hf_config("{" + minimax_keys + "}", "m.json"), {.tp = 4, .ep = 8});
   CHECK(m.moe_intermediate == 1536);
   CHECK(m.num_experts == 256);
   CHECK(m.top_k == 8);
@@ -40,7 +40,7 @@ TEST_CASE("MiniMax-M2 config.json: experts as num_local_experts of intermediate_
   CHECK(m.expert_dtype == Dtype::fp8_block);
   CHECK(m.gemm_dtype == Dtype::fp8_block);
   const auto with = [](const std::string& extra) {
-    return MiniMaxM2Config::from_hf(parse_hf_config("{" + minimax_keys + ", " + extra + "}", "m.json"), 4, 8);
+    return MiniMaxM2Config::from_hf(parse_hf_config("{" + minimax_keys + ", " + extra + "}", "m.json"), {.tp = 4, .ep = 8});
   };
   CHECK_THROWS_WITH_AS(with(R"("shared_intermediate_size": 512)"),
                        "m.json: shared_intermediate_size 512 is not 0; a shared expert is not modelled in the "
@@ -55,22 +55,22 @@ TEST_CASE("MiniMax-M2 config.json: experts as num_local_experts of intermediate_
                        DataError);
   // The shipped config.json is the preset.
   const MiniMaxM2Config shipped = minimax_shipped(1, 1);
-  CHECK(arch_test::same_fields(shipped, minimax_m2_5));
+  CHECK(arch_test::same_fields(shipped, deploy(minimax_m2_5)));
 }
 
 TEST_CASE("MiniMax-M2 at tp 4: one q/k norm over each token's whole projection slice, then a 2-fp32 all-reduce") {
   const Timing& t = arch_test::roofline_h200();
-  using Tree = decltype(MiniMaxM2<Fixed<minimax_m2_5.with_parallel(4, 8)>>().build(t));
-  using Local = decltype(MiniMaxM2<Fixed<minimax_m2_5.with_parallel(1, 8)>>().build(t));
+  using Tree = decltype(MiniMaxM2<Fixed<deploy(minimax_m2_5, {.tp = 4, .ep = 8})>>().build(t));
+  using Local = decltype(MiniMaxM2<Fixed<deploy(minimax_m2_5, {.tp = 1, .ep = 8})>>().build(t));
   // Qwen3-MoE's slots plus the norm's all-reduce, only where tp > 1.
-  using Qwen = decltype(Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>>().build(t));
+  using Qwen = decltype(Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>>().build(t));
   static_assert(n_slots<Tree> == n_slots<Qwen> + 1 && n_slots<Local> == n_slots<Qwen> - 1);
   // After the pre-attention slots (norms, rope: their order inside the block does not change its sum).
   CHECK(std::string(slot_paths<Tree>[arch_test::slot_at<Tree>("model.layer.dp.attn.rope") + 1]) ==
         "model.layer.dp.attn.qk_norm_allreduce");
 
-  const MiniMaxM2<Fixed<minimax_m2_5.with_parallel(4, 8)>> s;
-  const MiniMaxM2<MiniMaxM2Config> r(minimax_m2_5.with_parallel(4, 8));
+  const MiniMaxM2<Fixed<deploy(minimax_m2_5, {.tp = 4, .ep = 8})>> s;
+  const MiniMaxM2<MiniMaxM2Config> r(deploy(minimax_m2_5, {.tp = 4, .ep = 8}));
   const auto st = s.build(t);
   const nlohmann::json j = to_json(make_manifest(st));
   const auto& q_norm = j["slots"][arch_test::slot_at<Tree>("model.layer.dp.attn.q_norm")];
@@ -97,11 +97,11 @@ TEST_CASE("MiniMax-M2 at tp 4: one q/k norm over each token's whole projection s
   CHECK(to_json(make_manifest(st)) == to_json(make_manifest(r.build(t))));
   arch_test::check_slot_families(make_manifest(r.build(t)));
   arch_test::check_slot_families(
-      make_manifest(MiniMaxM2<MiniMaxM2Config, worklets::ExpertGrain::tp>(minimax_m2_5.with_parallel(4, 1)).build(t)));
+      make_manifest(MiniMaxM2<MiniMaxM2Config, worklets::ExpertGrain::tp>(deploy(minimax_m2_5, {.tp = 4, .ep = 1})).build(t)));
 }
 
 TEST_CASE("MiniMax-M2's weights and KV: the frame's, with the per-layer norms' weights") {
-  const MiniMaxM2<MiniMaxM2Config> m(minimax_m2_5.with_parallel(4, 8));
+  const MiniMaxM2<MiniMaxM2Config> m(deploy(minimax_m2_5, {.tp = 4, .ep = 8}));
   // 62 layers × 8 KV heads × 128 × 2 (K and V) × 2 bytes (bf16 KV cache).
   CHECK(m.kv_bytes_per_token() == doctest::Approx(62.0 * 8 * 128 * 2 * 2));
   CHECK(m.kv_bytes_per_token_per_gpu() == doctest::Approx(62.0 * 8 * 128 * 2 * 2 / 4));

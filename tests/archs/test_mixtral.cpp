@@ -19,7 +19,7 @@ using moe_test::Batches;
 using moe_test::roofline_h200;
 
 TEST_CASE("Mixtral: Qwen3-MoE's DP/EP layer without q/k norm; slots in build order") {
-  using Tree = decltype(Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>>().build(roofline_h200()));
+  using Tree = decltype(Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 2, .ep = 8})>>().build(roofline_h200()));
   // embed 1 + layer (attn 8 + router 2 + moe 5) + lm_head 2, for any batch and any dp.
   static_assert(n_slots<Tree> == 1 + 10 + 5 + 2);
   const std::vector<std::string> layer{
@@ -33,8 +33,8 @@ TEST_CASE("Mixtral: Qwen3-MoE's DP/EP layer without q/k norm; slots in build ord
 
 TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise; top-2 expert GEMMs by hand") {
   const Timing& t = roofline_h200();
-  const Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>> s;
-  const Mixtral<MixtralConfig> r(mixtral_8x7b.with_parallel(2, 8));
+  const Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 2, .ep = 8})>> s;
+  const Mixtral<MixtralConfig> r(deploy(mixtral_8x7b, {.tp = 2, .ep = 8}));
   CHECK(s.resolved().dp == 4);
   const auto st = s.build(t);
   const auto rt = r.build(t);
@@ -64,8 +64,8 @@ TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise;
 }
 
 TEST_CASE("Mixtral: inputs(it, scratch) and BatchFeed equal inputs(it); warm, nothing allocates") {
-  const Mixtral<Fixed<mixtral_8x7b.with_parallel(2, 8)>> s;
-  const Mixtral<MixtralConfig> r(mixtral_8x22b.with_parallel(1, 8));
+  const Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 2, .ep = 8})>> s;
+  const Mixtral<MixtralConfig> r(deploy(mixtral_8x22b, {.tp = 1, .ep = 8}));
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {100, 300}};
   const std::vector<std::uint32_t> decode(61, 2048);
   const auto totals = arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, ops::moe::Routing{1.2});
@@ -73,31 +73,31 @@ TEST_CASE("Mixtral: inputs(it, scratch) and BatchFeed equal inputs(it); warm, no
 }
 
 TEST_CASE("Mixtral: ep must divide the 8 experts and be a multiple of tp (run-time errors name rule and values)") {
-  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, 3)), "ep 3 does not divide num_experts 8",
+  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(deploy(mixtral_8x7b, {.tp = 1, .ep = 3})), "ep 3 does not divide num_experts 8",
                        ConfigError);
-  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, 16)),
+  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(deploy(mixtral_8x7b, {.tp = 1, .ep = 16})),
                        "ep 16 does not divide num_experts 8", ConfigError);
-  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x22b.with_parallel(4, 6)), "tp 4 does not divide ep 6",
+  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(deploy(mixtral_8x22b, {.tp = 4, .ep = 6})), "tp 4 does not divide ep 6",
                        ConfigError);
   // Attention above the 8 KV heads copies them (two ranks a head at tp 16), where they divide tp.
-  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(mixtral_8x22b.with_parallel(12, 12)),
+  CHECK_THROWS_WITH_AS(Mixtral<MixtralConfig>(deploy(mixtral_8x22b, {.tp = 12, .ep = 12})),
                        "num_kv_heads 8 does not divide tp 12", ConfigError);
   // (tp 16 takes TP experts: its 8 experts do not split 16 ways by ep.)
-  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> wide(mixtral_8x22b.with_parallel(16, 1));
+  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> wide(deploy(mixtral_8x22b, {.tp = 16, .ep = 1}));
   CHECK(wide.kv_bytes_per_token_per_gpu() == doctest::Approx(wide.kv_bytes_per_token() / 8));  // one head a rank
-  const Mixtral<MixtralConfig> narrow(mixtral_8x22b.with_parallel(8, 8));
+  const Mixtral<MixtralConfig> narrow(deploy(mixtral_8x22b, {.tp = 8, .ep = 8}));
   CHECK(narrow.kv_bytes_per_token_per_gpu() == doctest::Approx(narrow.kv_bytes_per_token() / 8));
   // Both forms replicate alike (the static one at compile time).
-  CHECK(wide.weight_bytes_per_gpu() == Mixtral<Fixed<mixtral_8x22b.with_parallel(16, 1)>>().weight_bytes_per_gpu());
+  CHECK(wide.weight_bytes_per_gpu() == Mixtral<Fixed<deploy(mixtral_8x22b, {.tp = 16, .ep = 1})>>().weight_bytes_per_gpu());
   CHECK(wide.kv_bytes_per_token_per_gpu() ==
-        Mixtral<Fixed<mixtral_8x22b.with_parallel(16, 1)>>().kv_bytes_per_token_per_gpu());
-  CHECK_THROWS_AS(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, 0)), ConfigError);
-  for (std::uint32_t ep : {1u, 2u, 4u, 8u}) CHECK_NOTHROW(Mixtral<MixtralConfig>(mixtral_8x7b.with_parallel(1, ep)));
+        Mixtral<Fixed<deploy(mixtral_8x22b, {.tp = 16, .ep = 1})>>().kv_bytes_per_token_per_gpu());
+  CHECK_THROWS_AS(Mixtral<MixtralConfig>(deploy(mixtral_8x7b, {.tp = 1, .ep = 0})), ConfigError);
+  for (std::uint32_t ep : {1u, 2u, 4u, 8u}) CHECK_NOTHROW(Mixtral<MixtralConfig>(deploy(mixtral_8x7b, {.tp = 1, .ep = ep})));
 }
 
 TEST_CASE("Mixtral: shipped config.json files agree with the presets; a bad one names file and key") {
   auto load = [](const char* name, std::uint32_t tp, std::uint32_t ep) {
-    return MixtralConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
+    return MixtralConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), {.tp = tp, .ep = ep});
   };
   auto same = [](const MixtralConfig& a, const MixtralConfig& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
@@ -106,31 +106,31 @@ TEST_CASE("Mixtral: shipped config.json files agree with the presets; a bad one 
            a.ep == b.ep && a.dtype == b.dtype && a.kv_dtype == b.kv_dtype && a.gemm_dtype == b.gemm_dtype &&
            a.expert_dtype == b.expert_dtype;
   };
-  CHECK(same(load("mixtral_8x7b.json", 1, 1), mixtral_8x7b));
-  CHECK(same(load("mixtral_8x22b.json", 2, 8), mixtral_8x22b.with_parallel(2, 8)));
+  CHECK(same(load("mixtral_8x7b.json", 1, 1), deploy(mixtral_8x7b)));
+  CHECK(same(load("mixtral_8x22b.json", 2, 8), deploy(mixtral_8x22b, {.tp = 2, .ep = 8})));
   CHECK_THROWS_WITH_AS(MixtralConfig::from_hf(parse_hf_config(R"({"hidden_size": 4096, "num_attention_heads": 32,
-      "intermediate_size": 14336})", "x.json"), 1, 1), "x.json: missing key 'num_local_experts'", DataError);
+      "intermediate_size": 14336})", "x.json"), {.tp = 1, .ep = 1}), "x.json: missing key 'num_local_experts'", DataError);
   CHECK_THROWS_WITH_AS(
-      MixtralConfig::from_hf(parse_hf_config(R"({"hidden_size": 4000, "num_attention_heads": 48})", "x.json"), 1, 1),
+      MixtralConfig::from_hf(parse_hf_config(R"({"hidden_size": 4000, "num_attention_heads": 48})", "x.json"), {.tp = 1, .ep = 1}),
       "x.json: num_attention_heads 48 does not divide hidden_size 4000 and there is no head_dim", DataError);
 }
 
 TEST_CASE("Mixtral: KV bytes per token and weights per GPU") {
-  const Mixtral<MixtralConfig> a7(mixtral_8x7b);
+  const Mixtral<MixtralConfig> a7(deploy(mixtral_8x7b));
   CHECK(a7.kv_bytes_per_token() == 2.0 * 8 * 128 * 2 * 32);
   // Mixtral-8x7B has 46.7 B parameters, 8x22B 140.6 B; at ep 8 each GPU holds one expert per layer.
   CHECK(a7.weight_bytes_per_gpu() / 2 == doctest::Approx(46.7e9).epsilon(0.01));
-  CHECK(Mixtral<MixtralConfig>(mixtral_8x22b).weight_bytes_per_gpu() / 2 == doctest::Approx(140.6e9).epsilon(0.01));
-  const Mixtral<MixtralConfig> a7ep8(mixtral_8x7b.with_parallel(1, 8));
+  CHECK(Mixtral<MixtralConfig>(deploy(mixtral_8x22b)).weight_bytes_per_gpu() / 2 == doctest::Approx(140.6e9).epsilon(0.01));
+  const Mixtral<MixtralConfig> a7ep8(deploy(mixtral_8x7b, {.tp = 1, .ep = 8}));
   const double expert = 3.0 * 4096 * 14336 * 2;  // bytes of one expert in one layer
   CHECK(a7.weight_bytes_per_gpu() - a7ep8.weight_bytes_per_gpu() == doctest::Approx(32 * 7 * expert));
 }
 
 TEST_CASE("Mixtral with TP-sharded experts (ep 1 over tp 8): one attention group, experts split by width") {
-  using Static = Mixtral<Fixed<mixtral_8x7b.with_parallel(8, 1)>>;  // ep 1 over tp 8 picks the tp grain
+  using Static = Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 8, .ep = 1})>>;  // ep 1 over tp 8 picks the tp grain
   using Runtime = Mixtral<MixtralConfig, worklets::ExpertGrain::tp>;
   const Static s;
-  const Runtime r(mixtral_8x7b.with_parallel(8, 1));
+  const Runtime r(deploy(mixtral_8x7b, {.tp = 8, .ep = 1}));
   const auto st = s.build(roofline_h200());
   const auto rt = r.build(roofline_h200());
   CHECK(s.resolved().dp == 1);
@@ -150,12 +150,12 @@ TEST_CASE("Mixtral with TP-sharded experts (ep 1 over tp 8): one attention group
   CHECK(evaluate(st, s.inputs(one_group.it())) == evaluate(rt, r.inputs(one_group.it())));
   CHECK(evaluate(st, s.inputs(one_group.it({1.2}))) == evaluate(rt, r.inputs(one_group.it({1.2}))));
   // On one GPU the two grains run the same experts launch.
-  const Mixtral<MixtralConfig> ep1(mixtral_8x7b);
-  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> tp1(mixtral_8x7b);
+  const Mixtral<MixtralConfig> ep1(deploy(mixtral_8x7b));
+  const Mixtral<MixtralConfig, worklets::ExpertGrain::tp> tp1(deploy(mixtral_8x7b));
   CHECK(evaluate(ep1.build(roofline_h200()), ep1.inputs(one_group.it())) ==
         evaluate(tp1.build(roofline_h200()), tp1.inputs(one_group.it())));
   // Expert weights per GPU: 1/8 of every expert, as EP 8 holds one whole expert.
   CHECK(s.kv_bytes_per_token_per_gpu() == s.kv_bytes_per_token() / 8);
-  CHECK_THROWS_WITH_AS(Runtime(mixtral_8x7b.with_parallel(8, 2)),
+  CHECK_THROWS_WITH_AS(Runtime(deploy(mixtral_8x7b, {.tp = 8, .ep = 2})),
                        "TP-sharded experts run ep 1 (one attention group): ep 2 exceeds max_ep 1", ConfigError);
 }

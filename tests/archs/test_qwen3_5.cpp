@@ -49,32 +49,29 @@ bool qwen3_5_same(const Qwen3_5Config& a, const Qwen3_5Config& b) {
 }
 
 Qwen3_5Config qwen3_5_read(const std::string& extra, std::uint32_t tp = 1, std::uint32_t ep = 1) {
-  return Qwen3_5Config::from_hf(parse_hf_config("{" + qwen3_5_keys + (extra.empty() ? "" : ", " + extra) + "}", "q.json"),
-                                tp, ep);
+  return Qwen3_5Config::from_hf(parse_hf_config("{" + qwen3_5_keys + (extra.empty() ? "" : ", " + extra) + "}", "q.json"), {.tp = tp, .ep = ep});
 }
 
 }  // namespace
 
 // The layer contracts (design §6): the linear block a worklet in both forms, the family a DP arch.
 static_assert(WorkletDef<worklets::GdnBlockTp<GdnForm>, GdnForm>);
-static_assert(WorkletDef<worklets::GdnBlockTp<Fixed<GdnForm::of(qwen3_5_397b_a17b.with_parallel(4, 8))>>,
-                         Fixed<GdnForm::of(qwen3_5_397b_a17b.with_parallel(4, 8))>>);
-static_assert(DpArch<Qwen3_5<Fixed<qwen3_5_397b_a17b.with_parallel(4, 8)>>> && DpArch<Qwen3_5<Qwen3_5Config>>);
+static_assert(WorkletDef<worklets::GdnBlockTp<Fixed<GdnForm::of(deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 8}))>>,
+                         Fixed<GdnForm::of(deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 8}))>>);
+static_assert(DpArch<Qwen3_5<Fixed<deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 8})>>> && DpArch<Qwen3_5<Qwen3_5Config>>);
 static_assert(DpArch<Qwen3_5<Qwen3_5Config, worklets::ExpertGrain::tp>>);
 
 TEST_CASE("Qwen3.5 config.json: the preset, read flat or through the multimodal text_config; the shipped file") {
-  CHECK(qwen3_5_same(qwen3_5_read(qwen3_5_layer_types(60)), qwen3_5_397b_a17b));
-  CHECK(qwen3_5_same(qwen3_5_read(""), qwen3_5_397b_a17b));  // no layer_types: full_attention_interval says it
-  const Qwen3_5Config wrapped = Qwen3_5Config::from_hf(
-      parse_hf_config(R"({"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+  CHECK(qwen3_5_same(qwen3_5_read(qwen3_5_layer_types(60)), deploy(qwen3_5_397b_a17b)));
+  CHECK(qwen3_5_same(qwen3_5_read(""), deploy(qwen3_5_397b_a17b)));  // no layer_types: full_attention_interval says it
+  const Qwen3_5Config wrapped = Qwen3_5Config::from_hf(parse_hf_config(R"({"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
                           "vision_config": {"hidden_size": 1152}, "text_config": {)" + qwen3_5_keys + ", " +
                           qwen3_5_layer_types(60) + "}}",
-                      "wrapped.json"),
-      1, 1);
-  CHECK(qwen3_5_same(wrapped, qwen3_5_397b_a17b));
+                      "wrapped.json"), {.tp = 1, .ep = 1});
+  CHECK(qwen3_5_same(wrapped, deploy(qwen3_5_397b_a17b)));
   const Qwen3_5Config shipped =
-      Qwen3_5Config::from_hf(load_hf_config(default_data_dir() / "models" / "qwen3_5_397b_a17b.json"), 1, 1);
-  CHECK(qwen3_5_same(shipped, qwen3_5_397b_a17b));
+      Qwen3_5Config::from_hf(load_hf_config(default_data_dir() / "models" / "qwen3_5_397b_a17b.json"), {.tp = 1, .ep = 1});
+  CHECK(qwen3_5_same(shipped, deploy(qwen3_5_397b_a17b)));
 }
 
 TEST_CASE("Qwen3.5: bad config.json files name the field, its value and the rule") {
@@ -94,7 +91,7 @@ TEST_CASE("Qwen3.5: bad config.json files name the field, its value and the rule
     const std::size_t at = keys.find("\"" + key + "\": ");
     const std::size_t end = keys.find_first_of(",}", keys.find(':', at));
     keys.replace(at, end - at, "\"" + key + "\": " + value);
-    return Qwen3_5Config::from_hf(parse_hf_config("{" + keys + "}", "q.json"), 1, 1);
+    return Qwen3_5Config::from_hf(parse_hf_config("{" + keys + "}", "q.json"), {.tp = 1, .ep = 1});
   };
   CHECK_THROWS_WITH_AS(with("full_attention_interval", "2"),
                        "q.json: full_attention_interval 2 is not 4: the qwen3_5 family models 3 Gated DeltaNet layers "
@@ -113,14 +110,14 @@ TEST_CASE("Qwen3.5: bad config.json files name the field, its value and the rule
   CHECK_THROWS_WITH_AS(with("linear_num_value_heads", "0"), "q.json: 'linear_num_value_heads' is 0; it must be at least 1",
                        DataError);
   // Heads tp does not divide, and a layer count off the period (run-time forms).
-  CHECK_THROWS_WITH_AS(Qwen3_5<Qwen3_5Config>(qwen3_5_397b_a17b.with_parallel(32, 32)), "tp 32 does not divide linear_num_key_heads 16", ConfigError);
-  Qwen3_5Config odd = qwen3_5_397b_a17b.with_parallel(8, 8);
+  CHECK_THROWS_WITH_AS(Qwen3_5<Qwen3_5Config>(deploy(qwen3_5_397b_a17b, {.tp = 32, .ep = 32})), "tp 32 does not divide linear_num_key_heads 16", ConfigError);
+  Qwen3_5Config odd = deploy(qwen3_5_397b_a17b, {.tp = 8, .ep = 8});
   odd.linear.num_key_heads = 12;
   CHECK_THROWS_WITH_AS(Qwen3_5<Qwen3_5Config>{odd}, "tp 8 does not divide linear_num_key_heads 12", ConfigError);
-  odd = qwen3_5_397b_a17b.with_parallel(4, 4);
+  odd = deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 4});
   odd.num_qo_heads = 30;
   CHECK_THROWS_WITH_AS(Qwen3_5<Qwen3_5Config>{odd}, "tp 4 does not divide num_qo_heads 30", ConfigError);
-  Qwen3_5Config bad = qwen3_5_397b_a17b.with_parallel(1, 1);
+  Qwen3_5Config bad = deploy(qwen3_5_397b_a17b, {.tp = 1, .ep = 1});
   bad.num_layers = 62;
   CHECK_THROWS_WITH_AS(Qwen3_5<Qwen3_5Config>{bad},
                        "num_layers 62 is not a multiple of 4: Qwen3.5 repeats 3 linear-attention (Gated DeltaNet) "
@@ -130,10 +127,10 @@ TEST_CASE("Qwen3.5: bad config.json files name the field, its value and the rule
 
 TEST_CASE("Qwen3.5 at tp 2 / ep 8: a quad of 3 Gated DeltaNet layers (one scaled subtree) and 1 gated full-attention layer") {
   const Timing& t = arch_test::roofline_h200();
-  using S = Qwen3_5<Fixed<qwen3_5_397b_a17b.with_parallel(2, 8)>>;
+  using S = Qwen3_5<Fixed<deploy(qwen3_5_397b_a17b, {.tp = 2, .ep = 8})>>;
   using Tree = decltype(S().build(t));
   const S s;
-  const Qwen3_5<Qwen3_5Config> r(qwen3_5_397b_a17b.with_parallel(2, 8));
+  const Qwen3_5<Qwen3_5Config> r(deploy(qwen3_5_397b_a17b, {.tp = 2, .ep = 8}));
   CHECK(s.resolved().dp == 4);
   CHECK(r.resolved().periods == 15);
   const auto st = s.build(t);
@@ -191,7 +188,7 @@ TEST_CASE("Qwen3.5 at tp 2 / ep 8: a quad of 3 Gated DeltaNet layers (one scaled
   CHECK(totals[0] == totals[1]);
   CHECK(to_json(make_manifest(st)) == to_json(make_manifest(r.build(t))));
   arch_test::check_slot_families(make_manifest(r.build(t)));
-  const Qwen3_5<Qwen3_5Config, worklets::ExpertGrain::tp> tp_experts(qwen3_5_397b_a17b.with_parallel(4, 1));
+  const Qwen3_5<Qwen3_5Config, worklets::ExpertGrain::tp> tp_experts(deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 1}));
   arch_test::check_slot_families(make_manifest(tp_experts.build(t)));
   CHECK(evaluate(tp_experts.build(t), tp_experts.inputs(deal.deal({prefill, decode}, 1, {}))).time_s > 0);
 }
@@ -210,23 +207,23 @@ TEST_CASE("Qwen3.5: GDN prefill chunks run as one launch: the mean chunk's time,
 }
 
 TEST_CASE("Qwen3.5's weights, KV and recurrent state: only the full layers keep KV; the state is per request") {
-  const Qwen3_5<Qwen3_5Config> one(qwen3_5_397b_a17b.with_parallel(1, 1));
+  const Qwen3_5<Qwen3_5Config> one(deploy(qwen3_5_397b_a17b, {.tp = 1, .ep = 1}));
   // 397B parameters (the language model; the vision tower and the MTP layer are not in it).
   CHECK(one.weight_bytes_per_gpu() / 2 > 394e9);
   CHECK(one.weight_bytes_per_gpu() / 2 < 398e9);
-  const Qwen3_5<Qwen3_5Config> m(qwen3_5_397b_a17b.with_parallel(4, 4));
+  const Qwen3_5<Qwen3_5Config> m(deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 4}));
   // Only the 15 full layers keep every token's KV: 15 × 2 KV heads × 256 × 2 (K and V) × 2 bytes.
   CHECK(m.kv_bytes_per_token() == doctest::Approx(15.0 * 2 * 256 * 2 * 2));
   // Per request on one of 4 GPUs, in each of the 45 linear layers: 16 v heads' fp32 128 × 128
   // states and the last 3 inputs of (2 · 16 · 128 + 64 · 128) / 4 conv channels in bf16.
   CHECK(m.recurrent_state_bytes_per_request_per_gpu() == 45.0 * (16 * 128 * 128 * 4 + 3072 * 3 * 2));
-  CHECK(Qwen3_5<Qwen3_5Config>(qwen3_5_397b_a17b.with_parallel(8, 8)).recurrent_state_bytes_per_request_per_gpu() ==
+  CHECK(Qwen3_5<Qwen3_5Config>(deploy(qwen3_5_397b_a17b, {.tp = 8, .ep = 8})).recurrent_state_bytes_per_request_per_gpu() ==
         m.recurrent_state_bytes_per_request_per_gpu() / 2);
 }
 
 TEST_CASE("Qwen3.5: a request's recurrent state takes its KV tokens' worth of the pool beside its KV") {
   const Timing& t = arch_test::roofline_h200();
-  Qwen3_5Config c = qwen3_5_397b_a17b.with_parallel(4, 4);  // one DP group of 4 GPUs
+  Qwen3_5Config c = deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 4});  // one DP group of 4 GPUs
   c.gemm_dtype = c.expert_dtype = Dtype::fp8;
   const Qwen3_5<Qwen3_5Config> m(c);
   serve::ServerConfig cfg;

@@ -25,7 +25,7 @@ using moe_test::roofline_h200;
 
 TEST_CASE("one tree type serves every DP degree: dp = ep / tp is data") {
   const Timing& t = roofline_h200();
-  const Qwen3Moe<Qwen3MoeConfig> dp2(qwen3_235b_a22b.with_parallel(4, 8)), dp8(qwen3_235b_a22b.with_parallel(1, 8));
+  const Qwen3Moe<Qwen3MoeConfig> dp2(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})), dp8(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8}));
   static_assert(std::is_same_v<decltype(dp2.build(t)), decltype(dp8.build(t))>);
   CHECK(dp8.resolved().dp == 8);
   const auto tree = dp8.build(t);
@@ -38,7 +38,7 @@ TEST_CASE("one tree type serves every DP degree: dp = ep / tp is data") {
   CHECK(row[prefill].time_s > 0);
   // Every group's decodes count as work: 8 groups of 8 decodes do the work of 64.
   const Batches one_group(1);
-  const Qwen3Moe<Qwen3MoeConfig> dp1(qwen3_235b_a22b.with_parallel(1, 1));
+  const Qwen3Moe<Qwen3MoeConfig> dp1(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 1}));
   std::array<Metrics, n_slots<decltype(tree)>> row1{};
   evaluate(dp1.build(t), dp1.inputs(one_group.it()), row1);
   CHECK(row[prefill + 1].flops == doctest::Approx(row1[prefill + 1].flops));  // dp.attn.decode
@@ -50,8 +50,8 @@ TEST_CASE("one tree type serves every DP degree: dp = ep / tp is data") {
 TEST_CASE("Qwen3-MoE: static and run-time forms agree (235B at tp 4 / ep 8, 30B at tp 1 / ep 4)") {
   const Timing& t = roofline_h200();
   {  // tp 4, ep 8, dp 2: identical shapes, so identical manifests.
-    const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> s;
-    const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(4, 8));
+    const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> s;
+    const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8}));
     const auto st = s.build(t);
     const auto rt = r.build(t);
     for (double skew : {0.0, 1.2}) {
@@ -61,8 +61,8 @@ TEST_CASE("Qwen3-MoE: static and run-time forms agree (235B at tp 4 / ep 8, 30B 
     CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
   }
   {  // tp 1, ep 8, dp 8: the run-time form keeps the group's gated all-reduce (zero), the static one drops it.
-    const Qwen3Moe<Fixed<qwen3_30b_a3b.with_parallel(1, 8)>> s;
-    const Qwen3Moe<Qwen3MoeConfig> r(qwen3_30b_a3b.with_parallel(1, 8));
+    const Qwen3Moe<Fixed<deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8})>> s;
+    const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8}));
     const auto st = s.build(t);
     const auto rt = r.build(t);
     static_assert(n_slots<decltype(rt)> == n_slots<decltype(st)> + 1);
@@ -78,15 +78,15 @@ TEST_CASE("Qwen3-MoE: static and run-time forms agree (235B at tp 4 / ep 8, 30B 
 }
 
 TEST_CASE("inputs(it, scratch) equals inputs(it); warm, a dealt iteration allocates nothing (issue 7)") {
-  const Qwen3Moe<Fixed<qwen3_30b_a3b.with_parallel(1, 8)>> s;
-  const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
+  const Qwen3Moe<Fixed<deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8})>> s;
+  const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8}));
   const std::vector<ops::PrefillChunk> prefill{{0, 4096}, {100, 300}};
   const std::vector<std::uint32_t> decode(61, 2048);
   arch_test::check_feed_law(s, r, roofline_h200(), {prefill, decode}, moe::Routing{1.2});
 }
 
 TEST_CASE("dealt groups with the same requests are evaluated once per run, with the result of every group") {
-  const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
+  const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8}));
   const auto tree = r.build(roofline_h200());
   using Tree = decltype(tree);
   const Batches b(8);  // group 0: the prefill and 8 decodes; groups 1-7: 8 decodes each (one run)
@@ -100,7 +100,7 @@ TEST_CASE("dealt groups with the same requests are evaluated once per run, with 
 }
 
 TEST_CASE("evaluate_many over dealt iterations equals evaluate() per iteration") {
-  const Qwen3Moe<Qwen3MoeConfig> r(qwen3_235b_a22b.with_parallel(1, 8));
+  const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8}));
   const auto tree = r.build(roofline_h200());
   std::vector<Batches> batches;
   for (std::size_t decodes : {8, 13, 64, 100}) batches.emplace_back(8, decodes, 1024);
@@ -112,7 +112,7 @@ TEST_CASE("evaluate_many over dealt iterations equals evaluate() per iteration")
 }
 
 TEST_CASE("slot count is independent of the batch and the routing") {
-  const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> arch;
+  const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> arch;
   const auto tree = arch.build(roofline_h200());
   using Tree = decltype(tree);
   // embed 1 + layer (attn 10 + router 2 + moe 5) + lm_head 2: the same for 1 token or 10^5, and for any dp.
@@ -131,7 +131,7 @@ TEST_CASE("slot count is independent of the batch and the routing") {
 TEST_CASE("plausible H200 iteration times: one 4096-token prefill chunk + 64 decodes at 2048 KV") {
   const Timing& t = roofline_h200();
   {  // Qwen3-30B-A3B on one H200.
-    const Qwen3Moe<Fixed<qwen3_30b_a3b>> arch;
+    const Qwen3Moe<Fixed<deploy(qwen3_30b_a3b)>> arch;
     const Metrics m = evaluate(arch.build(t), arch.inputs(Batches(1).it()));
     MESSAGE("Qwen3-30B-A3B, 1 x H200: " << m.time_ms() << " ms");
     CHECK(m.time_ms() > 20);
@@ -139,7 +139,7 @@ TEST_CASE("plausible H200 iteration times: one 4096-token prefill chunk + 64 dec
     CHECK(has(m.coverage, Coverage::analytic));
   }
   {  // Qwen3-235B-A22B on 8 H200s at tp 4 / ep 8: the prefill on group 0, the decodes split.
-    const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> arch;
+    const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> arch;
     const auto tree = arch.build(t);
     const Batches b(2);
     const Metrics uniform = evaluate(tree, arch.inputs(b.it()));
@@ -191,25 +191,30 @@ TEST_CASE("DpDeal deals round-robin: prefill chunks first, the decodes continuin
 }
 
 TEST_CASE("Qwen3-MoE with TP experts (ep 1 over tp 4): one attention group, experts split by width; tp 1 is EP at ep 1") {
-  constexpr Qwen3MoeConfig sharded = qwen3_235b_a22b.with_parallel(4, 1);
+  constexpr Qwen3MoeConfig sharded = deploy(qwen3_235b_a22b, {.tp = 4, .ep = 1});
   using TpExperts = Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp>;
   static_assert(std::is_same_v<Qwen3Moe<Fixed<sharded>>, Qwen3Moe<Fixed<sharded>, worklets::ExpertGrain::tp>>);
-  arch_test::check_tp_experts<Qwen3Moe<Fixed<sharded>>, TpExperts, Qwen3Moe<Qwen3MoeConfig>>(sharded, qwen3_235b_a22b,
+  arch_test::check_tp_experts<Qwen3Moe<Fixed<sharded>>, TpExperts, Qwen3Moe<Qwen3MoeConfig>>(sharded, deploy(qwen3_235b_a22b),
                                                                                               {"model.layer.moe"});
   // A quarter of every expert per GPU holds what ep 4 (one whole quarter of the experts) holds.
-  const Qwen3Moe<Qwen3MoeConfig> ep4(qwen3_235b_a22b.with_parallel(4, 4));
+  const Qwen3Moe<Qwen3MoeConfig> ep4(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 4}));
   CHECK(TpExperts(sharded).weight_bytes_per_gpu() == ep4.weight_bytes_per_gpu());
   CHECK(TpExperts(sharded).kv_bytes_per_token_per_gpu() == ep4.kv_bytes_per_token_per_gpu());
   // The width split is checked by the arch, before its worklets: field, value, rule.
   Qwen3MoeConfig odd = sharded;
   odd.moe_intermediate = 1538;
   CHECK_THROWS_WITH_AS(TpExperts{odd}, "tp 4 does not divide moe_intermediate 1538", ConfigError);
-  CHECK_THROWS_WITH_AS(TpExperts(qwen3_235b_a22b.with_parallel(4, 8)),
+  CHECK_THROWS_WITH_AS(TpExperts(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})),
                        "TP-sharded experts run ep 1 (one attention group): ep 8 exceeds max_ep 1", ConfigError);
+}
+
+TEST_CASE("the MoE frame refuses the KV-parallel degree of the one Parallelism every frame takes") {
+  CHECK_THROWS_WITH_AS(Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 4, .hp = 2})),
+                       "the MoE frame splits no sequence's KV (hp 1): hp 2 exceeds max_hp 1", ConfigError);
 }
 
 TEST_CASE("Qwen3-MoE's own keys are required (no silent fallback to the dense width)") {
   CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(parse_hf_config(R"({"model_type": "qwen3_moe", "hidden_size": 2048,
-      "num_attention_heads": 32, "head_dim": 128, "intermediate_size": 6144})", "q.json"), 4, 8),
+      "num_attention_heads": 32, "head_dim": 128, "intermediate_size": 6144})", "q.json"), {.tp = 4, .ep = 8}),
                        "q.json: missing key 'moe_intermediate_size'", DataError);
 }

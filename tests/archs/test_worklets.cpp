@@ -39,7 +39,7 @@ nlohmann::json without_provenance(nlohmann::json j) {
 }  // namespace
 
 TEST_CASE("attn_block_tp at tp 1 is pre_attn_local then attn_local, slot for slot") {
-  using F = Fixed<llama3_8b>;
+  using F = Fixed<deploy(llama3_8b)>;
   const Timing& t = roofline_h200();
   const AttnBlockTp<F> block(F{});
   const PreAttnLocal<F, "attn"> pre(F{});
@@ -60,7 +60,7 @@ TEST_CASE("attn_block_tp at tp 1 is pre_attn_local then attn_local, slot for slo
 
 TEST_CASE("mlp_block_tp at tp 1 is mlp_local, slot for slot; a run-time tp 1 adds only a zero all-reduce") {
   const Timing& t = roofline_h200();
-  using F = Fixed<llama3_70b>;
+  using F = Fixed<deploy(llama3_70b)>;
   const MlpBlockTp<F> block(F{});
   const MlpLocal<F> local(F{});
   const auto bt = block.build(t);
@@ -69,7 +69,7 @@ TEST_CASE("mlp_block_tp at tp 1 is mlp_local, slot for slot; a run-time tp 1 add
   CHECK(without_provenance(to_json(make_manifest(bt))["slots"]) == without_provenance(to_json(make_manifest(lt))["slots"]));
   CHECK(evaluate(bt, block.inputs({777})) == evaluate(lt, local.inputs({777})));
 
-  const MlpBlockTp<Llama3Config> runtime(llama3_70b);
+  const MlpBlockTp<Llama3Config> runtime(deploy(llama3_70b));
   const auto rt = runtime.build(t);
   static_assert(n_slots<decltype(rt)> == n_slots<decltype(lt)> + 1);
   std::array<Metrics, n_slots<decltype(rt)>> row{};
@@ -79,7 +79,7 @@ TEST_CASE("mlp_block_tp at tp 1 is mlp_local, slot for slot; a run-time tp 1 add
 
 TEST_CASE("local worklets never partition: a form's tp does not shard them") {
   const Timing& t = roofline_h200();
-  const Llama3Config tp8 = llama3_8b.with_tp(8);
+  const Llama3Config tp8 = deploy(llama3_8b, {.tp = 8});
   const PreAttnLocal<Llama3Config> pre(tp8);
   CHECK(pre.resolved().qkv_n.value() == (32 + 2 * 8) * 128);
   const MlpLocal<Llama3Config> mlp(tp8);
@@ -92,7 +92,7 @@ TEST_CASE("local worklets never partition: a form's tp does not shard them") {
 
 TEST_CASE("the rope slot rotates every q and k head of the rank") {
   const Timing& t = roofline_h200();
-  using F = Fixed<llama3_8b.with_tp(4)>;
+  using F = Fixed<deploy(llama3_8b, {.tp = 4})>;
   const AttnBlockTp<F> block(F{});
   const nlohmann::json j = to_json(make_manifest(block.build(t)));
   REQUIRE(j["slots"][2]["name"] == "attn.rope");
@@ -106,7 +106,7 @@ TEST_CASE("the rope slot rotates every q and k head of the rank") {
 
 TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and head of the rank") {
   const Timing& t = roofline_h200();
-  const Qwen3MoeConfig cfg = qwen3_30b_a3b.with_parallel(2, 2);
+  const Qwen3MoeConfig cfg = deploy(qwen3_30b_a3b, {.tp = 2, .ep = 2});
   const AttnBlockTp<Qwen3MoeConfig, "attn", ops::QkNorm::per_head> block(cfg);
   const auto tree = block.build(t);
   static_assert(n_slots<decltype(tree)> == 10);  // input_norm qkv q_norm k_norm rope append prefill decode o_proj allreduce
@@ -120,7 +120,7 @@ TEST_CASE("Qwen3 attention normalizes q and k per head: one row per token and he
   CHECK(row[2] == norm.eval({50 * 16}));  // 32 qo heads / tp 2
   CHECK(row[3] == norm.eval({50 * 2}));   // 4 kv heads / tp 2
   // The Llama block (no q/k norm) has neither slot.
-  const AttnBlockTp<Llama3Config> llama(llama3_8b.with_tp(2));
+  const AttnBlockTp<Llama3Config> llama(deploy(llama3_8b, {.tp = 2}));
   CHECK(to_json(make_manifest(llama.build(t)))["slots"][2]["name"] == "attn.rope");
 }
 

@@ -122,25 +122,25 @@ const Timing& roofline_h200() {
 
 // Reading, partitioning and building: every check a config can fail runs here.
 void build_llama(const nlohmann::json& j, std::uint32_t tp = 1) {
-  const Llama3<Llama3Config> arch(Llama3Config::from_hf(hf(j), tp));
+  const Llama3<Llama3Config> arch(Llama3Config::from_hf(hf(j), {.tp = tp}));
   (void)arch.build(roofline_h200());
 }
 void build_qwen(const nlohmann::json& j, std::uint32_t tp = 1, std::uint32_t ep = 1) {
-  const Qwen3Moe<Qwen3MoeConfig> arch(Qwen3MoeConfig::from_hf(hf(j), tp, ep));
+  const Qwen3Moe<Qwen3MoeConfig> arch(Qwen3MoeConfig::from_hf(hf(j), {.tp = tp, .ep = ep}));
   (void)arch.build(roofline_h200());
 }
 // The TP-expert forms (ep 1 over tp > 1 GPUs: every expert split tp ways).
 void build_qwen_tp_experts(const nlohmann::json& j, std::uint32_t tp, std::uint32_t ep = 1) {
-  const Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp> arch(Qwen3MoeConfig::from_hf(hf(j), tp, ep));
+  const Qwen3Moe<Qwen3MoeConfig, worklets::ExpertGrain::tp> arch(Qwen3MoeConfig::from_hf(hf(j), {.tp = tp, .ep = ep}));
   (void)arch.build(roofline_h200());
 }
 void build_deepseek_tp_experts(const nlohmann::json& j, std::uint32_t tp) {
   const DeepseekV3<DeepseekV3Config, AttnGrain::tp, worklets::ExpertGrain::tp> arch(
-      DeepseekV3Config::from_hf(hf(j), tp, 1));
+      DeepseekV3Config::from_hf(hf(j), {.tp = tp, .ep = 1}));
   (void)arch.build(roofline_h200());
 }
 void build_deepseek(const nlohmann::json& j, std::uint32_t tp = 1, std::uint32_t ep = 1) {
-  const DeepseekV3<DeepseekV3Config> arch(DeepseekV3Config::from_hf(hf(j), tp, ep));
+  const DeepseekV3<DeepseekV3Config> arch(DeepseekV3Config::from_hf(hf(j), {.tp = tp, .ep = ep}));
   (void)arch.build(roofline_h200());
 }
 
@@ -162,7 +162,7 @@ struct Batch {
 };
 
 Metrics eval_llama(const Batch& b, const Timing& t = roofline_h200()) {
-  const Llama3<Llama3Config> arch(llama3_8b);
+  const Llama3<Llama3Config> arch(deploy(llama3_8b));
   return evaluate(arch.build(t), arch.inputs(b.it()));
 }
 
@@ -713,10 +713,10 @@ TEST_CASE("bad_input: zero-token iteration") {
   // Nothing to do: every leaf pushes an all-zero metric with no flags (design §4),
   // in every family, never NO_COVERAGE and never NaN.
   CHECK(eval_llama({}) == Metrics{});
-  const Qwen3Moe<Qwen3MoeConfig> qwen(qwen3_30b_a3b.with_parallel(1, 4));
+  const Qwen3Moe<Qwen3MoeConfig> qwen(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 4}));
   const std::vector<ops::AttentionBatch> groups(4);
   CHECK(evaluate(qwen.build(roofline_h200()), qwen.inputs({groups, {}})) == Metrics{});
-  const DeepseekV3<DeepseekV3Config> ds(deepseek_v3.with_parallel(1, 8));
+  const DeepseekV3<DeepseekV3Config> ds(deploy(deepseek_v3, {.tp = 1, .ep = 8}));
   const std::vector<ops::AttentionBatch> ds_groups(8);
   CHECK(evaluate(ds.build(roofline_h200()), ds.inputs({ds_groups, {}})) == Metrics{});
 }
@@ -742,7 +742,7 @@ TEST_CASE("bad_input: 10^9 tokens") {
   CHECK(x.time_s == doctest::Approx(1000.0));  // 0.001 ms per row, linearly
   CHECK(has(x.coverage, Coverage::extrapolated));
   // MoE routing counts token-expert pairs in 32 bits: 10^9 tokens × top-8 is refused.
-  const Qwen3Moe<Qwen3MoeConfig> qwen(qwen3_30b_a3b.with_parallel(1, 1));
+  const Qwen3Moe<Qwen3MoeConfig> qwen(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 1}));
   b.prefill = {{0, 1000000000u}};
   const std::vector<ops::AttentionBatch> one{{b.prefill, {}}};
   check_error<InputError>([&] { evaluate(qwen.build(roofline_h200()), qwen.inputs({one, {}})); },
@@ -757,7 +757,7 @@ TEST_CASE("bad_input: decode with KV length 0") {
   check_error<InputError>([&] { eval_llama(b); },
                           {"decode request 1: KV length is 0; a decode attends to at least its own token"});
   check_error<InputError>([&] { ops::collapse_mla({{}, b.decode}); }, {"decode request 1: KV length is 0"});
-  const DeepseekV3<DeepseekV3Config> ds(deepseek_v3.with_parallel(1, 1));
+  const DeepseekV3<DeepseekV3Config> ds(deploy(deepseek_v3, {.tp = 1, .ep = 1}));
   const std::vector<ops::AttentionBatch> groups{{{}, b.decode}};
   check_error<InputError>([&] { (void)ds.inputs({groups, {}}); }, {"decode request 1: KV length is 0"});
 }
@@ -767,13 +767,13 @@ TEST_CASE("bad_input: prefill with append 0") {
   b.prefill = {{0, 512}, {1024, 0}};
   check_error<InputError>([&] { eval_llama(b); },
                           {"prefill chunk 1 (prefix_len 1024): append_len is 0; a chunk must append at least 1 token"});
-  const Qwen3Moe<Qwen3MoeConfig> qwen(qwen3_30b_a3b.with_parallel(1, 1));
+  const Qwen3Moe<Qwen3MoeConfig> qwen(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 1}));
   const std::vector<ops::AttentionBatch> groups{{b.prefill, {}}};
   check_error<InputError>([&] { (void)qwen.inputs({groups, {}}); }, {"prefill chunk 1", "append_len is 0"});
 }
 
 TEST_CASE("bad_input: MoE batch list that does not match dp, and a NaN routing skew") {
-  const Qwen3Moe<Qwen3MoeConfig> qwen(qwen3_30b_a3b.with_parallel(2, 8));  // dp 4
+  const Qwen3Moe<Qwen3MoeConfig> qwen(deploy(qwen3_30b_a3b, {.tp = 2, .ep = 8}));  // dp 4
   const std::vector<ops::AttentionBatch> three(3);
   check_error<InputError>([&] { (void)qwen.inputs({three, {}}); },
                           {"Qwen3Moe: the iteration has 3 DP group batches, dp is 4"});

@@ -4,7 +4,7 @@
 #include "costdsl/archs/llama3.hpp"
 using namespace costdsl::archs;
 constexpr Llama3Config with_ffn(std::uint32_t intermediate) {
-  Llama3Config c = llama3_8b.with_tp(8).with_hp(4);
+  Llama3Config c = deploy(llama3_8b, {.tp = 8, .hp = 4});
   c.intermediate = intermediate;
   return c;
 }

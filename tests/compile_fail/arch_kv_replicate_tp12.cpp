@@ -3,14 +3,9 @@
 // (each head on 2 GPUs).
 #include "costdsl/archs/llama3.hpp"
 using namespace costdsl::archs;
-constexpr Llama3Config replicated(std::uint32_t tp) {
-  Llama3Config c = llama3_70b.with_tp(tp);
-  c.kv_replicate = true;
-  return c;
-}
 #ifdef COSTDSL_CONTROL
-using Arch = Llama3<costdsl::Fixed<replicated(16)>>;
+using Arch = Llama3<costdsl::Fixed<deploy(llama3_70b, {.tp = 16, .kv_replicate = true})>>;
 #else
-using Arch = Llama3<costdsl::Fixed<replicated(12)>>;
+using Arch = Llama3<costdsl::Fixed<deploy(llama3_70b, {.tp = 12, .kv_replicate = true})>>;
 #endif
 int main() { return Arch().kv_bytes_per_token() > 0 ? 0 : 1; }

@@ -3,8 +3,8 @@
 #include "costdsl/archs/llama3.hpp"
 using namespace costdsl::archs;
 #ifdef COSTDSL_CONTROL
-using Arch = Llama3<costdsl::Fixed<llama3_8b.with_tp(8)>>;
+using Arch = Llama3<costdsl::Fixed<deploy(llama3_8b, {.tp = 8})>>;
 #else
-using Arch = Llama3<costdsl::Fixed<llama3_8b.with_tp(16)>>;
+using Arch = Llama3<costdsl::Fixed<deploy(llama3_8b, {.tp = 16})>>;
 #endif
 int main() { return Arch().kv_bytes_per_token() > 0 ? 0 : 1; }

@@ -3,8 +3,8 @@
 #include "costdsl/archs/deepseek_v3.hpp"
 using namespace costdsl::archs;
 #ifdef COSTDSL_CONTROL
-using Arch = DeepseekV3<costdsl::Fixed<deepseek_v3.with_parallel(1, 8).with_hp(2)>>;
+using Arch = DeepseekV3<costdsl::Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 2})>>;
 #else
-using Arch = DeepseekV3<costdsl::Fixed<deepseek_v3.with_parallel(1, 8).with_hp(3)>>;
+using Arch = DeepseekV3<costdsl::Fixed<deploy(deepseek_v3, {.tp = 1, .ep = 8, .hp = 3})>>;
 #endif
 int main() { return Arch().kv_bytes_per_token() > 0 ? 0 : 1; }

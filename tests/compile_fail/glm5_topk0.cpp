@@ -4,7 +4,7 @@
 #include "costdsl/archs/glm5.hpp"
 using namespace costdsl::archs;
 constexpr Glm5Config with_topk(std::uint32_t k) {
-  Glm5Config c = glm5.with_parallel(8, 8);
+  Glm5Config c = deploy(glm5, {.tp = 8, .ep = 8});
   c.indexer.index_topk = k;
   return c;
 }

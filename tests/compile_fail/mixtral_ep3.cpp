@@ -2,13 +2,12 @@
 // must not compile (on a tiny config of the family: 8 experts, top-2, 2 layers).
 #include "costdsl/archs/mixtral.hpp"
 using namespace costdsl::archs;
-inline constexpr MixtralConfig tiny{.hidden = 256, .num_qo_heads = 4, .num_kv_heads = 2, .head_dim = 64,
-                                    .moe_intermediate = 512, .num_experts = 8, .top_k = 2, .vocab = 1024,
-                                    .num_layers = 2, .tp = 1, .ep = 1, .dtype = costdsl::Dtype::bf16,
-                                    .kv_dtype = costdsl::Dtype::bf16};
+inline constexpr MixtralShape tiny{.hidden = 256, .num_qo_heads = 4, .num_kv_heads = 2, .head_dim = 64,
+                                   .moe_intermediate = 512, .num_experts = 8, .top_k = 2, .vocab = 1024,
+                                   .num_layers = 2, .dtype = costdsl::Dtype::bf16};
 #ifdef COSTDSL_CONTROL
-using Arch = Mixtral<costdsl::Fixed<tiny.with_parallel(1, 4)>>;
+using Arch = Mixtral<costdsl::Fixed<deploy(tiny, {.tp = 1, .ep = 4})>>;
 #else
-using Arch = Mixtral<costdsl::Fixed<tiny.with_parallel(1, 3)>>;
+using Arch = Mixtral<costdsl::Fixed<deploy(tiny, {.tp = 1, .ep = 3})>>;
 #endif
 int main() { return Arch().resolved().dp > 0 ? 0 : 1; }

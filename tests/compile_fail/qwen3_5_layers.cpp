@@ -4,7 +4,7 @@
 #include "costdsl/archs/qwen3_5.hpp"
 using namespace costdsl::archs;
 constexpr Qwen3_5Config with_layers(std::uint32_t n) {
-  Qwen3_5Config c = qwen3_5_397b_a17b.with_parallel(4, 8);
+  Qwen3_5Config c = deploy(qwen3_5_397b_a17b, {.tp = 4, .ep = 8});
   c.num_layers = n;
   return c;
 }

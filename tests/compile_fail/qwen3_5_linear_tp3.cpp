@@ -3,8 +3,8 @@
 #include "costdsl/archs/qwen3_5.hpp"
 using namespace costdsl;
 #ifdef COSTDSL_CONTROL
-constexpr archs::GdnForm cfg = archs::GdnForm::of(archs::qwen3_5_397b_a17b.with_parallel(4, 4));
+constexpr archs::GdnForm cfg = archs::GdnForm::of(deploy(archs::qwen3_5_397b_a17b, {.tp = 4, .ep = 4}));
 #else
-constexpr archs::GdnForm cfg = archs::GdnForm::of(archs::qwen3_5_397b_a17b.with_parallel(3, 3));
+constexpr archs::GdnForm cfg = archs::GdnForm::of(deploy(archs::qwen3_5_397b_a17b, {.tp = 3, .ep = 3}));
 #endif
 int main() { return worklets::GdnBlockTp<Fixed<cfg>>(Fixed<cfg>{}).resolved().qkvz_n.value() > 0 ? 0 : 1; }

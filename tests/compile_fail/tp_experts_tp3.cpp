@@ -10,10 +10,8 @@ inline constexpr std::uint32_t width = 768;
 #else
 inline constexpr std::uint32_t width = 512;
 #endif
-inline constexpr Qwen3MoeConfig tiny{.hidden = 256, .num_qo_heads = 6, .num_kv_heads = 3, .head_dim = 64,
-                                     .moe_intermediate = width, .num_experts = 8, .top_k = 2, .vocab = 1024,
-                                     .num_layers = 2, .tp = 3, .ep = 1, .dtype = Dtype::bf16,
-                                     .kv_dtype = Dtype::bf16, .gemm_dtype = Dtype::bf16,
-                                     .expert_dtype = Dtype::bf16};
-using Arch = Qwen3Moe<costdsl::Fixed<tiny>>;  // ep 1 over tp 3 picks ExpertGrain::tp
+inline constexpr Qwen3MoeShape tiny{.hidden = 256, .num_qo_heads = 6, .num_kv_heads = 3, .head_dim = 64,
+                                    .moe_intermediate = width, .num_experts = 8, .top_k = 2, .vocab = 1024,
+                                    .num_layers = 2, .dtype = Dtype::bf16};
+using Arch = Qwen3Moe<costdsl::Fixed<deploy(tiny, {.tp = 3, .ep = 1})>>;  // ep 1 over tp 3 picks ExpertGrain::tp
 int main() { return Arch().resolved().dp > 0 ? 0 : 1; }

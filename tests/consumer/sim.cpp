@@ -23,11 +23,11 @@ int main(int argc, char** argv) {
   const std::vector<ops::PrefillChunk> prefill{{0, 2048}};
   const std::vector<std::uint32_t> decode(32, 1024);
 
-  const Llama3<Fixed<llama3_8b.with_tp(2)>> fixed;
+  const Llama3<Fixed<deploy(llama3_8b, {.tp = 2})>> fixed;
   const double static_ms = evaluate(fixed.build(timing), fixed.inputs({prefill, decode})).time_ms();
 
   const Llama3<Llama3Config> runtime(
-      Llama3Config::from_hf(load_hf_config(default_data_dir() / "models" / "llama3_8b.json"), 2));
+      Llama3Config::from_hf(load_hf_config(default_data_dir() / "models" / "llama3_8b.json"), {.tp = 2}));
   const double runtime_ms = evaluate(runtime.build(timing), runtime.inputs({prefill, decode})).time_ms();
 
   std::printf("llama3_8b tp 2 on %s: static %.6f ms, config.json %.6f ms, expected %.6f ms\n",

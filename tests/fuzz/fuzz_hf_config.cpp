@@ -39,9 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const HfConfig hf = parse_hf_config(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "fuzz.json");
     switch (data[0] & 3) {
-      case 0: evaluate_one(archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, tp))); break;
-      case 1: evaluate_one(archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, tp, ep))); break;
-      default: evaluate_one(archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, tp, ep)));
+      case 0: evaluate_one(archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, {.tp = tp}))); break;
+      case 1: evaluate_one(archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, {.tp = tp, .ep = ep}))); break;
+      default: evaluate_one(archs::DeepseekV3<archs::DeepseekV3Config>(archs::DeepseekV3Config::from_hf(hf, {.tp = tp, .ep = ep})));
     }
   } catch (const Error&) {
   }

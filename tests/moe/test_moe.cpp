@@ -105,7 +105,7 @@ void check_experts_slot(const Metrics& slot, const moe::EpLoad& load, const Kern
 }
 
 TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of all") {
-  using Form = Fixed<qwen3_235b_a22b.with_parallel(1, 8)>;
+  using Form = Fixed<deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>;
   const worklets::MoeExpertEp<Form> w{Form{}};
   constexpr auto rr = worklets::MoeExpertEp<Form>::resolve_config(Form{});
   static_assert(decltype(rr.experts_per_rank)::is_static);
@@ -147,12 +147,12 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   CHECK(j["slots"][1]["config"]["moe_intermediate"]["value"] == 1536);
   CHECK(j["slots"][3]["kind"] == "moe_sum");
   // ep 1 degenerates to the local shape: the fused module alone (it sums its own top-k).
-  using Local = Fixed<qwen3_30b_a3b>;
+  using Local = Fixed<deploy(qwen3_30b_a3b)>;
   static_assert(n_slots<decltype(worklets::MoeExpertEp<Local>{Local{}}.build(roofline_h200()))> == 1);
 }
 
 TEST_CASE("the balanced view folds the expert slot's ranks with their mean: routing skew shows as imbalance") {
-  using Form = Fixed<qwen3_235b_a22b.with_parallel(1, 8)>;
+  using Form = Fixed<deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>;
   const worklets::MoeExpertEp<Form> w{Form{}};
   const auto tree = w.build(roofline_h200());
   const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
@@ -176,7 +176,7 @@ TEST_CASE("the balanced view folds the expert slot's ranks with their mean: rout
 TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wide experts, one all-reduce") {
   // Qwen3-235B over 8 GPUs of one attention group, each expert's width split 2 ways: 4 groups
   // of 2 GPUs hold 32 experts each, every GPU a 768-wide half of each of them.
-  Qwen3MoeConfig c = qwen3_235b_a22b.with_parallel(8, 8);
+  Qwen3MoeConfig c = deploy(qwen3_235b_a22b, {.tp = 8, .ep = 8});
   c.moe_tp = 2;
   const worklets::MoeExpertEp<Qwen3MoeConfig> w{c, true};
   const auto tree = w.build(roofline_h200());
@@ -202,7 +202,7 @@ TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wid
   const worklets::MoeExpertEp<Qwen3MoeConfig> unsplit{whole, true};
   std::array<Metrics, 5> one{};
   evaluate(unsplit.build(roofline_h200()), unsplit.inputs({4160, 520, skew}), one);
-  const worklets::MoeExpertEp<Fixed<qwen3_235b_a22b.with_parallel(8, 8)>> fixed{{}, true};
+  const worklets::MoeExpertEp<Fixed<deploy(qwen3_235b_a22b, {.tp = 8, .ep = 8})>> fixed{{}, true};
   std::array<Metrics, 5> st{};
   evaluate(fixed.build(roofline_h200()), fixed.inputs({4160, 520, skew}), st);
   CHECK(one == st);
@@ -212,19 +212,19 @@ TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wid
   c.moe_tp = 3;
   CHECK_THROWS_WITH_AS(worklets::MoeExpertEp<Qwen3MoeConfig>(c, true), "moe_tp 3 with ep 8: moe_tp must divide ep "
                        "(the GPUs the experts span)", ConfigError);
-  c = qwen3_235b_a22b.with_parallel(1, 1);
+  c = deploy(qwen3_235b_a22b, {.tp = 1, .ep = 1});
   c.moe_tp = 2;
   CHECK_THROWS_WITH_AS(worklets::MoeExpertEp<Qwen3MoeConfig>(c, true), doctest::Contains("moe_tp must divide ep"),
                        ConfigError);
   // The frame: the same weights and KV per GPU as whole experts (a GPU holds twice the
   // experts at half the width), the experts split at attention DP 1 only.
-  Qwen3MoeConfig frame = qwen3_235b_a22b.with_parallel(8, 8);
+  Qwen3MoeConfig frame = deploy(qwen3_235b_a22b, {.tp = 8, .ep = 8});
   const Qwen3Moe<Qwen3MoeConfig> base(frame);
   frame.moe_tp = 4;
   const Qwen3Moe<Qwen3MoeConfig> split(frame);
   CHECK(split.weight_bytes_per_gpu() == base.weight_bytes_per_gpu());
   CHECK(split.kv_bytes_per_token_per_gpu() == base.kv_bytes_per_token_per_gpu());
-  frame = qwen3_235b_a22b.with_parallel(4, 8);  // 2 attention groups
+  frame = deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8});  // 2 attention groups
   frame.moe_tp = 2;
   CHECK_THROWS_WITH_AS(Qwen3Moe<Qwen3MoeConfig>{frame}, doctest::Contains("one attention group"), ConfigError);
 }
@@ -259,25 +259,25 @@ TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decom
 }
 
 TEST_CASE("partition checks: ep % tp, num_experts % ep, kv heads dividing tp; messages name fields and values") {
-  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(3, 8))), "tp 3 does not divide ep 8",
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 3, .ep = 8}))), "tp 3 does not divide ep 8",
                        ConfigError);
-  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(2, 12))),
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 2, .ep = 12}))),
                        "ep 12 does not divide num_experts 128", ConfigError);
   // Above its 4 KV heads attention copies them (as the frameworks do): 8 ranks of one head each.
-  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(6, 6))),
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 6, .ep = 6}))),
                        "num_kv_heads 4 does not divide tp 6", ConfigError);
-  const Qwen3Moe<Qwen3MoeConfig> tp8(qwen3_235b_a22b.with_parallel(8, 8));
+  const Qwen3Moe<Qwen3MoeConfig> tp8(deploy(qwen3_235b_a22b, {.tp = 8, .ep = 8}));
   CHECK(tp8.resolved().dp == 1);
   CHECK(tp8.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token() / 4);  // 1 of 4 heads a rank, not 1/8 of them
   CHECK(to_json(make_manifest(tp8.build(roofline_h200())))["node_labels"].dump().find("kv/rank=1") != std::string::npos);
-  CHECK_THROWS_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(0, 8))), ConfigError);
-  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 512))),
+  CHECK_THROWS_AS((Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 0, .ep = 8}))), ConfigError);
+  CHECK_THROWS_WITH_AS((Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 512}))),
                        "ep may not exceed the routing capacity: ep 512 exceeds max_ep 256", ConfigError);
   // Valid ones resolve dp = ep / tp.
-  static_assert(Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>>::resolve_config({}).dp == 2);
-  CHECK(Qwen3Moe<Qwen3MoeConfig>(qwen3_235b_a22b.with_parallel(1, 8)).resolved().dp == 8);
+  static_assert(Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>>::resolve_config({}).dp == 2);
+  CHECK(Qwen3Moe<Qwen3MoeConfig>(deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})).resolved().dp == 8);
   // A batch list that does not match dp is an input error.
-  const Qwen3Moe<Qwen3MoeConfig> arch(qwen3_235b_a22b.with_parallel(4, 8));
+  const Qwen3Moe<Qwen3MoeConfig> arch(deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8}));
   const Batches b(1);
   CHECK_THROWS_AS(arch.inputs(b.it()), InputError);
 }
@@ -303,7 +303,7 @@ TEST_CASE("a shared expert composes as a Parallel side stream next to the routed
 
 TEST_CASE("shipped config.json files agree with the presets; KV and weights per GPU") {
   auto load = [](const char* name, std::uint32_t tp, std::uint32_t ep) {
-    return Qwen3MoeConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), tp, ep);
+    return Qwen3MoeConfig::from_hf(load_hf_config(default_data_dir() / "models" / name), {.tp = tp, .ep = ep});
   };
   auto same = [](const Qwen3MoeConfig& a, const Qwen3MoeConfig& b) {
     return a.hidden == b.hidden && a.num_qo_heads == b.num_qo_heads && a.num_kv_heads == b.num_kv_heads &&
@@ -311,14 +311,14 @@ TEST_CASE("shipped config.json files agree with the presets; KV and weights per 
            a.top_k == b.top_k && a.vocab == b.vocab && a.num_layers == b.num_layers && a.tp == b.tp && a.ep == b.ep &&
            a.dtype == b.dtype;
   };
-  CHECK(same(load("qwen3_30b_a3b.json", 1, 1), qwen3_30b_a3b));
-  CHECK(same(load("qwen3_235b_a22b.json", 4, 8), qwen3_235b_a22b.with_parallel(4, 8)));
-  CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(parse_hf_config(R"({"decoder_sparse_step": 2})", "x.json"), 1, 1),
+  CHECK(same(load("qwen3_30b_a3b.json", 1, 1), deploy(qwen3_30b_a3b)));
+  CHECK(same(load("qwen3_235b_a22b.json", 4, 8), deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})));
+  CHECK_THROWS_WITH_AS(Qwen3MoeConfig::from_hf(parse_hf_config(R"({"decoder_sparse_step": 2})", "x.json"), {.tp = 1, .ep = 1}),
                        "x.json: decoder_sparse_step 2 is not 1; Qwen3Moe models every layer as MoE", DataError);
-  const Qwen3Moe<Fixed<qwen3_235b_a22b>> one;
+  const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b)>> one;
   CHECK(one.kv_bytes_per_token() == 2.0 * 4 * 128 * 2 * 94);
   // About 235 B parameters in all; at ep 8 each GPU holds 1/8 of the experts.
   CHECK(one.weight_bytes_per_gpu() / 2 == doctest::Approx(235.1e9).epsilon(0.01));
-  const Qwen3Moe<Fixed<qwen3_235b_a22b.with_parallel(4, 8)>> eight;
+  const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> eight;
   CHECK(eight.weight_bytes_per_gpu() / 2 < 40e9);
 }

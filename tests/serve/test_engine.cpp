@@ -25,7 +25,7 @@ using namespace costdsl;
 using namespace costdsl::archs;
 
 namespace {
-using Arch = Llama3<Fixed<llama3_8b>>;
+using Arch = Llama3<Fixed<deploy(llama3_8b)>>;
 const Timing& timing() {
   static const Timing t = load_timing("h200", TimingMode::roofline);
   return t;

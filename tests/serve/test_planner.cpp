@@ -36,7 +36,7 @@ HfConfig model_config(const std::string& name) {
 
 auto llama_family(const HfConfig& hf) {
   return serve::ArchFamily(
-      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, {.tp = p.tp})); },
       false, h200());
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("sharded jobs merged in job order give the single run's rows exactly")
 TEST_CASE("remembering iteration times by batch changes no figure (DP-attention MoE)") {
   const HfConfig hf = model_config("qwen3_30b_a3b");
   const auto make = [&hf](serve::Parallel p) {
-    return archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep));
+    return archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, {.tp = p.tp, .ep = p.ep}));
   };
   serve::ArchFamily memo(make, true, h200(), {}, serve::Memo::always);
   serve::ArchFamily plain(make, true, h200(), {}, serve::Memo::never);
@@ -216,10 +216,10 @@ TEST_CASE("remembering iteration times by batch changes no figure (DP-attention 
 TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, beside tp") {
   const HfConfig hf = model_config("llama3_70b");
   serve::GrainFamily family(
-      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, p.tp)); },
+      [&hf](serve::Parallel p) { return archs::Llama3<archs::Llama3Config>(archs::Llama3Config::from_hf(hf, {.tp = p.tp})); },
       [&hf](serve::Parallel p) {
         return archs::Llama3<archs::Llama3Config, archs::AttnGrain::hptp>(
-            archs::Llama3Config::from_hf(hf, p.tp, p.hp));
+            archs::Llama3Config::from_hf(hf, {.tp = p.tp, .hp = p.hp}));
       },
       false, h200());
   // 24 GPUs, NVLink domains of 16: a tp 8 prefill worker beside a tp 8 × hp 2 decode worker
@@ -301,9 +301,9 @@ TEST_CASE("TP experts: a family whose make picks the arch per layout is searched
   const HfConfig hf = model_config("qwen3_30b_a3b");
   using Ep = archs::Qwen3Moe<archs::Qwen3MoeConfig>;
   using Tp = archs::Qwen3Moe<archs::Qwen3MoeConfig, worklets::ExpertGrain::tp>;
-  const auto ep_only = [&hf](serve::Parallel p) { return Ep(archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep)); };
+  const auto ep_only = [&hf](serve::Parallel p) { return Ep(archs::Qwen3MoeConfig::from_hf(hf, {.tp = p.tp, .ep = p.ep})); };
   const auto by_grain = [&hf](serve::Parallel p) -> std::variant<Ep, Tp> {
-    const archs::Qwen3MoeConfig c = archs::Qwen3MoeConfig::from_hf(hf, p.tp, p.ep);
+    const archs::Qwen3MoeConfig c = archs::Qwen3MoeConfig::from_hf(hf, {.tp = p.tp, .ep = p.ep});
     if (c.ep == 1 && c.tp > 1) return Tp(c);
     return Ep(c);
   };

@@ -58,6 +58,13 @@ struct form_has_no_integer_field {
                 "form_has_no_integer_field<name> above");
 };
 
+template <FixedString Field>
+struct config_has_no_such_field {
+  static_assert(always_false<Field>,
+                "costdsl: with<name>(config, value) names no field of the config (COSTDSL_FIELDS) that takes the "
+                "value; see config_has_no_such_field<name> above");
+};
+
 template <class Diagnostic, class Result>
 constexpr Result fail() {
   static_assert(sizeof(Diagnostic) > 0);
