@@ -33,8 +33,8 @@ struct DeepseekV3Layer {
     if (hf.dim("moe_layer_freq", 1) != 1)
       throw DataError(hf.file() + ": moe_layer_freq " + std::to_string(hf.dim("moe_layer_freq")) + " is not 1; " +
                       std::string(who) + " models every layer after first_k_dense_replace as MoE");
-    const std::uint32_t moe_intermediate = hf.dim("moe_intermediate_size");
-    const std::uint32_t shared = hf.dim("n_shared_experts");
+    S s = S::read_hf_keys(hf);
+    const std::uint32_t moe_intermediate = s.moe_intermediate, shared = hf.dim("n_shared_experts");
     // The product is a dim like any other: in 32-bit arithmetic it would wrap silently
     // (3 × 2^31 gives 2^31, a wrong model that still evaluates).
     const std::uint64_t shared_intermediate = std::uint64_t{shared} * moe_intermediate;
@@ -42,12 +42,8 @@ struct DeepseekV3Layer {
       throw DataError(hf.file() + ": n_shared_experts " + std::to_string(shared) + " * moe_intermediate_size " +
                       std::to_string(moe_intermediate) + " = " + std::to_string(shared_intermediate) +
                       " (the shared expert's intermediate size) overflows 32 bits");
-    return {hf.dim("hidden_size"), hf.dim("num_attention_heads"), hf.dim("q_lora_rank"), hf.dim("kv_lora_rank"),
-            hf.dim("qk_nope_head_dim"), hf.dim("qk_rope_head_dim"), hf.dim("v_head_dim"), hf.dim("intermediate_size"),
-            moe_intermediate,
-            static_cast<std::uint32_t>(shared_intermediate),  // the shared experts run as one wider MLP
-            hf.dim("n_routed_experts"), hf.dim("num_experts_per_tok"), hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"), hf.dim("first_k_dense_replace"), hf.dtype()};
+    s.shared_intermediate = static_cast<std::uint32_t>(shared_intermediate);  // the shared experts run as one wider MLP
+    return s;
   }
 };
 using DeepseekV3Shape = MlaMoeShape<DeepseekV3Layer>;

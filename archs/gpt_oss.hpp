@@ -18,6 +18,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/quantization.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
@@ -43,6 +44,11 @@ struct GptOssLayer {
 
   // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
   // first; the quantization (mxfp4 experts as gpt-oss ships them) is the config's (HfConfig::quantization).
+  // The config.json rows it reads otherwise: KV heads required, the experts' keys, its window.
+  static constexpr std::array hf_keys{hf_key("num_kv_heads", "num_key_value_heads"),
+                                      hf_key("moe_intermediate", "intermediate_size"),
+                                      hf_key("num_experts", "num_local_experts"),
+                                      hf_key("sliding_window", "sliding_window")};
   template <class S>
   static S from_hf(const HfConfig& hf) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
@@ -53,12 +59,7 @@ struct GptOssLayer {
     if (!alternating)
       throw DataError(hf.file() + ": layer_types " + types->json + " is not " + std::to_string(layers) + " entries " +
                       "alternating sliding_attention, full_attention (sliding first): GptOss repeats that pair");
-    return {.hidden = hf.dim("hidden_size"), .num_qo_heads = hf.dim("num_attention_heads"),
-            .num_kv_heads = hf.dim("num_key_value_heads"), .head_dim = hf.dim("head_dim"),
-            .moe_intermediate = hf.dim("intermediate_size"), .num_experts = hf.dim("num_local_experts"),
-            .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"), .num_layers = layers,
-            .sliding_window = hf.dim("sliding_window"), .dtype = hf.dtype(),
-            .shared_intermediate = 0, .attention_chunk = 0};
+    return S::read_hf_keys(hf);
   }
 };
 using GptOssShape = MoeShape<GptOssLayer>;

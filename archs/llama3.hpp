@@ -22,7 +22,6 @@ struct Llama3Layer {
   static constexpr std::array<std::string_view, 3> model_types{"llama", "mistral", "qwen2"};
   static constexpr std::string_view name = "Llama3";
   static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
-  static constexpr bool head_dim_required = false;
 };
 using Llama3Shape = DenseShape<Llama3Layer>;
 using Llama3Config = DenseConfig<Llama3Layer>;  // Deployed<Llama3Shape>

@@ -17,6 +17,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 
@@ -42,6 +43,11 @@ struct Llama4Layer {
   // Every layer MoE (interleave_moe_layer_step 1, Scout; Maverick's dense/MoE alternation
   // is named, not guessed); the routed and the shared expert both intermediate_size wide;
   // RoPE (and with it the chunk) off exactly on every fourth layer where no_rope_layers says.
+  // The config.json rows it reads otherwise: the experts' keys, the shared expert as wide as
+  // a routed one (intermediate_size), the chunk of its local layers.
+  static constexpr std::array hf_keys{
+      hf_key("moe_intermediate", "intermediate_size"), hf_key("num_experts", "num_local_experts"),
+      hf_key("shared_intermediate", "intermediate_size"), hf_key("attention_chunk", "attention_chunk_size")};
   template <class S>
   static S from_hf(const HfConfig& hf) {
     if (hf.dim("interleave_moe_layer_step", 1) != 1)
@@ -56,11 +62,7 @@ struct Llama4Layer {
                         " entries with RoPE off (0) on every fourth layer only: Llama4 repeats 3 chunked layers and "
                         "1 global");
     }
-    const std::uint32_t heads = hf.dim("num_attention_heads"), width = hf.dim("intermediate_size");
-    return {.hidden = hf.dim("hidden_size"), .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
-            .head_dim = hf.dim("head_dim"), .moe_intermediate = width, .num_experts = hf.dim("num_local_experts"),
-            .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"), .num_layers = layers,
-            .sliding_window = 0, .dtype = hf.dtype(), .shared_intermediate = width, .attention_chunk = hf.dim("attention_chunk_size")};
+    return S::read_hf_keys(hf);
   }
 };
 using Llama4Shape = MoeShape<Llama4Layer>;

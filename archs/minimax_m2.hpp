@@ -15,6 +15,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/quantization.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
@@ -40,6 +41,9 @@ struct MiniMaxM2Layer {
 
   // Experts are num_local_experts of intermediate_size; what this layer does not model is
   // named: a shared expert, a q/k norm off or of another type.
+  // The config.json rows it reads otherwise: the experts' keys.
+  static constexpr std::array hf_keys{hf_key("moe_intermediate", "intermediate_size"),
+                                      hf_key("num_experts", "num_local_experts")};
   template <class S>
   static S from_hf(const HfConfig& hf) {
     if (hf.has("shared_intermediate_size") && hf.find("shared_intermediate_size")->json != "0")
@@ -51,12 +55,7 @@ struct MiniMaxM2Layer {
     if (hf.has("qk_norm_type") && hf.text("qk_norm_type") != "per_layer")
       throw DataError(hf.file() + ": qk_norm_type '" + hf.text("qk_norm_type") +
                       "' is not 'per_layer'; the minimax_m2 family models the norm over the whole projection");
-    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
-            .head_dim = hf.dim("head_dim"), .moe_intermediate = hf.dim("intermediate_size"),
-            .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
-            .shared_intermediate = 0, .attention_chunk = 0};
+    return S::read_hf_keys(hf);
   }
 };
 using MiniMaxM2Shape = MoeShape<MiniMaxM2Layer>;

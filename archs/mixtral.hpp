@@ -12,6 +12,7 @@
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 
@@ -29,19 +30,11 @@ struct MixtralLayer {
   template <class C>
   static constexpr double extra_weights(const C&) { return 0; }
 
-  // Every expert is a full gated MLP: HF calls its width intermediate_size.
-  template <class S>
-  static S from_hf(const HfConfig& hf) {
-    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    if (!hf.has("head_dim") && hidden % heads != 0)
-      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
-                      std::to_string(hidden) + " and there is no head_dim");
-    return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
-            .head_dim = hf.dim("head_dim", hidden / heads), .moe_intermediate = hf.dim("intermediate_size"),
-            .num_experts = hf.dim("num_local_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
-            .shared_intermediate = 0, .attention_chunk = 0};
-  }
+  // Every expert is a full gated MLP: HF calls its width intermediate_size; head_dim falls
+  // back to hidden / heads (transformers' MixtralConfig).
+  static constexpr std::array hf_keys{hf_key("head_dim", "head_dim").or_ratio("hidden", "num_qo_heads"),
+                                      hf_key("moe_intermediate", "intermediate_size"),
+                                      hf_key("num_experts", "num_local_experts")};
 };
 using MixtralShape = MoeShape<MixtralLayer>;
 using MixtralConfig = MoeConfig<MixtralLayer>;  // Deployed<MixtralShape>

@@ -8,6 +8,7 @@
 
 #include "costdsl/archs/frames/dense_stack.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
 
 namespace costdsl::archs {
@@ -20,7 +21,7 @@ struct Qwen3Layer {
   static constexpr std::array<std::string_view, 1> model_types{"qwen3"};
   static constexpr std::string_view name = "Qwen3";
   static constexpr ops::QkNorm qk_norm = ops::QkNorm::per_head;
-  static constexpr bool head_dim_required = true;
+  static constexpr std::array hf_keys{hf_key("head_dim", "head_dim")};  // required: not hidden / heads
 };
 using Qwen3Shape = DenseShape<Qwen3Layer>;
 using Qwen3Config = DenseConfig<Qwen3Layer>;  // Deployed<Qwen3Shape>

@@ -21,6 +21,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/gdn_block_tp.hpp"
@@ -48,6 +49,8 @@ struct Qwen3_5Layer {
 
   // The period is read from layer_types where the file has it (each entry a known type, the
   // list the quad over every layer), else from full_attention_interval; every layer MoE.
+  // The config.json rows it reads otherwise: its shared expert's width.
+  static constexpr std::array hf_keys{hf_key("shared_intermediate", "shared_expert_intermediate_size")};
   template <class S>
   static S from_hf(const HfConfig& hf) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
@@ -80,14 +83,10 @@ struct Qwen3_5Layer {
     if (hf.has("mamba_ssm_dtype") && hf.text("mamba_ssm_dtype") != "float32")
       throw reject("mamba_ssm_dtype", "'" + hf.text("mamba_ssm_dtype") + "'",
                    "is not float32: the gdn kinds and the KV budget hold fp32 recurrent states");
-    const std::uint32_t heads = hf.dim("num_attention_heads");
-    return {.hidden = hf.dim("hidden_size"), .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
-            .head_dim = hf.dim("head_dim"), .moe_intermediate = hf.dim("moe_intermediate_size"),
-            .num_experts = hf.dim("num_experts"), .top_k = hf.dim("num_experts_per_tok"),
-            .vocab = hf.dim("vocab_size"), .num_layers = layers, .sliding_window = 0, .dtype = hf.dtype(),
-            .shared_intermediate = hf.dim("shared_expert_intermediate_size"), .attention_chunk = 0,
-            .linear = {hf.dim("linear_num_key_heads"), hf.dim("linear_key_head_dim"), hf.dim("linear_num_value_heads"),
-                       hf.dim("linear_value_head_dim"), hf.dim("linear_conv_kernel_dim")}};
+    S s = S::read_hf_keys(hf);
+    s.linear = {hf.dim("linear_num_key_heads"), hf.dim("linear_key_head_dim"), hf.dim("linear_num_value_heads"),
+                hf.dim("linear_value_head_dim"), hf.dim("linear_conv_kernel_dim")};
+    return s;
   }
 };
 using Qwen3_5Shape = MoeShape<Qwen3_5Layer>;

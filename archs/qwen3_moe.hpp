@@ -31,19 +31,14 @@ struct Qwen3MoeLayer {
   template <class C>
   static constexpr double extra_weights(const C& c) { return 2.0 * c.head_dim; }  // the q/k norm
 
-  // head_dim is required (transformers' Qwen3MoeConfig defaults it to 128, not hidden / heads).
+  // The frame's table as it is: head_dim is required (transformers' Qwen3MoeConfig defaults
+  // it to 128, not hidden / heads).
   template <class S>
   static S from_hf(const HfConfig& hf) {
     if (hf.dim("decoder_sparse_step", 1) != 1)
       throw DataError(hf.file() + ": decoder_sparse_step " + std::to_string(hf.dim("decoder_sparse_step")) +
                       " is not 1; Qwen3Moe models every layer as MoE");
-    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    return {.hidden = hidden, .num_qo_heads = heads, .num_kv_heads = hf.dim("num_key_value_heads", heads),
-            .head_dim = hf.dim("head_dim"),
-            .moe_intermediate = hf.dim("moe_intermediate_size"), .num_experts = hf.dim("num_experts"),
-            .top_k = hf.dim("num_experts_per_tok"), .vocab = hf.dim("vocab_size"),
-            .num_layers = hf.dim("num_hidden_layers"), .sliding_window = 0, .dtype = hf.dtype(),
-            .shared_intermediate = 0, .attention_chunk = 0};
+    return S::read_hf_keys(hf);
   }
 };
 using Qwen3MoeShape = MoeShape<Qwen3MoeLayer>;

@@ -1,11 +1,11 @@
 #pragma once
 // The dense decoder frame (L4): Sum(embed, layer × L (attention block, MLP block), lm_head),
 // tensor-parallel, that every dense family is an instance of. A family is a Layer tag (its
-// name, its q/k norm, the config.json rules that differ) and DenseConfig<Layer> its shape:
+// name, its q/k norm, and in `hf_keys` the config.json rows it reads otherwise than the
+// frame's table, if any) and DenseShape<Layer> its shape:
 //
 //   struct Llama3Layer { static constexpr std::string_view name = "Llama3";
-//                        static constexpr ops::QkNorm qk_norm = ops::QkNorm::none;
-//                        static constexpr bool head_dim_required = false; };
+//                        static constexpr ops::QkNorm qk_norm = ops::QkNorm::none; };
 //   using Llama3Shape = DenseShape<Llama3Layer>;
 //   using Llama3Config = DenseConfig<Llama3Layer>;   // Deployed<Llama3Shape>
 //   template <class Form, AttnGrain G = default_grain<Form>> using Llama3 = DenseStack<Form, G>;
@@ -20,6 +20,7 @@
 // type, so that hp = 1 stays the tp tree: a static form picks it from its hp, a run-time
 // form is tp unless built with AttnGrain::hptp. kv_replicate opts into tp above the KV
 // heads by copying them (worklets/attn_grain.hpp).
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -33,6 +34,7 @@
 #include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/attention.hpp"
@@ -71,21 +73,19 @@ struct DenseShape {
                  (std::uint32_t, head_dim), (std::uint32_t, intermediate), (std::uint32_t, vocab),
                  (std::uint32_t, num_layers), (Dtype, dtype));
 
-  // head_dim falls back to hidden / heads (transformers' LlamaConfig) unless the layer
-  // requires it (Qwen3 decouples it: 32B has 5120 / 64 = 80 and head_dim 128).
+  // The config.json keys (hf_keys.hpp), as transformers' LlamaConfig reads them: head_dim
+  // falls back to hidden / heads; a family's Layer::hf_keys overrides a row (Qwen3 requires
+  // head_dim: 32B has 5120 / 64 = 80 and head_dim 128).
+  static constexpr std::array hf_keys{hf_key("hidden", "hidden_size"), hf_key("num_qo_heads", "num_attention_heads"),
+                                      hf_key("num_kv_heads", "num_key_value_heads").or_field("num_qo_heads"),
+                                      hf_key("head_dim", "head_dim").or_ratio("hidden", "num_qo_heads"),
+                                      hf_key("intermediate", "intermediate_size"), hf_key("vocab", "vocab_size"),
+                                      hf_key("num_layers", "num_hidden_layers")};
+
   static DenseShape from_hf(const HfConfig& hf) {
-    const std::uint32_t hidden = hf.dim("hidden_size"), heads = hf.dim("num_attention_heads");
-    if (!Layer::head_dim_required && !hf.has("head_dim") && hidden % heads != 0)
-      throw DataError(hf.file() + ": num_attention_heads " + std::to_string(heads) + " does not divide hidden_size " +
-                      std::to_string(hidden) + " and there is no head_dim");
-    return {hidden,
-            heads,
-            hf.dim("num_key_value_heads", heads),
-            Layer::head_dim_required ? hf.dim("head_dim") : hf.dim("head_dim", hidden / heads),
-            hf.dim("intermediate_size"),
-            hf.dim("vocab_size"),
-            hf.dim("num_hidden_layers"),
-            hf.dtype()};
+    static_assert(hf_table_fits<DenseShape>(hf_keys, layer_hf_keys<Layer>()),
+                  "costdsl: a config.json row names no field of the dense shape, or a field has no row");
+    return read_hf_fields<DenseShape>(hf, hf_keys, layer_hf_keys<Layer>());
   }
 };
 

@@ -32,6 +32,7 @@
 // (a Parallel, measured overlap about 0.9), never a Max. Max_dp is a run-time Fanout
 // (archs/support/dp_groups.hpp): dp = ep / tp is data, one tree type serves every degree.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,6 +50,7 @@
 #include "costdsl/fields.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/ops/attention/dsa.hpp"
@@ -141,7 +143,24 @@ struct MlaMoeShape {
                  (Dtype, dtype));
   IndexerLayout indexer{};  // DeepSeek sparse attention's indexer (Layer::sparse_attention; else 0)
 
-  // The family's keys and rules (Layer::from_hf).
+  // The config.json keys (hf_keys.hpp), DeepSeek-V3's names; the shared expert's width is
+  // the family's to compute (n_shared_experts experts run as one wider MLP).
+  static constexpr std::array hf_keys{
+      hf_key("hidden", "hidden_size"), hf_key("num_heads", "num_attention_heads"),
+      hf_key("q_lora_rank", "q_lora_rank"), hf_key("kv_lora_rank", "kv_lora_rank"),
+      hf_key("qk_nope_head_dim", "qk_nope_head_dim"), hf_key("qk_rope_head_dim", "qk_rope_head_dim"),
+      hf_key("v_head_dim", "v_head_dim"), hf_key("intermediate", "intermediate_size"),
+      hf_key("moe_intermediate", "moe_intermediate_size"), computed("shared_intermediate"),
+      hf_key("num_experts", "n_routed_experts"), hf_key("top_k", "num_experts_per_tok"), hf_key("vocab", "vocab_size"),
+      hf_key("num_layers", "num_hidden_layers"), hf_key("num_dense_layers", "first_k_dense_replace")};
+
+  // The table's fields.
+  static MlaMoeShape read_hf_keys(const HfConfig& hf) {
+    static_assert(hf_table_fits<MlaMoeShape>(hf_keys, layer_hf_keys<Layer>()),
+                  "costdsl: a config.json row names no field of the MLA MoE shape, or a field has no row");
+    return read_hf_fields<MlaMoeShape>(hf, hf_keys, layer_hf_keys<Layer>());
+  }
+  // The family's rules, then its table and what it computes (Layer::from_hf).
   static MlaMoeShape from_hf(const HfConfig& hf) { return Layer::template from_hf<MlaMoeShape>(hf); }
 };
 

@@ -48,6 +48,7 @@
 #include "costdsl/fixed_string.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/hf_config.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/inputs.hpp"
 #include "costdsl/labeled.hpp"
 #include "costdsl/parallel.hpp"
@@ -145,8 +146,29 @@ struct MoeShape {
   // The linear layers' head layout (a pattern with AttnSpan::linear; 0 without them).
   LinearLayout linear{};
 
-  // The family's keys and rules (Layer::from_hf).
-  static MoeShape from_hf(const HfConfig& hf) { return Layer::template from_hf<MoeShape>(hf); }
+  // The config.json keys (hf_keys.hpp) the families share; a family's Layer::hf_keys
+  // overrides a row (Mixtral's experts are num_local_experts) or reads an option it has.
+  static constexpr std::array hf_keys{
+      hf_key("hidden", "hidden_size"), hf_key("num_qo_heads", "num_attention_heads"),
+      hf_key("num_kv_heads", "num_key_value_heads").or_field("num_qo_heads"), hf_key("head_dim", "head_dim"),
+      hf_key("moe_intermediate", "moe_intermediate_size"), hf_key("num_experts", "num_experts"),
+      hf_key("top_k", "num_experts_per_tok"), hf_key("vocab", "vocab_size"), hf_key("num_layers", "num_hidden_layers"),
+      not_in_family("sliding_window"), not_in_family("shared_intermediate"), not_in_family("attention_chunk")};
+
+  // The table's fields.
+  static MoeShape read_hf_keys(const HfConfig& hf) {
+    static_assert(hf_table_fits<MoeShape>(hf_keys, layer_hf_keys<Layer>()),
+                  "costdsl: a config.json row names no field of the MoE shape, or a field has no row");
+    return read_hf_fields<MoeShape>(hf, hf_keys, layer_hf_keys<Layer>());
+  }
+  // The family's rules, then its table (Layer::from_hf where it has rules of its own).
+  static MoeShape from_hf(const HfConfig& hf) {
+    if constexpr (requires { Layer::template from_hf<MoeShape>(hf); }) {
+      return Layer::template from_hf<MoeShape>(hf);
+    } else {
+      return read_hf_keys(hf);
+    }
+  }
 };
 
 template <class Layer>

@@ -1,7 +1,9 @@
-// Shape ⊕ Parallelism ⊕ Quantization (deployed.hpp, with.hpp): a config is three reflected
-// parts that read as one, on a shape of its own (no frame), so the laws are the core's.
+// Shape ⊕ Parallelism ⊕ Quantization (deployed.hpp, with.hpp) and the config.json table a
+// shape reads itself through (hf_keys.hpp), on shapes of their own (no frame): the laws are
+// the core's.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -9,6 +11,7 @@
 
 #include "costdsl/deployed.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/hf_keys.hpp"
 #include "costdsl/load_hf_config.hpp"
 #include "costdsl/serve/parallel.hpp"
 #include "costdsl/with.hpp"
@@ -92,4 +95,62 @@ TEST_CASE("from_hf reads the shape and the checkpoint's quantization and takes t
   CHECK(c.expert_dtype == Dtype::fp8);
   CHECK(c.kv_dtype == Dtype::bf16);
   CHECK(c.parallelism() == Parallelism{.tp = 4, .hp = 2});
+}
+
+namespace {
+// A shape read through a config.json table (hf_keys.hpp), with a family's row of its own.
+struct WindowedLayer {
+  static constexpr std::array hf_keys{hf_key("window", "sliding_window")};
+};
+template <class Layer>
+struct TableShape {
+  using layer = Layer;
+  COSTDSL_FIELDS((std::uint32_t, hidden), (std::uint32_t, heads), (std::uint32_t, kv_heads), (std::uint32_t, head_dim),
+                 (std::uint32_t, window), (std::uint32_t, derived), (Dtype, dtype));
+  static constexpr std::array hf_keys{hf_key("hidden", "hidden_size"), hf_key("heads", "num_attention_heads"),
+                                      hf_key("kv_heads", "num_key_value_heads").or_field("heads"),
+                                      hf_key("head_dim", "head_dim").or_ratio("hidden", "heads"),
+                                      not_in_family("window"), computed("derived")};
+  static TableShape from_hf(const HfConfig& hf) { return read_hf_fields<TableShape>(hf, hf_keys, layer_hf_keys<Layer>()); }
+};
+}  // namespace
+
+static_assert(hf_table_fits<TableShape<PlainLayer>>(TableShape<PlainLayer>::hf_keys, layer_hf_keys<PlainLayer>()));
+// A row naming no field, or a field with no row, does not fit (frames static_assert it).
+static_assert(!hf_table_fits<TableShape<PlainLayer>>(TableShape<PlainLayer>::hf_keys,
+                                                     std::array{hf_key("head_dims", "head_dim")}));
+static_assert(!hf_table_fits<TableShape<PlainLayer>>(std::array{hf_key("hidden", "hidden_size")}, std::array<HfKey, 0>{}));
+// A default may only name a field read before it.
+static_assert(!hf_table_fits<TableShape<PlainLayer>>(
+    TableShape<PlainLayer>::hf_keys, std::array{hf_key("heads", "num_attention_heads").or_field("kv_heads")}));
+
+TEST_CASE("a config.json table reads each field by its key, its default where the key is absent") {
+  const auto read = [](const std::string& json) {
+    return TableShape<PlainLayer>::from_hf(parse_hf_config(json, "t.json"));
+  };
+  const auto t = read(R"({"hidden_size": 4096, "num_attention_heads": 32, "sliding_window": 128})");
+  CHECK(t.hidden == 4096);
+  CHECK(t.kv_heads == 32);   // or_field: the heads
+  CHECK(t.head_dim == 128);  // or_ratio: hidden / heads
+  CHECK(t.window == 0);      // not in this family: not read
+  CHECK(t.derived == 0);     // computed: left to the family
+  CHECK(t.dtype == Dtype::bf16);
+  const auto given = read(R"({"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "head_dim": 96, "torch_dtype": "float16"})");
+  CHECK(given.kv_heads == 8);
+  CHECK(given.head_dim == 96);
+  CHECK(given.dtype == Dtype::fp16);
+  CHECK_THROWS_WITH_AS(read(R"({"hidden_size": 4000, "num_attention_heads": 48})"),
+                       "t.json: num_attention_heads 48 does not divide hidden_size 4000 and there is no head_dim",
+                       DataError);
+  CHECK_THROWS_WITH_AS(read(R"({"num_attention_heads": 48})"), "t.json: missing key 'hidden_size'", DataError);
+}
+
+TEST_CASE("a family's own row replaces the frame's") {
+  const auto t = TableShape<WindowedLayer>::from_hf(
+      parse_hf_config(R"({"hidden_size": 4096, "num_attention_heads": 32, "sliding_window": 128})", "w.json"));
+  CHECK(t.window == 128);
+  CHECK_THROWS_WITH_AS(
+      TableShape<WindowedLayer>::from_hf(parse_hf_config(R"({"hidden_size": 4096, "num_attention_heads": 32})", "w.json")),
+      "w.json: missing key 'sliding_window'", DataError);
 }
