@@ -26,25 +26,21 @@
 #define COSTDSL_DETAIL_FIELD_VISIT_(type, name, ...) visit(std::string_view(#name), self.name);
 
 // The visitor is a generic lambda returned by a plain member function, not a member
-// template: a struct declared inside a function (a local class) may not have those.
-#define COSTDSL_FIELDS(...)                                                 \
-  COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_DECLARE, __VA_ARGS__)      \
+// template: a struct declared inside a function (a local class) may not have those. `each`
+// is the macro applied to every entry, in the lambda's body over `self` and `visit`.
+#define COSTDSL_DETAIL_FIELD_VISITOR(each, ...)                             \
   constexpr auto costdsl_fields() const noexcept {                          \
-    return [](auto& self, auto&& visit) {                                   \
-      COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_VISIT, __VA_ARGS__)    \
-    };                                                                      \
+    return [](auto& self, auto&& visit) { COSTDSL_DETAIL_PP_FOR_EACH(each, __VA_ARGS__) }; \
   }                                                                         \
   using costdsl_reflected = void
 
+#define COSTDSL_FIELDS(...)                                            \
+  COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_DECLARE, __VA_ARGS__) \
+  COSTDSL_DETAIL_FIELD_VISITOR(COSTDSL_DETAIL_FIELD_VISIT, __VA_ARGS__)
+
 // Hides the bases' own visitors: the composed struct visits each base's fields in turn.
 #define COSTDSL_DETAIL_FIELD_PART(Base) ::costdsl::for_each_field(::costdsl::detail::as_part<Base>(self), visit);
-#define COSTDSL_FIELDS_OF(...)                                              \
-  constexpr auto costdsl_fields() const noexcept {                          \
-    return [](auto& self, auto&& visit) {                                   \
-      COSTDSL_DETAIL_PP_FOR_EACH(COSTDSL_DETAIL_FIELD_PART, __VA_ARGS__)     \
-    };                                                                      \
-  }                                                                         \
-  using costdsl_reflected = void
+#define COSTDSL_FIELDS_OF(...) COSTDSL_DETAIL_FIELD_VISITOR(COSTDSL_DETAIL_FIELD_PART, __VA_ARGS__)
 
 namespace costdsl {
 
