@@ -82,11 +82,7 @@ struct DenseShape {
                                       hf_key("intermediate", "intermediate_size"), hf_key("vocab", "vocab_size"),
                                       hf_key("num_layers", "num_hidden_layers")};
 
-  static DenseShape from_hf(const HfConfig& hf) {
-    static_assert(hf_table_fits<DenseShape>(hf_keys, layer_hf_keys<Layer>()),
-                  "costdsl: a config.json row names no field of the dense shape, or a field has no row");
-    return read_hf_fields<DenseShape>(hf, hf_keys, layer_hf_keys<Layer>());
-  }
+  static DenseShape from_hf(const HfConfig& hf) { return read_hf_shape<DenseShape>(hf); }
 };
 
 template <class Layer>

@@ -155,11 +155,7 @@ struct MlaMoeShape {
       hf_key("num_layers", "num_hidden_layers"), hf_key("num_dense_layers", "first_k_dense_replace")};
 
   // The table's fields.
-  static MlaMoeShape read_hf_keys(const HfConfig& hf) {
-    static_assert(hf_table_fits<MlaMoeShape>(hf_keys, layer_hf_keys<Layer>()),
-                  "costdsl: a config.json row names no field of the MLA MoE shape, or a field has no row");
-    return read_hf_fields<MlaMoeShape>(hf, hf_keys, layer_hf_keys<Layer>());
-  }
+  static MlaMoeShape read_hf_keys(const HfConfig& hf) { return read_hf_shape<MlaMoeShape>(hf); }
   // The family's rules, then its table and what it computes (Layer::from_hf).
   static MlaMoeShape from_hf(const HfConfig& hf) { return Layer::template from_hf<MlaMoeShape>(hf); }
 };

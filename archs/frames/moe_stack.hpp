@@ -156,11 +156,7 @@ struct MoeShape {
       not_in_family("sliding_window"), not_in_family("shared_intermediate"), not_in_family("attention_chunk")};
 
   // The table's fields.
-  static MoeShape read_hf_keys(const HfConfig& hf) {
-    static_assert(hf_table_fits<MoeShape>(hf_keys, layer_hf_keys<Layer>()),
-                  "costdsl: a config.json row names no field of the MoE shape, or a field has no row");
-    return read_hf_fields<MoeShape>(hf, hf_keys, layer_hf_keys<Layer>());
-  }
+  static MoeShape read_hf_keys(const HfConfig& hf) { return read_hf_shape<MoeShape>(hf); }
   // The family's rules, then its table (Layer::from_hf where it has rules of its own).
   static MoeShape from_hf(const HfConfig& hf) {
     if constexpr (requires { Layer::template from_hf<MoeShape>(hf); }) {

@@ -2,7 +2,7 @@
 // A shape's config.json table: for each reflected field, the HuggingFace key it reads and
 // what it takes when the key is absent. A frame's shape writes the table its families share;
 // a family's Layer lists only the rows it reads otherwise (Mixtral's experts are
-// num_local_experts); read_hf_fields fills the shape in field order, so a default that names
+// num_local_experts); read_hf_shape fills the shape in field order, so a default that names
 // another field sees it read:
 //
 //   static constexpr std::array hf_keys{hf_key("hidden", "hidden_size"),
@@ -162,6 +162,16 @@ constexpr auto layer_hf_keys() noexcept {
   } else {
     return std::array<HfKey, 0>{};
   }
+}
+
+// A frame's shape `S` read from `hf` through its table (S::hf_keys) and its family's rows
+// (S::layer::hf_keys), which must fit the shape's fields (checked when a frame first reads).
+template <class S>
+S read_hf_shape(const HfConfig& hf) {
+  static_assert(hf_table_fits<S>(S::hf_keys, layer_hf_keys<typename S::layer>()),
+                "costdsl: a config.json row (a frame or family hf_keys) names no field of the shape, or a field has "
+                "no row");
+  return read_hf_fields<S>(hf, S::hf_keys, layer_hf_keys<typename S::layer>());
 }
 
 }  // namespace costdsl

@@ -111,7 +111,7 @@ struct TableShape {
                                       hf_key("kv_heads", "num_key_value_heads").or_field("heads"),
                                       hf_key("head_dim", "head_dim").or_ratio("hidden", "heads"),
                                       not_in_family("window"), computed("derived")};
-  static TableShape from_hf(const HfConfig& hf) { return read_hf_fields<TableShape>(hf, hf_keys, layer_hf_keys<Layer>()); }
+  static TableShape from_hf(const HfConfig& hf) { return read_hf_shape<TableShape>(hf); }
 };
 }  // namespace
 
