@@ -42,13 +42,14 @@ struct GptOssLayer {
   template <class C>
   static constexpr double extra_weights(const C& c) { return c.num_qo_heads; }  // one sink logit per head
 
-  // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
-  // first; the quantization (mxfp4 experts as gpt-oss ships them) is the config's (HfConfig::quantization).
   // The config.json rows it reads otherwise: KV heads required, the experts' keys, its window.
   static constexpr std::array hf_keys{hf_key("num_kv_heads", "num_key_value_heads"),
                                       hf_key("moe_intermediate", "intermediate_size"),
                                       hf_key("num_experts", "num_local_experts"),
                                       hf_key("sliding_window", "sliding_window")};
+
+  // layer_types (absent: HF's default, the same) must alternate sliding and full, sliding
+  // first; the quantization (mxfp4 experts as gpt-oss ships them) is the config's (HfConfig::quantization).
   template <class S>
   static S from_hf(const HfConfig& hf) {
     const std::uint32_t layers = hf.dim("num_hidden_layers");
@@ -72,13 +73,11 @@ using GptOss = MoeStack<Form, Grain>;
 inline constexpr GptOssShape gpt_oss_120b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 128, .top_k = 4, .vocab = 201088, .num_layers = 36, .sliding_window = 128,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 0, .attention_chunk = 0};
+    .dtype = Dtype::bf16, .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr GptOssShape gpt_oss_20b{
     .hidden = 2880, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 64, .moe_intermediate = 2880,
     .num_experts = 32, .top_k = 4, .vocab = 201088, .num_layers = 24, .sliding_window = 128,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 0, .attention_chunk = 0};
+    .dtype = Dtype::bf16, .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -31,17 +31,14 @@ using Llama3 = DenseStack<Form, Grain>;
 
 // Published shapes (data/models/*.json are the source of truth; a test checks they agree).
 inline constexpr Llama3Shape llama3_8b{
-    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 14336, .vocab = 128256, .num_layers = 32,
-    .dtype = Dtype::bf16};
+    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+    .vocab = 128256, .num_layers = 32, .dtype = Dtype::bf16};
 inline constexpr Llama3Shape llama3_70b{
-    .hidden = 8192, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 28672, .vocab = 128256, .num_layers = 80,
-    .dtype = Dtype::bf16};
+    .hidden = 8192, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128, .intermediate = 28672,
+    .vocab = 128256, .num_layers = 80, .dtype = Dtype::bf16};
 inline constexpr Llama3Shape llama3_405b{
-    .hidden = 16384, .num_qo_heads = 128, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 53248, .vocab = 128256, .num_layers = 126,
-    .dtype = Dtype::bf16};
+    .hidden = 16384, .num_qo_heads = 128, .num_kv_heads = 8, .head_dim = 128, .intermediate = 53248,
+    .vocab = 128256, .num_layers = 126, .dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -74,8 +74,7 @@ using Llama4 = MoeStack<Form, Grain>;
 // Published shape (data/models/llama4_scout.json is the source of truth; a test checks they agree).
 inline constexpr Llama4Shape llama4_scout{
     .hidden = 5120, .num_qo_heads = 40, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 8192,
-    .num_experts = 16, .top_k = 1, .vocab = 202048, .num_layers = 48, .sliding_window = 0,
-    .dtype = Dtype::bf16,
+    .num_experts = 16, .top_k = 1, .vocab = 202048, .num_layers = 48, .sliding_window = 0, .dtype = Dtype::bf16,
     .shared_intermediate = 8192, .attention_chunk = 8192};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

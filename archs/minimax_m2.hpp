@@ -68,8 +68,7 @@ using MiniMaxM2 = MoeStack<Form, Grain>;
 inline constexpr MiniMaxM2Shape minimax_m2_5{
     .hidden = 3072, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 1536,
     .num_experts = 256, .top_k = 8, .vocab = 200064, .num_layers = 62, .sliding_window = 0,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 0, .attention_chunk = 0};
+    .dtype = Dtype::bf16, .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

@@ -45,13 +45,11 @@ using Mixtral = MoeStack<Form, Grain>;
 // Published shapes (data/models/mixtral_*.json are the source of truth; a test checks they agree).
 inline constexpr MixtralShape mixtral_8x7b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 14336,
-    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0,
-    .dtype = Dtype::bf16,
+    .num_experts = 8, .top_k = 2, .vocab = 32000, .num_layers = 32, .sliding_window = 0, .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr MixtralShape mixtral_8x22b{
     .hidden = 6144, .num_qo_heads = 48, .num_kv_heads = 8, .head_dim = 128, .moe_intermediate = 16384,
-    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0,
-    .dtype = Dtype::bf16,
+    .num_experts = 8, .top_k = 2, .vocab = 32768, .num_layers = 56, .sliding_window = 0, .dtype = Dtype::bf16,
     .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

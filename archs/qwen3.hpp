@@ -31,13 +31,11 @@ using Qwen3 = DenseStack<Form, Grain>;
 
 // Published shapes (data/models/qwen3_8b.json, qwen3_32b.json are the source of truth; a test checks they agree).
 inline constexpr Qwen3Shape qwen3_8b{
-    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 12288, .vocab = 151936, .num_layers = 36,
-    .dtype = Dtype::bf16};
+    .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 8, .head_dim = 128, .intermediate = 12288,
+    .vocab = 151936, .num_layers = 36, .dtype = Dtype::bf16};
 inline constexpr Qwen3Shape qwen3_32b{
-    .hidden = 5120, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128,
-    .intermediate = 25600, .vocab = 151936, .num_layers = 64,
-    .dtype = Dtype::bf16};
+    .hidden = 5120, .num_qo_heads = 64, .num_kv_heads = 8, .head_dim = 128, .intermediate = 25600,
+    .vocab = 151936, .num_layers = 64, .dtype = Dtype::bf16};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).

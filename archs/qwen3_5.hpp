@@ -99,8 +99,7 @@ using Qwen3_5 = MoeStack<Form, Grain>;
 inline constexpr Qwen3_5Shape qwen3_5_397b_a17b{
     .hidden = 4096, .num_qo_heads = 32, .num_kv_heads = 2, .head_dim = 256, .moe_intermediate = 1024,
     .num_experts = 512, .top_k = 10, .vocab = 248320, .num_layers = 60, .sliding_window = 0,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 1024, .attention_chunk = 0,
+    .dtype = Dtype::bf16, .shared_intermediate = 1024, .attention_chunk = 0,
     .linear = {.num_key_heads = 16, .key_head_dim = 128, .num_value_heads = 64, .value_head_dim = 128, .conv_kernel_dim = 4}};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)

@@ -51,13 +51,11 @@ using Qwen3Moe = MoeStack<Form, Grain>;
 inline constexpr Qwen3MoeShape qwen3_30b_a3b{
     .hidden = 2048, .num_qo_heads = 32, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 768,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 48, .sliding_window = 0,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 0, .attention_chunk = 0};
+    .dtype = Dtype::bf16, .shared_intermediate = 0, .attention_chunk = 0};
 inline constexpr Qwen3MoeShape qwen3_235b_a22b{
     .hidden = 4096, .num_qo_heads = 64, .num_kv_heads = 4, .head_dim = 128, .moe_intermediate = 1536,
     .num_experts = 128, .top_k = 8, .vocab = 151936, .num_layers = 94, .sliding_window = 0,
-    .dtype = Dtype::bf16,
-    .shared_intermediate = 0, .attention_chunk = 0};
+    .dtype = Dtype::bf16, .shared_intermediate = 0, .attention_chunk = 0};
 
 #if defined(COSTDSL_SEPARATE_COMPILATION)
 // The run-time forms are instantiated once, in libcostdsl-compiled (meson.build, frame_families).
