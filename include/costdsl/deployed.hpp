@@ -34,7 +34,6 @@ concept ModelShape = Reflected<S> && requires(const S& s, const HfConfig& hf) {
 
 template <ModelShape Shape>
 struct Deployed : Shape, Parallelism, Quantization {
-  using shape_type = Shape;
   COSTDSL_FIELDS_OF(Shape, Parallelism, Quantization);
 
   // The config.json's shape and quantization, run with `p`.

@@ -15,6 +15,7 @@
 // defined: ~0.04 s of g++ front end per struct, ~22 structs in an arch translation unit
 // (docs/perf-history.md, "Compile time", ninth session). This expands to plain code and
 // instantiates nothing until a field is visited.
+#include <cstdint>
 #include <string_view>
 #include <type_traits>
 
@@ -55,6 +56,22 @@ constexpr void for_each_field(S& s, F&& f) {
 }
 
 namespace detail {
+// The integer (or bool) field `name` of a reflected struct, looked up by name: dim<> at
+// compile time (form.hpp), a config.json table's defaults at run time (hf_keys.hpp).
+struct FieldLookup {
+  bool found = false;
+  std::uint64_t value = 0;
+};
+template <Reflected S>
+constexpr FieldLookup integer_field(const S& s, std::string_view name) {
+  FieldLookup out;
+  for_each_field(s, [&](std::string_view n, const auto& v) {
+    if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>)
+      if (n == name) out = {true, static_cast<std::uint64_t>(v)};
+  });
+  return out;
+}
+
 // A composed struct's base, as const as the struct.
 template <class Base, class S>
 constexpr auto& as_part(S& s) noexcept {

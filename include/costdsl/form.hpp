@@ -42,34 +42,17 @@ constexpr const auto& values(const F& form) noexcept {
   }
 }
 
-namespace detail {
-// The integer (or bool) field `Name` of a reflected config, looked up by name: at compile
-// time for a Fixed form, at build time for a run-time one (a few string compares).
-struct FieldLookup {
-  bool found = false;
-  std::uint64_t value = 0;
-};
-template <FixedString Name, class S>
-constexpr FieldLookup find_dim_field(const S& s) {
-  FieldLookup out;
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(v)>>)
-      if (name == Name.view()) out = {true, static_cast<std::uint64_t>(v)};
-  });
-  return out;
-}
-}  // namespace detail
-
-// The field `Name` of a form as a dim symbol.
+// The field `Name` of a form as a dim symbol, looked up by name (detail::integer_field): at
+// compile time for a Fixed form, at build time for a run-time one (a few string compares).
 template <FixedString Name, class F>
 constexpr auto dim(const F& form) {
   using Config = std::remove_cvref_t<decltype(values(form))>;
-  if constexpr (!detail::find_dim_field<Name>(Config{}).found) {  // the field exists or not whatever the values
+  if constexpr (!detail::integer_field(Config{}, Name.view()).found) {  // the field exists or not whatever the values
     return diagnostic::fail<diagnostic::form_has_no_integer_field<Name>, decltype(sym<Name>(std::uint64_t{}))>();
   } else if constexpr (is_fixed_v<F>) {
-    return sym<Name>(Static<detail::find_dim_field<Name>(F::value).value>{});
+    return sym<Name>(Static<detail::integer_field(F::value, Name.view()).value>{});
   } else {
-    return sym<Name>(detail::find_dim_field<Name>(form).value);
+    return sym<Name>(detail::integer_field(form, Name.view()).value);
   }
 }
 

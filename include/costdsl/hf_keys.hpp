@@ -28,15 +28,14 @@
 namespace costdsl {
 
 struct HfKey {
-  enum class Absent : std::uint8_t { error, value, field, ratio, fixed, computed };
+  enum class Absent : std::uint8_t { error, field, ratio, fixed, computed };
   std::string_view field, key;
   Absent absent = Absent::error;
   std::uint32_t value = 0;
   std::string_view numerator{}, denominator{};  // field: numerator; ratio: both
 
-  // When the key is absent: the constant v, another field's value, or num / den of two
-  // fields (which must then divide: transformers' head_dim = hidden_size / heads).
-  constexpr HfKey or_value(std::uint32_t v) const noexcept { return {field, key, Absent::value, v}; }
+  // When the key is absent: another field's value, or num / den of two fields (which must
+  // then divide: transformers' head_dim = hidden_size / heads).
   constexpr HfKey or_field(std::string_view f) const noexcept { return {field, key, Absent::field, 0, f}; }
   constexpr HfKey or_ratio(std::string_view num, std::string_view den) const noexcept {
     return {field, key, Absent::ratio, 0, num, den};
@@ -51,8 +50,8 @@ constexpr HfKey not_in_family(std::string_view field) noexcept { return {field, 
 constexpr HfKey computed(std::string_view field) noexcept { return {field, {}, HfKey::Absent::computed}; }
 
 namespace detail {
-// Whether `table` has a row for `field` (an index, not a pointer: g++ 12 will not compare a
-// pointer into a constexpr array with null in a constant expression).
+// Whether `table` has a row for `field` (a bool, not find_hf_key's pointer: g++ 12 will not
+// compare a pointer into a constexpr array with null in a constant expression).
 template <std::size_t N>
 constexpr bool has_hf_key(const std::array<HfKey, N>& table, std::string_view field) noexcept {
   for (const HfKey& k : table)
@@ -66,15 +65,11 @@ constexpr const HfKey* find_hf_key(const std::array<HfKey, N>& table, std::strin
   return nullptr;
 }
 
-// A field's value in a shape being read (for the defaults that name one).
-template <class S>
-std::uint32_t read_field(const S& s, std::string_view field) {
-  std::uint32_t out = 0;
-  for_each_field(s, [&](std::string_view name, const auto& v) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, std::uint32_t>)
-      if (name == field) out = v;
-  });
-  return out;
+// A field's row: the family's (`own`) where it has one, else the frame's (`shared`).
+template <std::size_t N, std::size_t M>
+const HfKey* row_for(const std::array<HfKey, N>& shared, const std::array<HfKey, M>& own, std::string_view field) {
+  const HfKey* k = find_hf_key(own, field);
+  return k != nullptr ? k : find_hf_key(shared, field);
 }
 }  // namespace detail
 
@@ -111,49 +106,6 @@ constexpr bool hf_table_fits(const std::array<HfKey, N>& shared, const std::arra
   return fits;
 }
 
-// The shape `S` read from `hf`: each uint32 field by its row in `own` (the family's), else in
-// `shared` (the frame's); a field in neither is a programming error caught at first use.
-template <class S, std::size_t N, std::size_t M>
-S read_hf_fields(const HfConfig& hf, const std::array<HfKey, N>& shared, const std::array<HfKey, M>& own) {
-  S s{};
-  const auto key_of = [&](std::string_view field) -> std::string_view {
-    const HfKey* k = detail::find_hf_key(own, field);
-    if (k == nullptr) k = detail::find_hf_key(shared, field);
-    return k == nullptr ? field : k->key;
-  };
-  for_each_field(s, [&](std::string_view name, auto& v) {
-    using F = std::remove_cvref_t<decltype(v)>;
-    if constexpr (std::is_same_v<F, Dtype>) {
-      v = hf.dtype();
-    } else if constexpr (std::is_same_v<F, std::uint32_t>) {
-      const HfKey* k = detail::find_hf_key(own, name);
-      if (k == nullptr) k = detail::find_hf_key(shared, name);
-      if (k == nullptr) throw ConfigError("config.json table: field '" + std::string(name) + "' has no row");
-      switch (k->absent) {
-        case HfKey::Absent::error: v = hf.dim(k->key); break;
-        case HfKey::Absent::value: v = hf.dim(k->key, k->value); break;
-        case HfKey::Absent::field: v = hf.dim(k->key, detail::read_field(s, k->numerator)); break;
-        case HfKey::Absent::ratio: {
-          if (hf.has(k->key)) {
-            v = hf.dim(k->key);
-            break;
-          }
-          const std::uint32_t num = detail::read_field(s, k->numerator), den = detail::read_field(s, k->denominator);
-          if (den == 0 || num % den != 0)
-            throw DataError(hf.file() + ": " + std::string(key_of(k->denominator)) + " " + std::to_string(den) +
-                            " does not divide " + std::string(key_of(k->numerator)) + " " + std::to_string(num) +
-                            " and there is no " + std::string(k->key));
-          v = num / den;
-          break;
-        }
-        case HfKey::Absent::fixed: v = k->value; break;
-        case HfKey::Absent::computed: break;
-      }
-    }
-  });
-  return s;
-}
-
 // A family's own rows: its Layer's hf_keys where it lists any.
 template <class Layer>
 constexpr auto layer_hf_keys() noexcept {
@@ -164,14 +116,49 @@ constexpr auto layer_hf_keys() noexcept {
   }
 }
 
-// A frame's shape `S` read from `hf` through its table (S::hf_keys) and its family's rows
-// (S::layer::hf_keys), which must fit the shape's fields (checked when a frame first reads).
+// A frame's shape `S` read from `hf` in field order: each uint32 field by its row, the
+// family's (S::layer::hf_keys) else the frame's (S::hf_keys), whose fit to the shape's fields
+// is checked when a frame first reads; the dtype from torch_dtype.
 template <class S>
 S read_hf_shape(const HfConfig& hf) {
-  static_assert(hf_table_fits<S>(S::hf_keys, layer_hf_keys<typename S::layer>()),
+  static constexpr auto shared = S::hf_keys;
+  static constexpr auto own = layer_hf_keys<typename S::layer>();
+  static_assert(hf_table_fits<S>(shared, own),
                 "costdsl: a config.json row (a frame or family hf_keys) names no field of the shape, or a field has "
                 "no row");
-  return read_hf_fields<S>(hf, S::hf_keys, layer_hf_keys<typename S::layer>());
+  S s{};
+  const auto field = [&](std::string_view name) {
+    return static_cast<std::uint32_t>(detail::integer_field(s, name).value);
+  };
+  for_each_field(s, [&](std::string_view name, auto& v) {
+    using F = std::remove_cvref_t<decltype(v)>;
+    if constexpr (std::is_same_v<F, Dtype>) {
+      v = hf.dtype();
+    } else if constexpr (std::is_same_v<F, std::uint32_t>) {
+      const HfKey& k = *detail::row_for(shared, own, name);  // hf_table_fits: every field has one
+      switch (k.absent) {
+        case HfKey::Absent::error: v = hf.dim(k.key); break;
+        case HfKey::Absent::field: v = hf.dim(k.key, field(k.numerator)); break;
+        case HfKey::Absent::ratio: {
+          if (hf.has(k.key)) {
+            v = hf.dim(k.key);
+            break;
+          }
+          const std::uint32_t num = field(k.numerator), den = field(k.denominator);
+          if (den == 0 || num % den != 0)
+            throw DataError(hf.file() + ": " + std::string(detail::row_for(shared, own, k.denominator)->key) + " " +
+                            std::to_string(den) + " does not divide " +
+                            std::string(detail::row_for(shared, own, k.numerator)->key) + " " + std::to_string(num) +
+                            " and there is no " + std::string(k.key));
+          v = num / den;
+          break;
+        }
+        case HfKey::Absent::fixed: v = k.value; break;
+        case HfKey::Absent::computed: break;
+      }
+    }
+  });
+  return s;
 }
 
 }  // namespace costdsl
