@@ -1,19 +1,22 @@
 #pragma once
 // The DP-attention + EP MoE frame (L4) that Qwen3-MoE, Mixtral and gpt-oss are instances
 // of: attention TP a = tp inside each of dp = ep / tp groups, routed experts EP over all ep
-// ranks, the layer stack a repeated period of layers that differ only in the span their
-// attention reads.
+// ranks, the layer stack a repeated period of layers that differ in the span their attention
+// reads and, where the family interleaves dense layers, in their feed-forward.
 //
 //   model  = Sum(Max_dp(embed), period × L/P, Max_dp(lm_head))
-//   period = one layer, or Sum(run_1, ..., run_R) of them: each run of consecutive layers of
-//            one span labeled by its span, a Scale of its layer when it holds several
+//   period = one layer, or Sum(kind_1, ..., kind_K) of them: the period's layers of one kind
+//            (span, feed-forward) labeled by it, a Scale of its layer when it holds several
 //   layer  = Sum(Max_dp(Sum(attn_block_tp, moe_router_local)), moe_expert_ep)
 //            or, with a shared expert, Sum(Max_dp(...), Parallel<9/10>(moe_expert_ep, moe_shared_expert))
 //            a linear layer's token mixer gdn_block_tp (Gated DeltaNet) in attn_block_tp's place
+//            a dense layer (Layer::moe_layer_step > 1): Max_dp(Sum(attn_block_tp, mlp_block_tp))
 //
 // A family is a Layer tag: its name, q/k norm, layer pattern (LayerPattern<AttnSpan...>:
 // gpt-oss's (sliding, full) pair, Llama-4's (chunked, chunked, chunked, full) and Qwen3.5's
-// (linear, linear, linear, full) periods are data, not classes of their own), whether its
+// (linear, linear, linear, full) periods are data, not classes of their own), which layers
+// are MoE (Layer::moe_layer_step, config.json's interleave_moe_layer_step: Llama-4 Maverick's
+// 2 puts a dense MLP of intermediate_size_mlp on every other layer), whether its
 // full-attention layers gate their output (Layer::output_gate), whether its layers have a shared expert (Layer::
 // shared_expert, beside the routed ones on a side stream as in the MLA frame), how the
 // period reads in the layer label, the weights its layers add, and its config.json rules
@@ -29,6 +32,14 @@
 // router share one group section. Max_dp is a run-time Fanout (archs/support/dp_groups.hpp):
 // the degree dp = ep / tp is data, so one tree type serves every degree. The experts
 // are Max-folded over ranks inside their slots.
+//
+// A dense layer's MLP runs TP over its DP group's tp GPUs on the group's own rows, as the
+// attention does (and as the MLA frame's dense layers): TensorRT-LLM's Llama4DecoderLayer
+// (tensorrt_llm/_torch/models/modeling_llama.py, PyTorch backend) builds its GatedMLP with
+// overridden_tp_size = 1 under enable_attention_dp (its DP groups are one GPU each) and TP
+// over all GPUs without it; vLLM's (vllm/model_executor/models/llama4.py) LlamaMLP is TP over
+// its DP rank's TP group. SGLang instead gathers every group's rows for a dense MLP TP over
+// all GPUs unless --moe-dense-tp-size 1, which this frame does not model.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +74,7 @@
 #include "costdsl/worklets/embed_local.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
 #include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
 #include "costdsl/worklets/moe_expert_tp.hpp"
 #include "costdsl/worklets/moe_router_local.hpp"
@@ -95,6 +107,10 @@ template <AttnSpan... Spans>
 struct LayerPattern {
   static constexpr std::array<AttnSpan, sizeof...(Spans)> spans{Spans...};
 };
+
+// What a layer's feed-forward is: the routed experts (with the family's shared expert), or
+// a dense gated MLP of `intermediate` width.
+enum class Ffn : std::uint8_t { moe, dense };
 
 // A linear (Gated DeltaNet) layer's head layout, as config.json's linear_num_key_heads,
 // linear_key_head_dim, linear_num_value_heads, linear_value_head_dim, linear_conv_kernel_dim.
@@ -140,9 +156,10 @@ struct MoeShape {
                  (std::uint32_t, head_dim), (std::uint32_t, moe_intermediate), (std::uint32_t, num_experts),
                  (std::uint32_t, top_k), (std::uint32_t, vocab), (std::uint32_t, num_layers),
                  (std::uint32_t, sliding_window), (Dtype, dtype), (std::uint32_t, shared_intermediate),
-                 (std::uint32_t, attention_chunk));
+                 (std::uint32_t, attention_chunk), (std::uint32_t, intermediate, 0));
   // shared_intermediate: the shared expert's width (families with Layer::shared_expert; 0
-  // otherwise); attention_chunk: the chunk of chunked-attention layers (0 without them).
+  // otherwise); attention_chunk: the chunk of chunked-attention layers (0 without them);
+  // intermediate: the dense layers' MLP width (families with Layer::moe_layer_step > 1).
   // The linear layers' head layout (a pattern with AttnSpan::linear; 0 without them).
   LinearLayout linear{};
 
@@ -153,7 +170,8 @@ struct MoeShape {
       hf_key("num_kv_heads", "num_key_value_heads").or_field("num_qo_heads"), hf_key("head_dim", "head_dim"),
       hf_key("moe_intermediate", "moe_intermediate_size"), hf_key("num_experts", "num_experts"),
       hf_key("top_k", "num_experts_per_tok"), hf_key("vocab", "vocab_size"), hf_key("num_layers", "num_hidden_layers"),
-      not_in_family("sliding_window"), not_in_family("shared_intermediate"), not_in_family("attention_chunk")};
+      not_in_family("sliding_window"), not_in_family("shared_intermediate"), not_in_family("attention_chunk"),
+      not_in_family("intermediate")};
 
   // The table's fields.
   static MoeShape read_hf_keys(const HfConfig& hf) { return read_hf_shape<MoeShape>(hf); }
@@ -174,33 +192,53 @@ template <class Form, worklets::ExpertGrain Grain = worklets::default_expert_gra
 class MoeStack {
   using Layer = typename std::remove_cvref_t<decltype(values(std::declval<const Form&>()))>::layer;
   static constexpr auto spans = Layer::pattern::spans;
-  static constexpr std::size_t period = spans.size();
-  // The period as runs of consecutive layers of one span (Llama-4: 3 chunked, 1 full): a
-  // run is one subtree, scaled by its length, labeled by its span, so a span has one run.
-  struct SpanRun {
+  // MoE on the layers i with (i + 1) % step == 0, dense on the others (interleave_moe_layer_step
+  // as HuggingFace, vLLM and TensorRT-LLM read it); 1: every layer MoE.
+  static constexpr std::size_t moe_layer_step = [] {
+    if constexpr (requires { Layer::moe_layer_step; }) {
+      return std::size_t{Layer::moe_layer_step};
+    } else {
+      return std::size_t{1};
+    }
+  }();
+  static_assert(moe_layer_step >= 1, "Layer::moe_layer_step: 1 (every layer MoE) or more");
+  // The repeated unit: the span pattern and the MoE step, the least common multiple of both.
+  static constexpr std::size_t period = [] {
+    std::size_t p = spans.size();
+    while (p % moe_layer_step != 0) p += spans.size();
+    return p;
+  }();
+  static constexpr AttnSpan span_of(std::size_t i) { return spans[i % spans.size()]; }
+  static constexpr Ffn ffn_of(std::size_t i) { return (i + 1) % moe_layer_step == 0 ? Ffn::moe : Ffn::dense; }
+  // The period's layers by kind (span, feed-forward), in order of first appearance, each
+  // with its count (Llama-4 Scout: 3 chunked, 1 full; Maverick: 2 chunked dense, 1 chunked
+  // MoE, 1 full MoE): a kind is one subtree, scaled by its count, labeled by its kind. The
+  // layers of a period add, so their order does not matter to the time.
+  struct LayerKind {
     AttnSpan span;
+    Ffn ffn;
     std::uint64_t count;
   };
-  static constexpr auto span_runs = [] {
-    std::array<SpanRun, period> r{};
+  static constexpr auto layer_kinds = [] {
+    std::array<LayerKind, period> k{};
     std::size_t n = 0;
-    for (AttnSpan s : spans) {
-      if (n > 0 && r[n - 1].span == s) {
-        ++r[n - 1].count;
-      } else {
-        r[n++] = {s, 1};
-      }
+    for (std::size_t i = 0; i < period; ++i) {
+      std::size_t j = 0;
+      while (j < n && !(k[j].span == span_of(i) && k[j].ffn == ffn_of(i))) ++j;
+      if (j == n) k[n++] = {span_of(i), ffn_of(i), 0};
+      ++k[j].count;
     }
-    return std::pair{r, n};
+    return std::pair{k, n};
   }();
-  static constexpr std::size_t n_runs = span_runs.second;
-  static constexpr auto runs = span_runs.first;
-  static_assert([] {
-    for (std::size_t a = 0; a < n_runs; ++a)
-      for (std::size_t b = a + 1; b < n_runs; ++b)
-        if (runs[a].span == runs[b].span) return false;
-    return true;
-  }(), "a layer pattern's layers of one span must be consecutive: a span's run is one labeled subtree");
+  static constexpr std::size_t n_kinds = layer_kinds.second;
+  static constexpr auto kinds = layer_kinds.first;
+  // Layers of each feed-forward in a period.
+  static constexpr std::uint64_t layers_with(Ffn f) {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < period; ++i) n += ffn_of(i) == f;
+    return n;
+  }
+  static constexpr bool dense_layers = layers_with(Ffn::dense) > 0;
   static constexpr bool tp_experts = Grain == worklets::ExpertGrain::tp;
   static constexpr bool has_span(AttnSpan span) {
     for (AttnSpan s : spans)
@@ -219,8 +257,8 @@ class MoeStack {
   // always copies): the form attention sees then has tp KV heads, one a rank.
   using AttnForm = decltype(worklets::attention_form(std::declval<const Form&>()));
   using Attn = worklets::AttnBlockTp<AttnForm, "attn", Layer::qk_norm, output_gate>;
-  // A run's token mixer: attention, or a linear layer's Gated DeltaNet block (on its own
-  // form: no KV heads to replicate); one per run of the period.
+  // A kind's token mixer: attention, or a linear layer's Gated DeltaNet block (on its own
+  // form: no KV heads to replicate); one per layer kind of the period.
   using GdnBlockForm = decltype(gdn_form(std::declval<const Form&>()));
   template <AttnSpan S>
   using Mixer = std::conditional_t<S == AttnSpan::linear, worklets::GdnBlockTp<GdnBlockForm, "attn">, Attn>;
@@ -228,10 +266,13 @@ class MoeStack {
   struct MixersOf;
   template <std::size_t... I>
   struct MixersOf<std::index_sequence<I...>> {
-    using type = std::tuple<Mixer<runs[I].span>...>;
+    using type = std::tuple<Mixer<kinds[I].span>...>;
   };
-  using Mixers = typename MixersOf<std::make_index_sequence<n_runs>>::type;
+  using Mixers = typename MixersOf<std::make_index_sequence<n_kinds>>::type;
   using Experts = std::conditional_t<tp_experts, worklets::MoeExpertTp<Form>, worklets::MoeExpertEp<Form>>;
+  // A dense layer's MLP, TP over the DP group's tp GPUs (above); a member only where there are dense layers.
+  struct NoDenseMlp {};
+  using DenseMlp = std::conditional_t<dense_layers, worklets::MlpBlockTp<Form>, NoDenseMlp>;
 
  public:
   // What inputs() takes (costdsl::DpArch asks for them): an iteration dealt over the DP
@@ -253,6 +294,7 @@ class MoeStack {
     require_le<"the MoE frame splits no sequence's KV (hp 1)">(dim<"hp">(form), sym<"max_hp">(Static<1>{}));
     if constexpr (has_span(AttnSpan::sliding)) require_nonzero(dim<"sliding_window">(form));
     if constexpr (has_span(AttnSpan::chunked)) require_nonzero(dim<"attention_chunk">(form));
+    if constexpr (dense_layers) require_nonzero(dim<"intermediate">(form));
     const auto periods = [&] {
       if constexpr (period == 1) {
         return layers;
@@ -286,16 +328,19 @@ class MoeStack {
       : form_(form),
         r_(resolve_config(form)),
         embed_(form),
-        attn_(make_attn(form, std::make_index_sequence<n_runs>{})),
+        attn_(make_attn(form, std::make_index_sequence<n_kinds>{})),
         router_(form),
         experts_(make_experts(form, r_)),
         shared_(make_shared(form)),
+        dense_mlp_(make_dense_mlp(form)),
         head_(form) {}
 
   auto build(const Timing& t) const {
     const auto& c = values(form_);
-    const auto layer = [&](const auto& attn) {
-      if constexpr (shared_expert) {
+    const auto layer = [&]<Ffn F>(const auto& attn, std::integral_constant<Ffn, F>) {
+      if constexpr (F == Ffn::dense) {
+        return dp_groups(r_.dp, sum(attn.build(t), dense_mlp_.build(t)));
+      } else if constexpr (shared_expert) {
         return dp_moe_layer(r_.dp, sum(attn.build(t), router_.build(t)),
                             parallel(Ratio<9, 10>{}, experts_.build(t), shared_.build(t)));
       } else {
@@ -304,9 +349,10 @@ class MoeStack {
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
-        return layer(std::get<0>(attn_));
+        return layer(std::get<0>(attn_), std::integral_constant<Ffn, kinds[0].ffn>{});
       } else {
-        return sum(span_labeled<runs[I].span>(run_of<runs[I].count>(layer(std::get<I>(attn_))))...);
+        return sum(kind_labeled<kinds[I].span, kinds[I].ffn>(
+            run_of<kinds[I].count>(layer(std::get<I>(attn_), std::integral_constant<Ffn, kinds[I].ffn>{})))...);
       }
     };
     return labeled<"model">(
@@ -316,7 +362,7 @@ class MoeStack {
         dp_model(r_.dp, embed_.build(t),
                  labeled<"layer">("layer (" + std::string(Layer::unit) +
                                       (tp_experts ? " TP attention, TP experts)" : " DP attention, EP experts)"),
-                                  scale(r_.periods, stack(std::make_index_sequence<n_runs>{}))),
+                                  scale(r_.periods, stack(std::make_index_sequence<n_kinds>{}))),
                  head_.build(t)));
   }
 
@@ -337,7 +383,7 @@ class MoeStack {
     const auto& c = values(form_);
     std::uint32_t full = 0;
     for (AttnSpan s : spans) full += s == AttnSpan::full;
-    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * (c.num_layers / period * full);
+    return 2.0 * c.num_kv_heads * c.head_dim * bytes_per_element(c.kv_dtype) * (c.num_layers / spans.size() * full);
   }
   // On one GPU: its tp-th of the heads, or its one copy of a replicated head.
   double kv_bytes_per_token_per_gpu() const {
@@ -360,13 +406,14 @@ class MoeStack {
     const double state = 4.0 * l.num_value_heads / tp * dk * dv;
     const double channels = (2.0 * l.num_key_heads * dk + double(l.num_value_heads) * dv) / tp;
     const double conv = channels * (l.conv_kernel_dim - 1.0) * bytes_per_element(c.dtype);
-    return (state + conv) * (c.num_layers / period * linear);
+    return (state + conv) * (c.num_layers / spans.size() * linear);
   }
 
   // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
   // split tp ways), router, norms and what else the family's layers hold (Layer::
   // extra_weights: q/k norm, attention sinks) replicated, with the embeddings. With linear
-  // layers in the period, a layer's token mixer weighs the period's mean.
+  // layers in the period, a layer's token mixer weighs the period's mean; with dense layers,
+  // its feed-forward (experts, shared expert and router, or the dense MLP split tp ways) too.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp;
@@ -375,11 +422,14 @@ class MoeStack {
     const double full_attn = h * (c.num_qo_heads + 2.0 * kv) * hd / tp + (c.num_qo_heads * hd / tp) * h + gate;
     const double attn = has_span(AttnSpan::linear) ? mean_mixer_weights(full_attn) : full_attn;
     const double experts = 3.0 * h * c.moe_intermediate * (double(c.num_experts) / (tp_experts ? c.tp : c.ep));
-    const double rest = h * c.num_experts + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
+    // The share of a period's layers that are MoE (exactly 1 without dense layers) and dense.
+    const double moe = double(layers_with(Ffn::moe)) / period, dense = double(layers_with(Ffn::dense)) / period;
+    const double rest = moe * (h * c.num_experts) + 2 * h + Layer::extra_weights(c);  // router, norms, the family's own
     // A shared expert is whole on every rank (split tp ways beside TP experts), quantized as the dense GEMMs.
     const double shared = shared_expert ? 3.0 * h * c.shared_intermediate / (tp_experts ? tp : 1) : 0.0;
-    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * (attn + shared) +
-                           bytes_per_element(worklets::expert_weight_dtype(form_)) * experts) +
+    const double dense_mlp = dense_layers ? 3.0 * h * c.intermediate / tp : 0.0;
+    return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * (attn + moe * shared + dense * dense_mlp) +
+                           bytes_per_element(worklets::expert_weight_dtype(form_)) * (moe * experts)) +
            bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
   }
 
@@ -396,6 +446,14 @@ class MoeStack {
       return Experts(form);
     } else {
       return Experts(form, replicated_tokens(r));
+    }
+  }
+
+  static DenseMlp make_dense_mlp(const Form& form) {
+    if constexpr (dense_layers) {
+      return DenseMlp(form);
+    } else {
+      return {};
     }
   }
 
@@ -421,12 +479,12 @@ class MoeStack {
     const double linear = (h * (2 * k + 2 * v + 2 * hv) + v * h + (2 * k + v) * l.conv_kernel_dim + 2 * hv) / tp + dv;
     double sum = 0;
     for (AttnSpan s : spans) sum += s == AttnSpan::linear ? linear : attn;
-    return sum / period;
+    return sum / spans.size();
   }
 
   template <std::size_t... I>
   static Mixers make_attn(const Form& form, std::index_sequence<I...>) {
-    return {make_mixer<runs[I].span>(form)...};
+    return {make_mixer<kinds[I].span>(form)...};
   }
   template <AttnSpan S>
   static Mixer<S> make_mixer(const Form& form) {
@@ -441,7 +499,7 @@ class MoeStack {
     return s == AttnSpan::sliding ? c.sliding_window : s == AttnSpan::chunked ? c.attention_chunk : 0;
   }
 
-  // A run of n layers of one span: the layer, scaled when n > 1.
+  // A kind's n layers of a period: the layer, scaled when n > 1.
   template <std::uint64_t N, class Node>
   static auto run_of(Node node) {
     if constexpr (N == 1) {
@@ -451,27 +509,55 @@ class MoeStack {
     }
   }
 
-  template <AttnSpan S, class Node>
-  auto span_labeled(Node node) const {
+  // A kind's label: its span ("chunked"), with "_dense" where its layers' feed-forward is a
+  // dense MLP ("chunked_dense").
+  template <AttnSpan S>
+  static constexpr auto span_name() {
     if constexpr (S == AttnSpan::sliding) {
-      return labeled<"sliding">("sliding (window " + std::to_string(values(form_).sliding_window) + " keys)",
-                                std::move(node));
+      return FixedString{"sliding"};
     } else if constexpr (S == AttnSpan::chunked) {
-      return labeled<"chunked">("chunked (chunks of " + std::to_string(values(form_).attention_chunk) + " tokens)",
-                                std::move(node));
+      return FixedString{"chunked"};
     } else if constexpr (S == AttnSpan::linear) {
-      return labeled<"linear">("linear (Gated DeltaNet: a recurrent state per request, no KV cache)", std::move(node));
+      return FixedString{"linear"};
     } else {
-      return labeled<"full">("full (whole context)", std::move(node));
+      return FixedString{"full"};
     }
+  }
+  template <AttnSpan S, Ffn F>
+  static constexpr auto kind_name() {
+    if constexpr (F == Ffn::dense) {
+      return concat<span_name<S>(), FixedString{"_dense"}>();
+    } else {
+      return span_name<S>();
+    }
+  }
+
+  template <AttnSpan S, Ffn F, class Node>
+  auto kind_labeled(Node node) const {
+    const std::string what = [&]() -> std::string {
+      if constexpr (S == AttnSpan::sliding) {
+        return "window " + std::to_string(values(form_).sliding_window) + " keys";
+      } else if constexpr (S == AttnSpan::chunked) {
+        return "chunks of " + std::to_string(values(form_).attention_chunk) + " tokens";
+      } else if constexpr (S == AttnSpan::linear) {
+        return "Gated DeltaNet: a recurrent state per request, no KV cache";
+      } else {
+        return "whole context";
+      }
+    }();
+    return labeled<kind_name<S, F>()>(std::string(span_name<S>().view()) + " (" + what +
+                                          (F == Ffn::dense ? "; dense MLP)" : ")"),
+                                      std::move(node));
   }
 
   template <class Groups>
   auto inputs_with(const MoeIteration& it, Groups groups) const {
     const auto work = dp_work(Layer::name, it, r_.dp, r_.tp, groups, ops::collapse);
     const auto& w = work.groups;
-    const auto layer = [&]<AttnSpan S>(const auto& attn, std::integral_constant<AttnSpan, S>) {
-      const auto group = [&](std::size_t g) {
+    const auto layer = [&]<AttnSpan S, Ffn F>(const auto& attn, std::integral_constant<AttnSpan, S>,
+                                              std::integral_constant<Ffn, F>) {
+      // Group g's attention input: its span's view of the group's batch.
+      const auto attention = [&](std::size_t g) {
         const auto a = [&] {
           if constexpr (S == AttnSpan::sliding) {
             return ops::collapse_window(it.groups[g], values(form_).sliding_window);
@@ -481,48 +567,47 @@ class MoeStack {
             return w[g].attention;
           }
         }();
-        const std::uint64_t rows = w[g].attention.append_tokens;  // TP experts: every rank gates all rows
-        return costdsl::inputs(attn.inputs({a.append_tokens, a}),
-                               router_.inputs({tp_experts || replicated_tokens(r_) ? rows : w[g].slice}));
+        return attn.inputs({a.append_tokens, a});
       };
-      if constexpr (shared_expert) {  // as the MLA frame: every rank over its slice (TP experts: all rows)
-        return dp_moe_layer_inputs(groups, work, it.routing, experts_, group,
-                                   shared_.inputs({tp_experts ? work.tokens : work.max_slice}));
+      if constexpr (F == Ffn::dense) {  // the group's rows through its TP MLP
+        return costdsl::inputs(groups.fan(w.size(), [&](std::size_t g) {
+          return costdsl::inputs(attention(g), dense_mlp_.inputs({w[g].attention.append_tokens}));
+        }));
       } else {
-        return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
+        const auto group = [&](std::size_t g) {
+          const std::uint64_t rows = w[g].attention.append_tokens;  // TP experts: every rank gates all rows
+          return costdsl::inputs(attention(g),
+                                 router_.inputs({tp_experts || replicated_tokens(r_) ? rows : w[g].slice}));
+        };
+        if constexpr (shared_expert) {  // as the MLA frame: every rank over its slice (TP experts: all rows)
+          return dp_moe_layer_inputs(groups, work, it.routing, experts_, group,
+                                     shared_.inputs({tp_experts ? work.tokens : work.max_slice}));
+        } else {
+          return dp_moe_layer_inputs(groups, work, it.routing, experts_, group);
+        }
       }
     };
     const auto stack = [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (period == 1) {
-        return layer(std::get<0>(attn_), std::integral_constant<AttnSpan, spans[0]>{});
+        return layer(std::get<0>(attn_), std::integral_constant<AttnSpan, kinds[0].span>{},
+                     std::integral_constant<Ffn, kinds[0].ffn>{});
       } else {
-        return costdsl::inputs(
-            span_nested<runs[I].span>(layer(std::get<I>(attn_), std::integral_constant<AttnSpan, runs[I].span>{}))...);
+        return costdsl::inputs(nest<kind_name<kinds[I].span, kinds[I].ffn>()>(
+            layer(std::get<I>(attn_), std::integral_constant<AttnSpan, kinds[I].span>{},
+                  std::integral_constant<Ffn, kinds[I].ffn>{}))...);
       }
     };
-    return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<n_runs>{}), head_));
-  }
-
-  template <AttnSpan S, class In>
-  static auto span_nested(In in) {
-    if constexpr (S == AttnSpan::sliding) {
-      return nest<"sliding">(std::move(in));
-    } else if constexpr (S == AttnSpan::chunked) {
-      return nest<"chunked">(std::move(in));
-    } else if constexpr (S == AttnSpan::linear) {
-      return nest<"linear">(std::move(in));
-    } else {
-      return nest<"full">(std::move(in));
-    }
+    return nest<"model">(dp_model_inputs(groups, work, embed_, stack(std::make_index_sequence<n_kinds>{}), head_));
   }
 
   Form form_;
   Resolved r_;
   worklets::EmbedLocal<Form> embed_;
-  Mixers attn_;  // one block per run of the period; a sliding (chunked) one's prefill has the window (chunk)
+  Mixers attn_;  // one block per layer kind of the period; a sliding (chunked) one's prefill has the window (chunk)
   worklets::MoeRouterLocal<Form> router_;
   Experts experts_;
   [[no_unique_address]] std::conditional_t<shared_expert, worklets::MoeSharedExpert<SharedForm>, NoSharedExpert> shared_;
+  [[no_unique_address]] DenseMlp dense_mlp_;
   worklets::LmHeadLocal<Form> head_;
 };
 

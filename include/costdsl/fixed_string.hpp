@@ -28,6 +28,15 @@ struct FixedString {
 template <std::size_t N1>
 FixedString(const char (&)[N1]) -> FixedString<N1 - 1>;
 
+// a then b ("chunked" "_dense").
+template <FixedString A, FixedString B>
+constexpr auto concat() noexcept {
+  FixedString<A.size() + B.size()> out;
+  for (std::size_t i = 0; i < A.size(); ++i) out.data[i] = A.data[i];
+  for (std::size_t i = 0; i < B.size(); ++i) out.data[A.size() + i] = B.data[i];
+  return out;
+}
+
 // a + sep + b, or just the non-empty one when either is empty ("attn" "." "qkv").
 template <FixedString A, FixedString B>
 constexpr auto join_path() noexcept {
