@@ -45,17 +45,24 @@ const ModelFamily& family_of(const HfConfig& hf) {
   if (listed != nullptr && listed->type == HfConfig::Value::Type::array)
     for (const HfConfig::Value& item : listed->items)
       if (item.type == HfConfig::Value::Type::string) declared.push_back(item.text);
-  const auto reads = [](const std::vector<std::string>& names, const std::string& name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
+  // The families whose list (architectures or model_types) holds name: the first that
+  // reads the config, else the first.
+  const auto pick = [&](std::vector<std::string> ModelFamily::*list, const std::string& name) {
+    const ModelFamily* first = nullptr;
+    for (const ModelFamily* f : families()) {
+      const std::vector<std::string>& names = f->*list;
+      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+      if (f->reads == nullptr || f->reads(hf)) return f;
+      if (first == nullptr) first = f;
+    }
+    return first;
   };
   for (const std::string& name : declared)
-    for (const ModelFamily* f : families())
-      if (reads(f->architectures, name)) return *f;
+    if (const ModelFamily* f = pick(&ModelFamily::architectures, name)) return *f;
   const HfConfig::Value* type = hf.find("model_type");
   const bool has_type = type != nullptr && type->type == HfConfig::Value::Type::string;
   if (declared.empty() && has_type)
-    for (const ModelFamily* f : families())
-      if (reads(f->model_types, type->text)) return *f;
+    if (const ModelFamily* f = pick(&ModelFamily::model_types, type->text)) return *f;
   std::string supported;
   for (const ModelFamily* f : families())
     supported += fmt::format("{}{} ({})", supported.empty() ? "" : ", ", fmt::join(f->architectures, ", "), f->name);

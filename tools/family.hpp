@@ -22,6 +22,9 @@ struct ModelFamily {
   std::vector<std::string> architectures;  // config.json `architectures` entries it reads
   std::vector<std::string> model_types;    // config.json `model_type` values, when
                                            // architectures is absent
+  // Among the families a config.json's names pick, whether this one reads it (Llama-4:
+  // Scout's and Maverick's MoE step); null: every config that names it.
+  bool (*reads)(const HfConfig& config);
   bool expert_parallel;                    // takes --ep / --dp (DP attention + EP experts)
   bool kv_parallel;                        // takes --hp (KV-parallel attention); the GQA families also
                                            // --kv-replicate
@@ -41,8 +44,10 @@ std::vector<std::string> family_names();
 // By --family name; an InputError listing the known ones.
 const ModelFamily& find_family(std::string_view name);
 // The family a config.json declares: its first `architectures` entry a family
-// reads, else (no architectures at all) its `model_type`. Neither known: a
-// DataError naming both, the rule and every supported name.
+// names, else (no architectures at all) its `model_type`; of the families a name
+// picks, the first that reads the config (ModelFamily::reads), else the first (whose
+// reader names the field it refuses). Neither known: a DataError naming both, the
+// rule and every supported name.
 const ModelFamily& family_of(const HfConfig& config);
 
 }  // namespace costdsl::cli

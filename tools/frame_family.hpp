@@ -113,6 +113,16 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
   }
 }
 
+// Layer::reads where the family's tag has one: it shares its config.json names with another.
+template <class Layer>
+constexpr auto reads_of() -> bool (*)(const HfConfig&) {
+  if constexpr (requires(const HfConfig& hf) { Layer::reads(hf); }) {
+    return &Layer::reads;
+  } else {
+    return nullptr;
+  }
+}
+
 }  // namespace detail
 
 template <class Config>
@@ -121,6 +131,7 @@ ModelFamily frame_family() {
   return {.name = std::string(Layer::family),
           .architectures = std::vector<std::string>(Layer::architectures.begin(), Layer::architectures.end()),
           .model_types = std::vector<std::string>(Layer::model_types.begin(), Layer::model_types.end()),
+          .reads = detail::reads_of<Layer>(),
           .expert_parallel = !detail::is_dense<Config>,
           .kv_parallel = detail::is_dense<Config> || (detail::is_mla<Config> && !detail::is_sparse_mla<Config>),
           .open = &detail::open_frame<Config>,

@@ -245,7 +245,8 @@ with tempfile.TemporaryDirectory() as d:
     base = {fam: json.loads((models / f).read_text())
             for fam, f in (("llama", "llama3_8b.json"), ("qwen3", "qwen3_8b.json"),
                            ("qwen3_moe", "qwen3_30b_a3b.json"), ("mixtral", "mixtral_8x7b.json"),
-                           ("gpt_oss", "gpt_oss_20b.json"), ("deepseek_v3", "deepseek_v3.json"))}
+                           ("gpt_oss", "gpt_oss_20b.json"), ("deepseek_v3", "deepseek_v3.json"),
+                           ("llama4_maverick", "llama4_maverick.json"))}
 
     def config(name, family, text=None, **changes):
         p = d / name
@@ -328,6 +329,12 @@ with tempfile.TemporaryDirectory() as d:
             "hp*tp 32 does not divide intermediate 14000")
     rejects("config experts vs ep (qwen3_moe)", config("q100.json", "qwen3_moe", num_experts=100) + ["--ep", "8"],
             "ep 8 does not divide num_experts 100")
+    rejects("config MoE step no llama4 family reads",
+            config("step3.json", "llama4_maverick", interleave_moe_layer_step=3),
+            "interleave_moe_layer_step 3 is not 2 (llama4_maverick)", "read 1 (llama4: every layer MoE, Scout)")
+    rejects("config dense width not dividing tp (llama4_maverick)",
+            config("mlp.json", "llama4_maverick", intermediate_size_mlp=16380) + ["--tp", "8", "--ep", "8"],
+            "tp 8 does not divide intermediate 16380")
     # Without --family the family comes from `architectures` (else `model_type`); an unknown one names
     # what it found, the rule and every supported architecture.
     def inferred(args):
@@ -338,6 +345,9 @@ with tempfile.TemporaryDirectory() as d:
             inferred(config("gpt2.json", "llama", architectures=["GPT2LMHeadModel"], model_type="gpt2")),
             str(d / "gpt2.json"), 'architectures ["GPT2LMHeadModel"]',
             'model_type "gpt2"', "first known architectures entry", "MixtralForCausalLM (mixtral)", "--family")
+    rejects("config MoE step no llama4 family reads, family inferred",
+            inferred(config("step3i.json", "llama4_maverick", interleave_moe_layer_step=3)),
+            "interleave_moe_layer_step 3 is not 1 (llama4)", "2 (llama4_maverick: dense and MoE layers alternating")
     rejects("config without architectures or model_type",
             inferred(config("bare.json", "llama", architectures=None, model_type=None)),
             "architectures absent (model_type absent)")

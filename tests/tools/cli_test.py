@@ -238,10 +238,25 @@ with tempfile.TemporaryDirectory() as tmp:
     check(mine.get("total") == ref.get("total") and mine.get("total"), "a dropped-in Mistral config is Llama's model")
     r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", expect=2, env=env)
     check("unknown arch 'llama3_8b' (known: my_mistral, qwen3_8b, qwen3_32b)" in r.stderr, f"known archs: {r.stderr}")
-families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "qwen3_5", "deepseek_v3", "glm5"]
+families = ["llama", "qwen3", "qwen3_moe", "mixtral", "gpt_oss", "minimax_m2", "llama4", "llama4_maverick", "qwen3_5",
+            "deepseek_v3", "glm5"]
 r = run("eval", "--help")
 check(f"{{{','.join(families)}}}" in r.stdout, "--family lists the registered families in meson's order")
 check(sorted({a["family"] for a in archs.values()}) == sorted(families), "every family ships an arch")
+
+# Llama-4 Scout and Maverick name the same architectures: the config's MoE step
+# (interleave_moe_layer_step) picks the family; --family that disagrees names the field.
+MAV = ["eval", "--model-config", str(root / "data/models/llama4_maverick.json"), "--gpu", "h200", "--ep", "8",
+       "--decode", "8x1024", "--json"]
+mav = {s["name"] for s in json.loads(run(*MAV).stdout or "{}").get("slots", [])}
+scout = {s["name"] for s in json.loads(run("eval", "--model-config", str(root / "data/models/llama4_scout.json"),
+                                           "--gpu", "h200", "--ep", "8", "--decode", "8x1024", "--json").stdout
+                                       or "{}").get("slots", [])}
+check("model.layer.chunked_dense.dp.mlp.up_gate_proj" in mav and "model.layer.chunked.dp.router.router" in mav,
+      f"the Maverick config.json is the llama4_maverick family (dense and MoE layers): {sorted(mav)[:8]}")
+check(scout and not any("_dense" in s for s in scout), "the Scout config.json stays the llama4 family (every layer MoE)")
+r = run(*MAV, "--family", "llama4", expect=2)
+check("interleave_moe_layer_step 2 is not 1 (llama4)" in r.stderr, f"--family llama4 on Maverick's config: {r.stderr}")
 
 # --hp (issue 20): --hp 1 is the tp tree byte for byte; --hp 2 splits the KV, the HP all-to-all
 # and merge join the attention slots, the FFN runs TP over hp × tp GPUs; decode attention
