@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "costdsl/archs/frames/moe_stack.hpp"
 #include "costdsl/dtype.hpp"
@@ -36,7 +37,10 @@ struct Llama4Quad {
   static constexpr bool shared_expert = true;
   template <class C>
   static constexpr double extra_weights(const C&) { return 0; }  // the q/k L2 norm has no weights
-
+  // The experts' keys, the shared expert as wide as a routed one, the chunk.
+  static constexpr std::array quad_keys{
+      hf_key("moe_intermediate", "intermediate_size"), hf_key("num_experts", "num_local_experts"),
+      hf_key("shared_intermediate", "intermediate_size"), hf_key("attention_chunk", "attention_chunk_size")};
   // The MoE step the config.json names (1 where it names none), and whether it is Layer's.
   static std::uint32_t moe_step(const HfConfig& hf) { return hf.dim("interleave_moe_layer_step", 1); }
   static bool reads(const HfConfig& hf) { return moe_step(hf) == Layer::moe_layer_step; }
@@ -65,7 +69,7 @@ struct Llama4Quad {
   }
 };
 
-// Scout: every layer MoE (interleave_moe_layer_step 1), routed and shared experts intermediate_size wide.
+// Scout: every layer MoE (interleave_moe_layer_step 1).
 struct Llama4Layer : Llama4Quad<Llama4Layer> {
   static constexpr std::string_view family = "llama4";
   static constexpr std::string_view name = "Llama4", unit = "a quad: 3 chunked-attention layers + 1 global,";
@@ -73,9 +77,7 @@ struct Llama4Layer : Llama4Quad<Llama4Layer> {
   static constexpr std::uint32_t moe_layer_step = 1;
   static constexpr std::string_view period_rule =
       "3 chunked-attention layers then 1 global one, so it must be a multiple of 4";
-  static constexpr std::array hf_keys{
-      hf_key("moe_intermediate", "intermediate_size"), hf_key("num_experts", "num_local_experts"),
-      hf_key("shared_intermediate", "intermediate_size"), hf_key("attention_chunk", "attention_chunk_size")};
+  static constexpr auto hf_keys = quad_keys;
 };
 
 // Maverick: MoE on the odd layers, a dense MLP intermediate_size_mlp wide on the even ones.
@@ -87,10 +89,8 @@ struct Llama4MaverickLayer : Llama4Quad<Llama4MaverickLayer> {
   static constexpr std::uint32_t moe_layer_step = 2;
   static constexpr std::string_view period_rule =
       "3 chunked-attention layers then 1 global one, dense and MoE alternating, so it must be a multiple of 4";
-  static constexpr std::array hf_keys{
-      hf_key("moe_intermediate", "intermediate_size"), hf_key("num_experts", "num_local_experts"),
-      hf_key("shared_intermediate", "intermediate_size"), hf_key("attention_chunk", "attention_chunk_size"),
-      hf_key("intermediate", "intermediate_size_mlp")};
+  static constexpr auto hf_keys = std::apply(
+      [](auto... k) { return std::array{k..., hf_key("intermediate", "intermediate_size_mlp")}; }, quad_keys);
 };
 
 using Llama4Shape = MoeShape<Llama4Layer>;
