@@ -32,7 +32,7 @@ RankShape rank_shape(const ModelShape& m, std::uint32_t tp) {
   r.num_kv_heads = m.num_kv_heads / tp;
   r.head_dim = m.head_dim;
   r.intermediate = m.intermediate / tp;
-  r.vocab = m.vocab;
+  r.vocab = (m.vocab + tp - 1) / tp;  // worklets/detail/vocab_shard.hpp: padded until it splits
   r.global_qo_heads = m.num_qo_heads;
   r.global_kv_heads = m.num_kv_heads;
   return r;

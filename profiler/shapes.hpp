@@ -30,7 +30,7 @@ struct RankShape {
   std::uint32_t num_kv_heads = 0;      // per rank
   std::uint32_t head_dim = 0;
   std::uint32_t intermediate = 0;      // per rank
-  std::uint32_t vocab = 0;             // embedding and lm_head run unsharded (embed_local, lm_head_local)
+  std::uint32_t vocab = 0;             // per rank: vocab/tp rounded up (embed_tp, lm_head_tp)
   std::uint32_t global_qo_heads = 0;
   std::uint32_t global_kv_heads = 0;
 };

@@ -46,8 +46,8 @@
 #include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
-#include "costdsl/worklets/embed_local.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/embed_tp.hpp"
+#include "costdsl/worklets/lm_head_tp.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 
@@ -100,10 +100,10 @@ class DenseStack {
  public:
   explicit DenseStack(const Form& form = {})
       : form_(form),
-        embed_(form),
         attn_(worklets::attention_form(form)),
+        embed_(worklets::ffn_form<Grain>(form)),
         mlp_(worklets::ffn_form<Grain>(form)),
-        head_(form) {
+        head_(worklets::ffn_form<Grain>(form)) {
     require_nonzero(dim<"num_layers">(form));
     // One Parallelism serves every frame: a dense model has no experts to place.
     require_le<"a dense model has no experts to split (ep 1)">(dim<"ep">(form), sym<"max_ep">(Static<1>{}));
@@ -143,9 +143,9 @@ class DenseStack {
   double kv_bytes_per_token_per_gpu() const { return worklets::kv_bytes_per_token_per_gpu(form_); }
 
   // Weight bytes resident on one GPU: the sharded layers (projections in their weight
-  // format) plus the local embed and (untied) lm_head.
+  // format) plus the embed and (untied) lm_head, vocabulary-parallel.
   // QKV is split tp ways (replicated over hp; replicated KV heads counted per copy),
-  // o_proj and the FFN over all hp × tp GPUs.
+  // o_proj, the FFN, the embed and the lm_head over all hp × tp GPUs.
   double weight_bytes_per_gpu() const {
     const auto& c = values(form_);
     const double h = c.hidden, hd = c.head_dim, tp = c.tp, n = tp * c.hp, kv = worklets::stored_kv_heads(form_);
@@ -153,8 +153,9 @@ class DenseStack {
     const double mlp = 3.0 * h * c.intermediate / n;
     // norms (and the q/k norm's head_dim weights), embedding and lm_head in the activations' dtype
     const double norms = 2 * h + (Layer::qk_norm == ops::QkNorm::per_head ? 2 * hd : 0.0);
+    const double vocab_rows = double(worklets::detail::vocab_rows_per_rank(c.vocab, c.tp * c.hp));
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * c.num_layers * (attn + mlp) +
-           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * c.vocab * h + h);
+           bytes_per_element(c.dtype) * (c.num_layers * norms + 2.0 * vocab_rows * h + h);
   }
 
   const Form& form() const noexcept { return form_; }
@@ -173,10 +174,11 @@ class DenseStack {
   }
 
   Form form_;
-  worklets::EmbedLocal<Form> embed_;
+  // The attention block first: its head checks are the first error a bad degree meets.
   Attn attn_;
+  worklets::EmbedTp<FfnForm> embed_;
   worklets::MlpBlockTp<FfnForm> mlp_;
-  worklets::LmHeadLocal<Form> head_;
+  worklets::LmHeadTp<FfnForm> head_;
 };
 
 }  // namespace costdsl::archs

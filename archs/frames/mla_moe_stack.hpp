@@ -63,9 +63,9 @@
 #include "costdsl/sum.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
-#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/embed_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/lm_head_tp.hpp"
 #include "costdsl/worklets/mla_block_hp.hpp"
 #include "costdsl/worklets/mla_block_tp.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
@@ -299,7 +299,7 @@ class MlaMoeStack {
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token() / values(form_).hp; }
 
   // Weights on one GPU: attention heads and dense MLPs sharded by tp, routed experts by
-  // ep; the latent projections, shared expert, router and embeddings replicated. TP
+  // ep; the latent projections, shared expert and router replicated; the embeddings vocab/tp. TP
   // experts: the routed and the shared experts split tp ways. Under hp
   // every rank absorbs q for all heads (q_b, W_UK whole) but projects out heads / hp
   // (W_UV, o_proj), and the dense MLPs are split hp ways.
@@ -323,7 +323,7 @@ class MlaMoeStack {
     const double gemm = c.num_layers * (attn + indexer) + c.num_dense_layers * dense + moe_layers * shared;
     return bytes_per_element(worklets::gemm_weight_dtype(form_)) * gemm +
            bytes_per_element(worklets::expert_weight_dtype(form_)) * moe_layers * experts +
-           bytes_per_element(c.dtype) * (c.num_layers * (norms + indexer_16) + moe_layers * router + 2.0 * c.vocab * h + h);
+           bytes_per_element(c.dtype) * (c.num_layers * (norms + indexer_16) + moe_layers * router + 2.0 * double(worklets::detail::vocab_rows_per_rank(c.vocab, c.tp)) * h + h);
   }
 
   const Form& form() const noexcept { return form_; }
@@ -377,13 +377,13 @@ class MlaMoeStack {
 
   Form form_;
   Resolved r_;
-  worklets::EmbedLocal<Form> embed_;
+  worklets::EmbedTp<Form> embed_;
   Attn attn_;
   worklets::MlpBlockTp<FfnForm> mlp_;
   worklets::MoeRouterLocal<Form> router_;
   RoutedExperts experts_;
   worklets::MoeSharedExpert<SharedForm> shared_;
-  worklets::LmHeadLocal<Form> head_;
+  worklets::LmHeadTp<Form> head_;
 };
 
 }  // namespace costdsl::archs

@@ -71,9 +71,9 @@
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/attn_grain.hpp"
 #include "costdsl/worklets/detail/weight_dtype.hpp"
-#include "costdsl/worklets/embed_local.hpp"
+#include "costdsl/worklets/embed_tp.hpp"
 #include "costdsl/worklets/expert_grain.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/lm_head_tp.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/moe_expert_ep.hpp"
 #include "costdsl/worklets/moe_expert_tp.hpp"
@@ -411,7 +411,7 @@ class MoeStack {
 
   // Weights on one GPU: attention sharded by tp, experts by ep (TP experts: every expert
   // split tp ways), router, norms and what else the family's layers hold (Layer::
-  // extra_weights: q/k norm, attention sinks) replicated, with the embeddings. With linear
+  // extra_weights: q/k norm, attention sinks) replicated; the embeddings vocab/tp. With linear
   // layers in the period, a layer's token mixer weighs the period's mean; with dense layers,
   // its feed-forward (experts, shared expert and router, or the dense MLP split tp ways) too.
   double weight_bytes_per_gpu() const {
@@ -430,7 +430,7 @@ class MoeStack {
     const double dense_mlp = dense_layers ? 3.0 * h * c.intermediate / tp : 0.0;
     return c.num_layers * (bytes_per_element(worklets::gemm_weight_dtype(form_)) * (attn + moe * shared + dense * dense_mlp) +
                            bytes_per_element(worklets::expert_weight_dtype(form_)) * (moe * experts)) +
-           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * c.vocab * h + h);
+           bytes_per_element(c.dtype) * (c.num_layers * rest + 2.0 * double(worklets::detail::vocab_rows_per_rank(c.vocab, c.tp)) * h + h);
   }
 
   const Form& form() const noexcept { return form_; }
@@ -602,13 +602,13 @@ class MoeStack {
 
   Form form_;
   Resolved r_;
-  worklets::EmbedLocal<Form> embed_;
+  worklets::EmbedTp<Form> embed_;
   Mixers attn_;  // one block per layer kind of the period; a sliding (chunked) one's prefill has the window (chunk)
   worklets::MoeRouterLocal<Form> router_;
   Experts experts_;
   [[no_unique_address]] std::conditional_t<shared_expert, worklets::MoeSharedExpert<SharedForm>, NoSharedExpert> shared_;
   [[no_unique_address]] DenseMlp dense_mlp_;
-  worklets::LmHeadLocal<Form> head_;
+  worklets::LmHeadTp<Form> head_;
 };
 
 }  // namespace costdsl::archs

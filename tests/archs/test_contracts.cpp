@@ -14,8 +14,8 @@
 #include "costdsl/worklets/attn_block_hptp.hpp"
 #include "costdsl/worklets/attn_block_tp.hpp"
 #include "costdsl/worklets/attn_local.hpp"
-#include "costdsl/worklets/embed_local.hpp"
-#include "costdsl/worklets/lm_head_local.hpp"
+#include "costdsl/worklets/embed_tp.hpp"
+#include "costdsl/worklets/lm_head_tp.hpp"
 #include "costdsl/worklets/mla_block_tp.hpp"
 #include "costdsl/worklets/mlp_block_tp.hpp"
 #include "costdsl/worklets/mlp_local.hpp"
@@ -46,9 +46,9 @@ using Attn = AttnLocal<F>;
 template <class F>
 using PreAttn = PreAttnLocal<F>;
 template <class F>
-using Embed = EmbedLocal<F>;
+using Embed = EmbedTp<F>;
 template <class F>
-using LmHead = LmHeadLocal<F>;
+using LmHead = LmHeadTp<F>;
 template <class F>
 using Mla = MlaBlockTp<F>;
 template <class F>

@@ -121,22 +121,23 @@ TEST_CASE("the model: two Scales (3 dense, 58 MoE), fixed slot list, tp 1 withou
   static_assert(std::is_same_v<decltype(arch.resolved().num_dense_layers), Static<3>>);
   static_assert(std::is_same_v<decltype(arch.resolved().num_moe_layers), Static<58>>);
   const auto tree = arch.build(roofline_h200());
-  // embed 1 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + dispatch, fused experts, combine, moe_sum,
-  // combine_allreduce 5 + shared 3) + lm_head 2
-  static_assert(n_slots<decltype(tree)> == 48);
+  // embed 2 + dense (attn 15 + mlp 5) + moe (attn 15 + router 2 + dispatch, fused experts, combine, moe_sum,
+  // combine_allreduce 5 + shared 3) + lm_head 3
+  static_assert(n_slots<decltype(tree)> == 50);
   const nlohmann::json j = to_json(make_manifest(tree));
-  CHECK(j["slots"][1]["name"] == "model.dense_layer.dp.attn.input_norm");
-  CHECK(j["slots"][21]["name"] == "model.moe_layer.dp.attn.input_norm");
-  CHECK(j["slots"][38]["name"] == "model.moe_layer.moe.dispatch");
-  CHECK(j["slots"][39]["name"] == "model.moe_layer.moe.experts");
-  CHECK(j["slots"][39]["kind"] == "fused_moe");
-  CHECK(j["slots"][41]["name"] == "model.moe_layer.moe.moe_sum");
-  CHECK(j["slots"][42]["name"] == "model.moe_layer.moe.combine_allreduce");
-  CHECK(j["slots"][43]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
-  CHECK(j["slots"][43]["config"]["n"]["value"] == 2 * 2048);
+  CHECK(j["slots"][2]["name"] == "model.dense_layer.dp.attn.input_norm");
+  CHECK(j["slots"][22]["name"] == "model.moe_layer.dp.attn.input_norm");
+  CHECK(j["slots"][39]["name"] == "model.moe_layer.moe.dispatch");
+  CHECK(j["slots"][40]["name"] == "model.moe_layer.moe.experts");
+  CHECK(j["slots"][40]["kind"] == "fused_moe");
+  CHECK(j["slots"][42]["name"] == "model.moe_layer.moe.moe_sum");
+  CHECK(j["slots"][43]["name"] == "model.moe_layer.moe.combine_allreduce");
+  CHECK(j["slots"][44]["name"] == "model.moe_layer.shared_expert.up_gate_proj");
+  CHECK(j["slots"][44]["config"]["n"]["value"] == 2 * 2048);
   const auto local = DeepseekV3<Fixed<deploy(deepseek_v3)>>().build(roofline_h200());
-  // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum, combine_allreduce
-  static_assert(n_slots<decltype(local)> == 48 - 7);
+  // 2 attn + 1 mlp all-reduce, dispatch, combine, moe_sum, combine_allreduce, the embedding's
+  // all-reduce and the lm_head's all-gather
+  static_assert(n_slots<decltype(local)> == 50 - 9);
 }
 
 TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serially") {
@@ -145,14 +146,14 @@ TEST_CASE("the shared expert overlaps the routed path (Parallel 0.9), not serial
   const auto tree = arch.build(t);
   const Batch b{{}, std::vector<std::uint32_t>(64, 2048)};
   const std::vector<ops::AttentionBatch> groups{b.it()};
-  std::array<Metrics, 48> row{};
+  std::array<Metrics, 50> row{};
   evaluate(tree, arch.inputs({groups, {}}), row);
   Metrics routed = algebra::empty(), shared = algebra::empty();
-  for (std::size_t i = 38; i < 43; ++i) algebra::accumulate_sum(routed, row[i]);
-  for (std::size_t i = 43; i < 46; ++i) algebra::accumulate_sum(shared, row[i]);
+  for (std::size_t i = 39; i < 44; ++i) algebra::accumulate_sum(routed, row[i]);
+  for (std::size_t i = 44; i < 47; ++i) algebra::accumulate_sum(shared, row[i]);
   // tp 8 = ep 8: one attention group, every rank holds every token: no dispatch, one all-reduce.
-  CHECK(row[38].time_s == 0);
-  CHECK(row[42].time_s > 0);
+  CHECK(row[39].time_s == 0);
+  CHECK(row[43].time_s > 0);
   CHECK(routed.time_s > 0);
   CHECK(shared.time_s > 0);
   // Re-aggregating the row over the manifest's flat nodes reproduces the total (INV-6).
@@ -205,7 +206,7 @@ TEST_CASE("DP attention: the degree is data, the slowest group sets the time, ev
   std::array<Metrics, n_slots<decltype(mla_tree)>> ra{}, rb{};
   evaluate(mla_tree, mla.inputs({32, ops::collapse_mla(a.it())}), ra);
   evaluate(mla_tree, mla.inputs({8, ops::collapse_mla(b.it())}), rb);
-  const std::size_t decode = 1 + 11;  // embed, then dense_layer.dp.attn.decode (the 12th MLA slot)
+  const std::size_t decode = 2 + 11;  // embed (and its all-reduce), then dense_layer.dp.attn.decode (the 12th MLA slot)
   REQUIRE(std::string(slot_paths<decltype(tree)>[decode]) == "model.dense_layer.dp.attn.decode");
   CHECK(row[decode].time_s == ra[11].time_s);
   CHECK(row[decode].flops == ra[11].flops + rb[11].flops);

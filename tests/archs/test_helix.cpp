@@ -360,9 +360,9 @@ TEST_CASE("--kv-replicate: tp above the KV heads by copying them, the baseline h
   CHECK(s.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu());
   CHECK(hp2.kv_bytes_per_token_per_gpu() == tp8.kv_bytes_per_token_per_gpu() / 2);
   CHECK(s.kv_bytes_per_token() == tp8.kv_bytes_per_token());  // the model's KV is the same either way
-  // Weights per GPU: the copied K and V projections, tp-sharded o_proj and FFN.
+  // Weights per GPU: the copied K and V projections, tp-sharded o_proj, FFN, embedding and lm_head.
   const double h = 8192, per_layer = h * (64 + 2 * 16) * 128 / 16 + (64 * 128 / 16) * h + 3 * h * 28672 / 16 + 2 * h;
-  CHECK(s.weight_bytes_per_gpu() == doctest::Approx(2 * (80 * per_layer + 2 * 128256 * h + h)));
+  CHECK(s.weight_bytes_per_gpu() == doctest::Approx(2 * (80 * per_layer + 2 * (128256 / 16) * h + h)));
   // 16 GPUs on 16 long decodes: replicated heads read the whole KV on every GPU, hp half of it.
   const auto rep = slot_rows(s, Batch{{}, std::vector<std::uint32_t>(16, 131072)});
   const auto kvp = slot_rows(hp2, Batch{{}, std::vector<std::uint32_t>(16, 131072)});

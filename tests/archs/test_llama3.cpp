@@ -89,19 +89,21 @@ TEST_CASE("tp 1 degenerates exactly to the local shape with no collective slot")
   const auto tree1 = Llama3<Fixed<deploy(llama3_8b)>>().build(roofline_h200());
   const auto tree2 = Llama3<Fixed<deploy(llama3_8b, {.tp = 2})>>().build(roofline_h200());
   static_assert(n_slots<decltype(tree1)> == 14);  // embed 1 + attn 7 + mlp 4 + lm_head 2
-  static_assert(n_slots<decltype(tree2)> == 16);  // + two all-reduces
+  static_assert(n_slots<decltype(tree2)> == 18);  // + two all-reduces a layer, the embedding's and the lm_head's collectives
   const nlohmann::json j = to_json(make_manifest(tree1));
   for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
   CHECK(j["slots"][2]["config"]["n"]["value"] == (32 + 2 * 8) * 128);  // per-rank == full
   // A run-time tp of 1 keeps the slot (fixed shape) but it costs nothing.
   const Llama3<Llama3Config> rt(deploy(llama3_8b));
   const auto rtree = rt.build(roofline_h200());
-  static_assert(n_slots<decltype(rtree)> == 16);
+  static_assert(n_slots<decltype(rtree)> == 18);
   Batch b{{{0, 1024}}, {}};
-  std::array<Metrics, 16> row{};
+  std::array<Metrics, 18> row{};
   evaluate(rtree, rt.inputs(b.it()), row);
-  CHECK(row[8] == Metrics{});   // attn.tp_allreduce
-  CHECK(row[13] == Metrics{});  // mlp.tp_allreduce
+  CHECK(row[1] == Metrics{});   // embed.tp_allreduce
+  CHECK(row[9] == Metrics{});   // attn.tp_allreduce
+  CHECK(row[14] == Metrics{});  // mlp.tp_allreduce
+  CHECK(row[17] == Metrics{});  // lm_head.tp_allgather
 }
 
 TEST_CASE("static and run-time forms give identical totals and manifests") {
@@ -140,9 +142,14 @@ TEST_CASE("KV bytes per token and weights per GPU") {
   CHECK(a8.kv_bytes_per_token() == 2.0 * 8 * 128 * 2 * 32);
   const Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>> a70;
   CHECK(a70.kv_bytes_per_token_per_gpu() == 2.0 * 8 * 128 * 2 * 80 / 8);
-  // Llama-3-70B has about 70.6 B parameters; at tp 8 each GPU holds the sharded layers plus full embed and lm_head.
-  CHECK(a70.weight_bytes_per_gpu() / 2 == doctest::Approx((70.55e9 - 2 * 128256.0 * 8192) / 8 + 2 * 128256.0 * 8192)
-                                              .epsilon(0.01));
+  // Llama-3-70B has about 70.6 B parameters; at tp 8 each GPU holds an eighth of every one,
+  // the vocabulary-parallel embedding and lm_head included.
+  CHECK(a70.weight_bytes_per_gpu() / 2 == doctest::Approx(70.55e9 / 8).epsilon(0.01));
+  // From tp 4 to tp 8 everything halves but the replicated norms (2 a layer and the final
+  // one, bf16): the embedding's and lm_head's 128256 rows split 4 and 8 ways exactly.
+  const Llama3<Fixed<deploy(llama3_70b, {.tp = 4})>> a70_tp4;
+  CHECK(a70_tp4.weight_bytes_per_gpu() - 2 * a70.weight_bytes_per_gpu() ==
+        doctest::Approx(-2.0 * (80 * 2 * 8192 + 8192)));
 }
 
 TEST_CASE("shipped config.json files agree with the static presets") {

@@ -20,15 +20,15 @@ using moe_test::roofline_h200;
 
 TEST_CASE("Mixtral: Qwen3-MoE's DP/EP layer without q/k norm; slots in build order") {
   using Tree = decltype(Mixtral<Fixed<deploy(mixtral_8x7b, {.tp = 2, .ep = 8})>>().build(roofline_h200()));
-  // embed 1 + layer (attn 8 + router 2 + moe 5) + lm_head 2, for any batch and any dp.
-  static_assert(n_slots<Tree> == 1 + 10 + 5 + 2);
+  // embed 2 + layer (attn 8 + router 2 + moe 5) + lm_head 3, for any batch and any dp.
+  static_assert(n_slots<Tree> == 2 + 10 + 5 + 3);
   const std::vector<std::string> layer{
       "dp.attn.input_norm", "dp.attn.qkv_proj", "dp.attn.rope",     "dp.attn.kv_cache_append", "dp.attn.prefill",
       "dp.attn.decode",     "dp.attn.o_proj",   "dp.attn.tp_allreduce", "dp.router.post_norm",  "dp.router.router",
       "moe.dispatch",       "moe.experts",      "moe.combine",      "moe.moe_sum",    "moe.combine_allreduce"};
   CHECK(std::string(slot_paths<Tree>[0]) == "model.dp.embed.embedding");
   for (std::size_t i = 0; i < layer.size(); ++i)
-    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer." + layer[i]);
+    CHECK(std::string(slot_paths<Tree>[2 + i]) == "model.layer." + layer[i]);
 }
 
 TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise; top-2 expert GEMMs by hand") {
@@ -47,7 +47,7 @@ TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise;
   CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
   // One expert per rank, each a gated MLP of hidden 4096 and intermediate 14336.
   const nlohmann::json j = to_json(make_manifest(st));
-  const auto& experts = j["slots"][12];
+  const auto& experts = j["slots"][13];
   REQUIRE(experts["name"] == "model.layer.moe.experts");
   CHECK(experts["config"]["hidden"]["value"] == 4096);
   CHECK(experts["config"]["moe_intermediate"]["value"] == 14336);
@@ -58,9 +58,9 @@ TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise;
   // over the ranks: per row gate/up 2·h·2i + down 2·i·h flops plus SiLU·mul 4·i.
   evaluate(st, s.inputs(b.it()), srow);
   const double h = 4096, i = 14336;
-  CHECK(srow[12].flops == doctest::Approx(8320 * (6 * h * i + 4 * i)));
+  CHECK(srow[13].flops == doctest::Approx(8320 * (6 * h * i + 4 * i)));
   const Kernel<kernels::FusedMoe> one_rank(t, {Dtype::bf16, 4096, 14336, 1, 2, Dtype::bf16});
-  CHECK(srow[12].time_s == one_rank.eval({1040, 1}).time_s);  // balanced: every rank as slow as one
+  CHECK(srow[13].time_s == one_rank.eval({1040, 1}).time_s);  // balanced: every rank as slow as one
 }
 
 TEST_CASE("Mixtral: inputs(it, scratch) and BatchFeed equal inputs(it); warm, nothing allocates") {

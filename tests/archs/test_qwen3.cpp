@@ -20,13 +20,13 @@ using arch_test::roofline_h200;
 
 TEST_CASE("Qwen3 dense: Llama's slots plus q_norm and k_norm after qkv_proj, in build order") {
   using Tree = decltype(Qwen3<Fixed<deploy(qwen3_8b, {.tp = 4})>>().build(roofline_h200()));
-  static_assert(n_slots<Tree> == 18);  // embed 1 + attn 10 (q_norm, k_norm, tp_allreduce) + mlp 5 + lm_head 2
+  static_assert(n_slots<Tree> == 20);  // embed 2 + attn 10 (q_norm, k_norm, tp_allreduce) + mlp 5 + lm_head 3
   static_assert(n_slots<decltype(Qwen3<Fixed<deploy(qwen3_8b)>>().build(roofline_h200()))> == 16);  // tp 1: no all-reduces
   const std::vector<std::string> attn{"input_norm", "qkv_proj", "q_norm", "k_norm", "rope", "kv_cache_append",
                                       "prefill", "decode", "o_proj", "tp_allreduce"};
   for (std::size_t i = 0; i < attn.size(); ++i)
-    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.attn." + attn[i]);
-  CHECK(std::string(slot_paths<Tree>[11]) == "model.layer.mlp.post_norm");
+    CHECK(std::string(slot_paths<Tree>[2 + i]) == "model.layer.attn." + attn[i]);
+  CHECK(std::string(slot_paths<Tree>[12]) == "model.layer.mlp.post_norm");
 }
 
 TEST_CASE("Qwen3-8B at tp 4: the q/k norm leaves, checked by hand") {
@@ -37,12 +37,12 @@ TEST_CASE("Qwen3-8B at tp 4: the q/k norm leaves, checked by hand") {
   evaluate(tree, arch.inputs(b.it()), row);
   // One RMSNorm row per token and head over head_dim 128 (bf16): q has 32/4 = 8 heads per
   // rank, k 8/4 = 2. Bytes = 2 B · (read + write 1024·heads·128 + the 128 weights).
-  CHECK(row[3].bytes == 2.0 * (2.0 * 1024 * 8 * 128 + 128));  // q_norm
-  CHECK(row[4].bytes == 2.0 * (2.0 * 1024 * 2 * 128 + 128));  // k_norm
-  CHECK(row[3].flops == 4.0 * 1024 * 8 * 128);
+  CHECK(row[4].bytes == 2.0 * (2.0 * 1024 * 8 * 128 + 128));  // q_norm
+  CHECK(row[5].bytes == 2.0 * (2.0 * 1024 * 2 * 128 + 128));  // k_norm
+  CHECK(row[4].flops == 4.0 * 1024 * 8 * 128);
   const nlohmann::json j = to_json(make_manifest(tree));
-  CHECK(j["slots"][3]["config"]["hidden"]["value"] == 128);  // the norm runs over head_dim
-  CHECK(j["slots"][2]["config"]["n"]["value"] == (8 + 2 * 2) * 128);
+  CHECK(j["slots"][4]["config"]["hidden"]["value"] == 128);  // the norm runs over head_dim
+  CHECK(j["slots"][3]["config"]["n"]["value"] == (8 + 2 * 2) * 128);
 }
 
 TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
@@ -60,9 +60,9 @@ TEST_CASE("Qwen3 costs exactly Llama's layer plus the q/k norm leaves") {
   const Metrics mq = evaluate(qt, qwen.inputs(b.it()), row);
   const Metrics ml = evaluate(llama.build(t), llama.inputs(b.it()));
   const double layers = q.num_layers;
-  CHECK(mq.flops - ml.flops == doctest::Approx(layers * (row[3].flops + row[4].flops)));
-  CHECK(mq.bytes - ml.bytes == doctest::Approx(layers * (row[3].bytes + row[4].bytes)));
-  CHECK(mq.time_s - ml.time_s == doctest::Approx(layers * (row[3].time_s + row[4].time_s)));
+  CHECK(mq.flops - ml.flops == doctest::Approx(layers * (row[4].flops + row[5].flops)));
+  CHECK(mq.bytes - ml.bytes == doctest::Approx(layers * (row[4].bytes + row[5].bytes)));
+  CHECK(mq.time_s - ml.time_s == doctest::Approx(layers * (row[4].time_s + row[5].time_s)));
 }
 
 TEST_CASE("Qwen3: static and run-time forms give bitwise identical totals and manifests") {
@@ -135,7 +135,7 @@ TEST_CASE("Qwen3 hptp: hp 1 is the tp tree; hp 2 keeps the q/k norm, splits the 
                                       "kv_cache_append", "prefill", "decode", "hp_all_to_all", "hp_combine",
                                       "o_proj",     "tp_allreduce"};
   for (std::size_t i = 0; i < attn.size(); ++i)
-    CHECK(std::string(slot_paths<Tree>[1 + i]) == "model.layer.attn." + attn[i]);
+    CHECK(std::string(slot_paths<Tree>[2 + i]) == "model.layer.attn." + attn[i]);
   const Qwen3<Fixed<deploy(qwen3_32b, {.tp = 8})>> s1;
   const Qwen3<Fixed<deploy(qwen3_32b, {.tp = 8, .hp = 2})>> s2;
   const Qwen3<Qwen3Config, worklets::AttnGrain::hptp> r2(deploy(qwen3_32b, {.tp = 8, .hp = 2}));
@@ -146,7 +146,7 @@ TEST_CASE("Qwen3 hptp: hp 1 is the tp tree; hp 2 keeps the q/k norm, splits the 
   std::array<Metrics, n_slots<decltype(t2)>> row2{};
   evaluate(t1, s1.inputs(decode.it()), row1);
   evaluate(t2, s2.inputs(decode.it()), row2);
-  const double d1 = row1[1 + 7].time_s, d2 = row2[1 + 7].time_s;  // model.layer.attn.decode
+  const double d1 = row1[2 + 7].time_s, d2 = row2[2 + 7].time_s;  // model.layer.attn.decode
   CHECK(d2 / d1 == doctest::Approx(0.5).epsilon(0.05));
   CHECK(s2.kv_bytes_per_token_per_gpu() == s1.kv_bytes_per_token_per_gpu() / 2);
   // FFN over all 16 GPUs: 16 divides 25600; hp 3 × tp 8 does not divide the query heads.

@@ -33,7 +33,7 @@ TEST_CASE("one tree type serves every DP degree: dp = ep / tp is data") {
   std::array<Metrics, n_slots<decltype(tree)>> row{};
   const Metrics m = evaluate(tree, dp8.inputs(b.it()), row);
   // Group 0 holds the prefill, so it is the slowest: the attention rows are its times.
-  const std::size_t prefill = 1 + 6;  // embed, then dp.attn.{input_norm qkv q_norm k_norm rope append} prefill
+  const std::size_t prefill = 2 + 6;  // embed (and its gated all-reduce), then dp.attn.{input_norm qkv q_norm k_norm rope append} prefill
   REQUIRE(std::string(slot_paths<decltype(tree)>[prefill]) == "model.layer.dp.attn.prefill");
   CHECK(row[prefill].time_s > 0);
   // Every group's decodes count as work: 8 groups of 8 decodes do the work of 64.
@@ -60,19 +60,21 @@ TEST_CASE("Qwen3-MoE: static and run-time forms agree (235B at tp 4 / ep 8, 30B 
     }
     CHECK(to_json(make_manifest(st)) == to_json(make_manifest(rt)));
   }
-  {  // tp 1, ep 8, dp 8: the run-time form keeps the group's gated all-reduce (zero), the static one drops it.
+  {  // tp 1, ep 8, dp 8: the run-time form keeps the group's gated collectives (zero), the static one drops them.
     const Qwen3Moe<Fixed<deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8})>> s;
     const Qwen3Moe<Qwen3MoeConfig> r(deploy(qwen3_30b_a3b, {.tp = 1, .ep = 8}));
     const auto st = s.build(t);
     const auto rt = r.build(t);
-    static_assert(n_slots<decltype(rt)> == n_slots<decltype(st)> + 1);
+    static_assert(n_slots<decltype(rt)> == n_slots<decltype(st)> + 3);
     for (double skew : {0.0, 1.2}) {
       const Batches b(8);
       CHECK(evaluate(st, s.inputs(b.it({skew}))) == evaluate(rt, r.inputs(b.it({skew}))));
     }
     nlohmann::json rs = to_json(make_manifest(rt))["slots"], kept = nlohmann::json::array();
     for (const auto& slot : rs)
-      if (slot["name"] != "model.layer.dp.attn.tp_allreduce") kept.push_back(slot);
+      if (slot["name"] != "model.layer.dp.attn.tp_allreduce" && slot["name"] != "model.dp.embed.tp_allreduce" &&
+          slot["name"] != "model.dp.lm_head.tp_allgather")
+        kept.push_back(slot);
     CHECK(kept == to_json(make_manifest(st))["slots"]);
   }
 }
@@ -115,17 +117,17 @@ TEST_CASE("slot count is independent of the batch and the routing") {
   const Qwen3Moe<Fixed<deploy(qwen3_235b_a22b, {.tp = 4, .ep = 8})>> arch;
   const auto tree = arch.build(roofline_h200());
   using Tree = decltype(tree);
-  // embed 1 + layer (attn 10 + router 2 + moe 5) + lm_head 2: the same for 1 token or 10^5, and for any dp.
-  static_assert(n_slots<Tree> == 1 + 12 + 5 + 2);
+  // embed 2 + layer (attn 10 + router 2 + moe 5) + lm_head 3: the same for 1 token or 10^5, and for any dp.
+  static_assert(n_slots<Tree> == 2 + 12 + 5 + 3);
   std::array<Metrics, n_slots<Tree>> small{}, big{};
   const Batches tiny(2, 1), large(2, 512);
   evaluate(tree, arch.inputs(tiny.it()), small);
   const Metrics m = evaluate(tree, arch.inputs(large.it({1.0})), big);
   CHECK(m.time_s > 0);
-  CHECK(std::string(slot_paths<Tree>[13]) == "model.layer.moe.dispatch");
-  CHECK(std::string(slot_paths<Tree>[14]) == "model.layer.moe.experts");
+  CHECK(std::string(slot_paths<Tree>[14]) == "model.layer.moe.dispatch");
+  CHECK(std::string(slot_paths<Tree>[15]) == "model.layer.moe.experts");
   // The busiest DP group sets the attention time: group 0 holds the prefill.
-  CHECK(big[7].time_s > 0);  // dp.attn.prefill
+  CHECK(big[8].time_s > 0);  // dp.attn.prefill
 }
 
 TEST_CASE("plausible H200 iteration times: one 4096-token prefill chunk + 64 decodes at 2048 KV") {

@@ -9,6 +9,8 @@
 #include "costdsl/archs/llama3.hpp"
 #include "costdsl/archs/qwen3_moe.hpp"
 #include "costdsl/worklets/attn_local.hpp"
+#include "costdsl/worklets/embed_tp.hpp"
+#include "costdsl/worklets/lm_head_tp.hpp"
 #include "costdsl/worklets/mlp_local.hpp"
 #include "costdsl/worklets/pre_attn_local.hpp"
 
@@ -88,6 +90,46 @@ TEST_CASE("local worklets never partition: a form's tp does not shard them") {
   REQUIRE(j["slots"].size() == 4);
   for (const auto& s : j["slots"]) CHECK(s["kind"] != "all_reduce");
   CHECK(j["slots"][1]["config"]["n"]["formula"] == "2*intermediate");
+}
+
+TEST_CASE("the embedding and the lm_head are vocabulary-parallel: vocab/tp rows, one collective each") {
+  const Timing& t = roofline_h200();
+  // Qwen3-32B's 151936 rows split 8 ways exactly; Mixtral-8x7B's 32000 over 3 GPUs does not
+  // divide: the shard is rounded up (the frameworks pad the vocabulary), never refused.
+  for (const auto& [vocab, tp, rows] : {std::tuple{151936u, 8u, 18992ull}, std::tuple{32000u, 3u, 10667ull},
+                                        std::tuple{128256u, 1u, 128256ull}}) {
+    CAPTURE(tp);
+    Llama3Config c = deploy(llama3_8b);
+    c.vocab = vocab;
+    c.tp = tp;
+    const LmHeadTp<Llama3Config> head(c);
+    const Manifest hm = make_manifest(head.build(t));
+    REQUIRE(hm.slots.size() == 3);
+    const nlohmann::json hj = to_json(hm);
+    CHECK(hj["slots"][1]["kind"] == "gemm");
+    CHECK(hj["slots"][1]["config"]["n"]["value"] == rows);
+    CHECK(hj["slots"][1]["config"]["n"]["formula"] == "vocab/tp rounded up");
+    CHECK(hj["slots"][2]["kind"] == "all_gather");
+    const EmbedTp<Llama3Config> embed(c);
+    const nlohmann::json ej = to_json(make_manifest(embed.build(t)));
+    REQUIRE(ej["slots"].size() == 2);
+    CHECK(ej["slots"][0]["config"]["vocab"]["value"] == rows);
+    CHECK(ej["slots"][1]["kind"] == "all_reduce");
+
+    // 40 requests reach the head: 40 rows of the shard's logits, then every rank gathers
+    // all tp shards (padding included) in bf16; 300 new tokens are embedded and all-reduced.
+    std::array<Metrics, 3> hrow{};
+    evaluate(head.build(t), head.inputs({40}), hrow);
+    CHECK(hrow[1].flops == doctest::Approx(2.0 * 40 * double(rows) * 4096));
+    const double gathered = 40.0 * double(rows) * tp * 2;
+    const double bus = tp == 1 ? 0.0 : gathered * (tp - 1) / tp;
+    CHECK(hrow[2].bytes == doctest::Approx(bus));
+    CHECK((hrow[2] == Metrics{}) == (tp == 1));
+    std::array<Metrics, 2> erow{};
+    evaluate(embed.build(t), embed.inputs({300}), erow);
+    CHECK((erow[1] == Metrics{}) == (tp == 1));
+    if (tp > 1) CHECK(erow[1].bytes == doctest::Approx(300.0 * 4096 * 2 * 2 * (tp - 1) / tp));
+  }
 }
 
 TEST_CASE("the rope slot rotates every q and k head of the rank") {

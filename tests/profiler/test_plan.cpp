@@ -63,13 +63,13 @@ TEST_CASE("built-in shapes: Llama-3-8B, -70B and Qwen3-32B per rank at TP 1, 2, 
   CHECK(shapes[7].model == "llama3_70b");
   CHECK(shapes[7].num_qo_heads == 8);
   CHECK(shapes[7].num_kv_heads == 1);
-  CHECK(shapes[7].vocab == 128256);
+  CHECK(shapes[7].vocab == 128256 / 8);  // the lm_head's shard at tp 8
   CHECK(shapes[9].model == "qwen3_32b");
   CHECK(shapes[9].tp == 2);
   CHECK(shapes[9].hidden == 5120);
   CHECK(shapes[9].intermediate == 12800);
   CHECK(shapes[9].num_qo_heads == 32);
-  CHECK(shapes[9].vocab == 151936);
+  CHECK(shapes[9].vocab == 151936 / 2);
   CHECK_THROWS_AS(select_rank_shapes({"llama3_8b"}, {16}), std::invalid_argument);  // kv = 8 < 16
   CHECK_THROWS_AS(select_rank_shapes({"gpt5"}, {}), std::invalid_argument);
   CHECK(select_rank_shapes({"llama3_70b"}, {2}).size() == 1);
@@ -80,9 +80,9 @@ TEST_CASE("built-in shapes: Llama-3-8B, -70B and Qwen3-32B per rank at TP 1, 2, 
   const auto count = [](const std::vector<Job>& js, std::string_view kind) {
     return std::count_if(js.begin(), js.end(), [&](const Job& j) { return j.kind == kind; });
   };
-  // 17 (n, k) per dtype, less one the Llamas already have: Qwen3-32B's o_proj at TP 1 is
-  // Llama-3-70B's qkv_proj at TP 2 (n 5120, k 8192).
-  CHECK(count(all, "gemm") == count(llamas, "gemm") + 2 * (4 * 4 + 1 - 1));
+  // 20 (n, k) per dtype (the lm_head's vocabulary shard at each TP too), less one the Llamas
+  // already have: Qwen3-32B's o_proj at TP 1 is Llama-3-70B's qkv_proj at TP 2 (n 5120, k 8192).
+  CHECK(count(all, "gemm") == count(llamas, "gemm") + 2 * (4 * 4 + 4 - 1));
   CHECK(count(all, "attn_decode") == count(llamas, "attn_decode"));
 }
 
@@ -105,10 +105,10 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
     for (const auto& j : jobs_of(jobs, kind)) CHECK(keys.insert(j.key).second);
   }
 
-  // GEMM: 5 projections × 8 rank shapes × 2 dtypes, minus shared shapes.
-  // Distinct (n, k) per model: qkv and o_proj and up_gate and down per TP, lm_head once.
+  // GEMM: 5 projections × 8 rank shapes × 2 dtypes: distinct (n, k) per model, qkv, o_proj,
+  // up_gate, down and the lm_head's vocab/tp shard per TP.
   const auto gemm = jobs_of(jobs, "gemm");
-  CHECK(gemm.size() == 2 * (2 * (4 * 4 + 1)));  // (4 projections × 4 TPs + lm_head) × 2 models × 2 dtypes
+  CHECK(gemm.size() == 2 * (2 * (4 * 4 + 4)));  // 5 projections × 4 TPs × 2 models × 2 dtypes
   check_grid<k::Gemm>(gemm.front(), {Dtype::bf16, 6144, 4096});  // Llama-3-8B tp1 qkv_proj
   CHECK(gemm.front().points.size() == gemm_m_axis().size());
   // Llama-3-8B at t = 4: qkv n = 1536, o_proj k = 1024 (design §7).
@@ -119,7 +119,7 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
   }
   CHECK(qkv);
   CHECK(o);
-  CHECK(std::count_if(gemm.begin(), gemm.end(), [](const Job& j) { return j.key[0] == "fp8"; }) == 34);
+  CHECK(std::count_if(gemm.begin(), gemm.end(), [](const Job& j) { return j.key[0] == "fp8"; }) == 40);
   CHECK(gemm.back().device.dtype == costdsl_prof::dtype_fp8_e4m3);
 
   const auto norm = jobs_of(jobs, "rms_norm");
@@ -140,8 +140,9 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
   CHECK(rope[0].device.dims[1] == 8);
   CHECK(rope[0].device.dims[2] == 128);
   const auto emb = jobs_of(jobs, "embedding");
-  REQUIRE(emb.size() == 2);
-  check_grid<k::Embedding>(emb[1], {Dtype::bf16, 128256, 8192});
+  REQUIRE(emb.size() == 8);  // the vocabulary's shard at each TP, two models
+  check_grid<k::Embedding>(emb[4], {Dtype::bf16, 128256, 8192});
+  check_grid<k::Embedding>(emb[7], {Dtype::bf16, 128256 / 8, 8192});
   check_grid<k::KvCacheAppend>(jobs_of(jobs, "kv_cache_append")[0], {Dtype::bf16, 8, 128});
 
   const auto prefill = jobs_of(jobs, "attn_prefill");
