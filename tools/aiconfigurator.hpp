@@ -40,9 +40,12 @@
 
 #include <fmt/format.h>
 
+#include <boost/mp11/algorithm.hpp>
+
 #include "costdsl/detail/read_gzip_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/kernel.hpp"
+#include "costdsl/kernels/all_gather.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
@@ -154,7 +157,7 @@ struct Call {
 };
 using AnyCall = std::variant<Call<kernels::Gemm>, Call<kernels::AttnPrefill>, Call<kernels::AttnDecode>,
                              Call<kernels::MlaPrefill>, Call<kernels::MlaDecode>, Call<kernels::FusedMoe>,
-                             Call<kernels::AllReduce>, Call<kernels::GdnConv1dPrefill>,
+                             Call<kernels::AllReduce>, Call<kernels::AllGather>, Call<kernels::GdnConv1dPrefill>,
                              Call<kernels::GdnConv1dDecode>, Call<kernels::GdnPrefill>, Call<kernels::GdnDecode>,
                              Call<kernels::DsaSparseMla>>;
 
@@ -522,17 +525,21 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
+      // all_gather: the vocabulary-parallel lm_head's logits (worklets/lm_head_tp.hpp).
+      // nccl-tests' size, which the collector passes on, is the gathered output's: costdsl's
+      // all_gather convention too (kernels/all_gather.hpp).
       const std::string_view op = r.text("op_name");
-      if (op != "all_reduce") {
-        why = fmt::format("op_name {}: only all_reduce is imported from NCCL tables", op);
+      if (op != "all_reduce" && op != "all_gather") {
+        why = fmt::format("op_name {}: all_reduce and all_gather are imported from NCCL tables", op);
         return std::nullopt;
       }
       const std::string_view d = r.text("nccl_dtype");
       if (d != "half" && d != "bfloat16" && d != "float16") {
-        why = fmt::format("nccl_dtype {}: all-reduces of 16-bit activations are imported", d);
+        why = fmt::format("nccl_dtype {}: collectives of 16-bit activations are imported", d);
         return std::nullopt;
       }
       const std::uint64_t n = r.count("num_gpus"), bytes = 2 * r.count("message_size");  // elements of 2 B
+      if (op == "all_gather") return detail::make_call<AllGather>({n}, {bytes}, {double(bytes)}, why);
       return detail::make_call<AllReduce>({n}, {bytes}, {double(bytes)}, why);
     }
     case Table::custom_allreduce: {
@@ -851,23 +858,21 @@ std::set<std::vector<std::string>> neighbours(const std::vector<std::string>& wa
   return out;
 }
 
-// The kind's schema and neighbour rule by name.
+// The kind's schema and neighbour rule by name: every kind a row can map to (AnyCall's
+// alternatives, so that a kind added there cannot be missing here).
+template <class C>
+using call_kind = std::type_identity<typename C::Kind>;
+
 template <class F>
 void with_kind(std::string_view kind, F&& f) {
-  using namespace kernels;
   bool found = false;
-  auto one = [&](auto k) {
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<call_kind, AnyCall>>([&](auto k) {
     using K = typename decltype(k)::type;
     if (!found && K::kind == kind) {
       found = true;
-      f(std::type_identity<K>{});
+      f(k);
     }
-  };
-  one(std::type_identity<Gemm>{}), one(std::type_identity<AttnPrefill>{}), one(std::type_identity<AttnDecode>{}),
-      one(std::type_identity<MlaPrefill>{}), one(std::type_identity<MlaDecode>{}), one(std::type_identity<FusedMoe>{}),
-      one(std::type_identity<AllReduce>{}), one(std::type_identity<GdnConv1dPrefill>{}),
-      one(std::type_identity<GdnConv1dDecode>{}), one(std::type_identity<GdnPrefill>{}),
-      one(std::type_identity<GdnDecode>{}), one(std::type_identity<DsaSparseMla>{});
+  });
 }
 
 inline std::string number_text(double v) { return fmt::format("{}", v); }

@@ -118,6 +118,9 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
         backends = {r.backend};
         auto [it, fresh] = best.try_emplace({c.config.num_gpus.value, c.input.bytes}, r.time_ms, &c);
         if (!fresh && r.time_ms < it->second.first) it->second = {r.time_ms, &c};
+      } else if constexpr (std::is_same_v<K, kernels::AllGather>) {
+        family = "all_gather." + r.backend;
+        backends = {r.backend};
       } else if constexpr (std::is_same_v<K, kernels::AttnDecode>) {
         family = fmt::format("{}.{}", K::kind, name(c.config.kv_dtype));
       } else {

@@ -418,7 +418,7 @@ with tempfile.TemporaryDirectory() as d:
     p = tables("op", "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
                "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1024,0.02\n"
                "TRTLLM,2.29.2,H100,broadcast,NCCL,half,8,1024,0.02\n")
-    both("unknown op is a counted skip", p, "op_name broadcast: only all_reduce is imported", accepted=True)
+    both("unknown op is a counted skip", p, "op_name broadcast: all_reduce and all_gather are imported", accepted=True)
     p = tables("quote", GEMM_HDR + 'SGLang,0.5.14,"H100, SXM",gemm,torch,bfloat16,16,4096,4096,0.03\n')
     both("quoted cell", p, "t.csv:2:15: quoted cells are not supported")
     # Gzipped tables (aiconfigurator's TensorRT-LLM and vLLM exports): damage is an error naming the file.

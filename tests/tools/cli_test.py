@@ -346,12 +346,12 @@ with tempfile.TemporaryDirectory() as d:
         "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
         "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,1048576,0.038\n"
         "TRTLLM,2.29.2,H100,all_reduce,NCCL,half,8,16777216,0.1998\n"
-        "TRTLLM,2.29.2,H100,all_gather,NCCL,half,8,16777216,0.12\n")
+        "TRTLLM,2.29.2,H100,reduce_scatter,NCCL,half,8,16777216,0.12\n")
     (src / "README.csv").write_text("name,value\nnot,a table\n")
     out = d / "profiles"
     r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(out), "--hold-out", "30",
             "--held-out-dir", str(d / "held"))
-    check("gemm_dtype int4_wo" in r.stdout and "op_name all_gather" in r.stdout,
+    check("gemm_dtype int4_wo" in r.stdout and "op_name reduce_scatter" in r.stdout,
           "import must report its skipped rows by reason: " + r.stdout[-1500:])
     check("not a measurement table" in r.stdout, "import must report files it did not read")
     check((out / "h100_sxm" / "gemm.csv").exists() and (out / "h100_sxm" / "all_reduce.csv").exists(),
@@ -372,7 +372,7 @@ with tempfile.TemporaryDirectory() as d:
         f = fam.get(key, {})
         check(f.get("rows", 0) > 0 and all(x in f for x in ("median_abs_rel_err", "p90_abs_rel_err", "bias", "worst")),
               f"validate --json lacks family {key} or its fields: {fam.keys()}")
-    check(v.get("skipped", {}).get("op_name all_gather: only all_reduce is imported from NCCL tables") == 1,
+    check(v.get("skipped", {}).get("op_name reduce_scatter: all_reduce and all_gather are imported from NCCL tables") == 1,
           f"validate must count skipped rows by reason: {v.get('skipped')}")
     r = run("validate", str(src), "--gpu", "h100", "--timing", "roofline")
     check("median |err|" in r.stdout and "worst rows" in r.stdout, "validate text: table and worst rows")

@@ -195,12 +195,16 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
       "TRTLLM,2.29.2,H100,all_reduce,NCCL,int8,8,16777216,0.15\n"
       "TRTLLM,2.29.2,H100,all_gather,NCCL,half,8,16777216,0.12\n",
       &rep);
-  REQUIRE(nccl.size() == 1);
+  REQUIRE(nccl.size() == 2);  // the int8 all-reduce is skipped
   const auto& a = std::get<aic::Call<kernels::AllReduce>>(nccl[0].call);
   CHECK(a.config.num_gpus == 8);
   CHECK(a.input.bytes == 33554432);  // message_size counts 2-byte elements
   CHECK(nccl[0].backend == "nccl");
-  CHECK(rep.skips.total() == 2);
+  // An all-gather's message is its gathered output (nccl-tests' size), as costdsl's.
+  const auto& g = std::get<aic::Call<kernels::AllGather>>(nccl[1].call);
+  CHECK(g.config.num_gpus == 8);
+  CHECK(g.input.bytes == 33554432);
+  CHECK(rep.skips.total() == 1);
 
   const auto custom = read_text(
       "framework,version,device,op_name,kernel_source,allreduce_dtype,num_gpus,message_size,latency,backend\n"
