@@ -73,6 +73,9 @@ struct PlanSpec {
   static constexpr Warmup benchmark_warmup = Warmup::drained;
   static constexpr std::uint32_t benchmark_rounds = 20;
   std::uint64_t seed = 1;
+  // Below 1: each request's input and output lengths drawn uniformly from ⌊ratio · L⌋ .. L,
+  // as InferenceX's benchmark_serving.py `--random-range-ratio` samples them (Load::min_length_ratio).
+  double min_length_ratio = 1;
   // The engine's scheduling (serve/framework.hpp gives a framework's): every worker's
   // ServerConfig but its token budget and batch cap, which are the candidate's.
   ServerConfig engine;

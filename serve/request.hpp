@@ -12,6 +12,8 @@ struct Request {
   // The request still reserves KV for its whole input (the cached blocks are not shared
   // between requests in this model, which is the conservative choice).
   std::uint32_t cached_tokens = 0;
+
+  friend bool operator==(const Request&, const Request&) = default;
 };
 
 }  // namespace costdsl::serve

@@ -226,7 +226,8 @@ class UnitRecorder {
   double window_tokens_ = 0, all_tokens_ = 0, last_s_ = 0;
 };
 
-// A closed loop of fixed-length requests settles into a cycle: after some rounds the
+// A closed loop of fixed-length requests settles into a cycle (requests of drawn lengths
+// never repeat: not skipped): after some rounds the
 // unit's state at a round's start is an earlier round start's, every time later by one
 // period P and every request id by the requests issued since, D. From then on each period
 // repeats the last exactly, so CycleSkip moves the workers and the bookkeeping on by as
@@ -239,7 +240,8 @@ class UnitRecorder {
 class CycleSkip {
  public:
   CycleSkip(const Load& load, const Sla& sla, bool allowed)
-      : on_(allowed && load.kind == Load::Kind::closed && !sla.any() && load.total() >= 4 * load.clients),
+      : on_(allowed && load.kind == Load::Kind::closed && load.fixed_lengths() && !sla.any() &&
+            load.total() >= 4 * load.clients),
         clients_(load.clients), total_(load.total()), next_(load.clients) {}
 
   // Unit: the workers and what couples them (AggregatedUnit, DisaggregatedUnit below).

@@ -104,6 +104,7 @@ class UnitSimulator {
     load.output_tokens = spec_.output_tokens;
     load.cached_tokens = spec_.cached_tokens;
     load.seed = spec_.seed;
+    if (trace.empty()) load.min_length_ratio = spec_.min_length_ratio;
     if (!trace.empty()) {
       c.clients = 0;
       load.kind = Load::Kind::trace;

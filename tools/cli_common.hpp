@@ -117,6 +117,17 @@ inline ClosedLoopOptions add_closed_loop_options(CLI::App& cmd, serve::PlanSpec:
   return o;
 }
 
+// --min-length-ratio: requests of drawn lengths (serve::Load::min_length_ratio).
+inline CLI::Option* add_length_ratio_option(CLI::App& cmd, double& ratio) {
+  return cmd
+      .add_option("--min-length-ratio", ratio,
+                  "below 1, each request's input and output lengths are drawn uniformly from ratio × ISL .. ISL "
+                  "and ratio × OSL .. OSL (InferenceX's benchmark_serving.py --random-range-ratio, which it runs "
+                  "at 0.8; vLLM's own `bench serve` spreads ±ratio instead); 1: every request has the given lengths")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+}
+
 // --framework and the scheduler knobs it sets, each a flag of its own that overrides the
 // framework's default (serve/framework.hpp names where every default comes from).
 struct EngineOptions {

@@ -136,6 +136,7 @@ void add_plan_command(CLI::App& app) {
     // a benchmark's run, as simulate and validate take it.
     serve::PlanSpec::Warmup warmup = serve::PlanSpec::Warmup::first_round;
     std::uint32_t rounds = serve::PlanSpec{}.rounds;
+    double min_length_ratio = 1;
     std::vector<std::uint32_t> budgets{2048, 8192};
     std::vector<std::uint32_t> hps;
     std::uint32_t max_batch = 512, requests = 500;
@@ -177,6 +178,7 @@ void add_plan_command(CLI::App& app) {
       ->excludes(rate);
   add_client_start_option(*cmd, st->client_start);
   add_closed_loop_options(*cmd, st->warmup, st->rounds);
+  add_length_ratio_option(*cmd, st->min_length_ratio);
   st->engine.add(*cmd);
   cmd->add_option("--top", st->top, "deployments listed per mode")->check(positive)->capture_default_str();
   cmd->add_option("--token-budgets", st->budgets,
@@ -237,6 +239,7 @@ void add_plan_command(CLI::App& app) {
     spec.client_start = st->client_start;
     spec.warmup = st->warmup;
     spec.rounds = st->rounds;
+    spec.min_length_ratio = st->min_length_ratio;
     spec.token_budgets = st->budgets;
     spec.hps = st->hps;
     spec.max_batch = st->max_batch;

@@ -130,6 +130,7 @@ void add_simulate_command(CLI::App& app) {
     // A closed loop as the serving benchmarks measure one.
     serve::PlanSpec::Warmup warmup = serve::PlanSpec::benchmark_warmup;
     std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;
+    double min_length_ratio = 1;
     bool json = false;
   };
   auto st = std::make_shared<State>();
@@ -194,6 +195,7 @@ void add_simulate_command(CLI::App& app) {
           ->excludes(trace);
   add_client_start_option(*cmd, st->client_start)->excludes(rate)->excludes(trace);
   const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
+  add_length_ratio_option(*cmd, st->min_length_ratio)->excludes(trace);
   loop.warmup->excludes(rate)->excludes(trace);
   loop.rounds->excludes(rate)->excludes(trace);
   cmd->add_option("--requests", st->requests, "--rate: requests measured per replica")
@@ -235,6 +237,7 @@ void add_simulate_command(CLI::App& app) {
     spec.client_start = st->client_start;
     spec.warmup = st->warmup;
     spec.rounds = st->rounds;
+    spec.min_length_ratio = st->min_length_ratio;
     const serve::FrameworkDefaults engine = st->engine.apply(spec, timing.gpu());
     if (cmd->count("--token-budget") == 0) st->token_budget = engine.server.max_batch_tokens;
     const std::uint64_t context = hf.has("max_position_embeddings") ? hf.dim("max_position_embeddings") : 0;

@@ -239,6 +239,7 @@ void add_validate_command(CLI::App& app) {
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     serve::PlanSpec::Warmup warmup = deployments::Options{}.warmup;
     std::uint32_t rounds = deployments::Options{}.rounds;
+    double min_length_ratio = 1;
     deployments::Options::Statistic statistic = deployments::Options{}.statistic;
     std::vector<std::string> config_for;
     std::string token_budget = "benchmark";
@@ -284,6 +285,7 @@ void add_validate_command(CLI::App& app) {
   cmd->get_option("--framework")->default_str("each row's backend");
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
   const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
+  add_length_ratio_option(*cmd, st->min_length_ratio)->needs(deployments);
   loop.warmup->needs(deployments);
   loop.rounds->needs(deployments);
   cmd->add_option("--statistic", st->statistic,
@@ -339,6 +341,7 @@ void add_validate_command(CLI::App& app) {
       o.client_start = st->client_start;
       o.warmup = st->warmup;
       o.rounds = st->rounds;
+      o.min_length_ratio = st->min_length_ratio;
       o.statistic = st->statistic;
       o.kv = st->kv;
       o.timing = parse_timing_mode(st->timing.timing);
@@ -348,7 +351,7 @@ void add_validate_command(CLI::App& app) {
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
       const std::string engine = fmt::format(
-          "{}; token budget: {}; load: {} clients, warm-up {}, {} rounds measured, {} compared",
+          "{}; token budget: {}; load: {} clients, warm-up {}, {} rounds measured{}, {} compared",
           o.framework_given ? fmt::format("{} for every row", st->engine.framework)
                             : std::string("each row's backend's scheduler (trtllm, vllm, sglang; ideal otherwise)"),
           o.budget == deployments::Options::Budget::benchmark
@@ -357,6 +360,8 @@ void add_validate_command(CLI::App& app) {
           : o.budget == deployments::Options::Budget::framework ? std::string("the framework's default")
                                                                 : std::to_string(o.token_budget),
           serve::PlanSpec::name(o.client_start), serve::PlanSpec::name(o.warmup), o.rounds,
+          o.min_length_ratio < 1 ? fmt::format(", lengths drawn from {} × ISL / OSL up", o.min_length_ratio)
+                                 : std::string(),
           o.statistic == deployments::Options::Statistic::mean ? "means" : "medians");
       report_deployments(table, sims, skips, st->worst, st->json, engine);
       return;

@@ -250,6 +250,7 @@ struct Options {
   // aiconfigurator's generator runs (PlanSpec::benchmark_warmup, benchmark_rounds).
   serve::PlanSpec::Warmup warmup = serve::PlanSpec::benchmark_warmup;
   std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;
+  double min_length_ratio = 1;  // --random-range-ratio
   // Which of the simulated requests' figures a row's TTFT and TPOT are compared with: the
   // mean (aiperf's headline `avg`, and what the sample follows: docs/accuracy.md) or p50.
   enum class Statistic : std::uint8_t { mean, p50 };
@@ -451,6 +452,7 @@ class Simulator {
     spec.client_start = o_.client_start;
     spec.warmup = o_.warmup;
     spec.rounds = o_.rounds;
+    spec.min_length_ratio = o_.min_length_ratio;
     serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
     // The benchmark generator captures a CUDA graph for every batch size up to the cap:
     // nothing is padded.

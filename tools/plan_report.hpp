@@ -135,9 +135,10 @@ inline std::string load_text(const serve::PlanSpec& s) {
 
 inline std::string plan_header(const PlanContext& ctx, const serve::PlanResult& res) {
   const serve::PlanSpec& s = ctx.spec;
-  std::string out = fmt::format("plan: {} on {} × {} (timing {}); ISL {}{}, OSL {}\n", ctx.model, s.gpus, ctx.gpu,
-                                ctx.timing, s.input_tokens,
-                                s.cached_tokens ? fmt::format(" ({} cached)", s.cached_tokens) : "", s.output_tokens);
+  std::string out = fmt::format(
+      "plan: {} on {} × {} (timing {}); ISL {}{}, OSL {}{}\n", ctx.model, s.gpus, ctx.gpu, ctx.timing, s.input_tokens,
+      s.cached_tokens ? fmt::format(" ({} cached)", s.cached_tokens) : "", s.output_tokens,
+      s.min_length_ratio < 1 ? fmt::format(", each drawn from {} × up, apart", s.min_length_ratio) : "");
   out += fmt::format("SLA   {}\n", sla_text(s.sla));
   out += fmt::format("load  {}\n", load_text(s));
   out += fmt::format("engine {}\n", engine_text(ctx.engine));
@@ -325,7 +326,7 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
   const char* load = s.load == serve::PlanSpec::LoadMode::sweep  ? "sweep"
                      : s.load == serve::PlanSpec::LoadMode::rate ? "rate"
                                                                  : "concurrency";
-  return {{"model", ctx.model},
+  nlohmann::json out = {{"model", ctx.model},
           {"gpu", ctx.gpu},
           {"gpus", s.gpus},
           {"timing", ctx.timing},
@@ -351,6 +352,8 @@ inline nlohmann::json plan_json(const PlanContext& ctx, const serve::PlanResult&
           {"candidates", rows},
           {"top", top},
           {"pareto", pareto}};
+  if (s.min_length_ratio < 1) out["load"]["min_length_ratio"] = s.min_length_ratio;
+  return out;
 }
 
 inline std::vector<ParetoSeries> pareto_series(const PlanContext& ctx, const serve::PlanResult& res) {

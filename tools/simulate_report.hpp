@@ -105,9 +105,10 @@ inline std::string simulate_deployment_text(const SimulateContext& ctx, const se
 
 inline std::string simulate_load_text(const SimulateContext& ctx, const serve::PlanRow& r) {
   const serve::PlanSpec& s = ctx.spec;
-  const std::string lengths = fmt::format("ISL {}{}, OSL {}", s.input_tokens,
-                                          s.cached_tokens ? fmt::format(" ({} cached)", s.cached_tokens) : "",
-                                          s.output_tokens);
+  const std::string lengths = fmt::format(
+      "ISL {}{}, OSL {}{}", s.input_tokens, s.cached_tokens ? fmt::format(" ({} cached)", s.cached_tokens) : "",
+      s.output_tokens,
+      s.min_length_ratio < 1 ? fmt::format(", each drawn from {} × up, apart", s.min_length_ratio) : "");
   if (!ctx.trace.empty())
     return fmt::format("trace {} ({} requests, dealt round-robin over the replicas: {:.3g} requests/s per replica)",
                        ctx.trace, ctx.trace_requests, r.c.rate);
@@ -182,6 +183,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
     load["isl"] = s.input_tokens;
     load["osl"] = s.output_tokens;
     load["prefix"] = s.cached_tokens;
+    if (s.min_length_ratio < 1) load["min_length_ratio"] = s.min_length_ratio;
   } else {
     load["trace"] = ctx.trace;
     load["trace_requests"] = ctx.trace_requests;

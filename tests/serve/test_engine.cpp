@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -662,6 +663,61 @@ TEST_CASE("a closed loop keeps its clients' requests in flight, out of phase, an
   CHECK(r.tpot_s.p99 >= r.tpot_s.p50);
 }
 
+TEST_CASE("requests of drawn lengths: each in ratio × L .. L, seeded, the arrivals undisturbed, never replayed") {
+  serve::Load load;
+  load.clients = 4;
+  load.measured = 400;
+  load.input_tokens = 1000;
+  load.output_tokens = 100;
+  load.cached_tokens = 900;
+  load.min_length_ratio = 0.8;
+  load.seed = 7;
+  CHECK_FALSE(load.fixed_lengths());
+  const auto reqs = load.requests();
+  std::set<std::uint32_t> inputs, outputs;
+  for (const serve::Request& r : reqs) {
+    CHECK(r.input_tokens >= 901);  // above the cached prefix, whatever the ratio allows
+    CHECK(r.input_tokens <= 1000);
+    CHECK(r.output_tokens >= 80);
+    CHECK(r.output_tokens <= 100);
+    inputs.insert(r.input_tokens);
+    outputs.insert(r.output_tokens);
+  }
+  CHECK(inputs.size() > 50);
+  CHECK(outputs.size() == 21);  // 400 draws cover 80..100
+  CHECK(load.requests() == reqs);
+  serve::Load other = load;
+  other.seed = 8;
+  CHECK(other.requests() != reqs);
+  // An open loop's arrival times are the fixed-length load's: lengths come from a stream of their own.
+  other.kind = serve::Load::Kind::open;
+  other.rate = 5;
+  serve::Load fixed = other;
+  fixed.min_length_ratio = 1;
+  const auto a = other.requests(), b = fixed.requests();
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i].arrival_s == b[i].arrival_s);
+
+  // A closed loop of drawn lengths never repeats a round: nothing replayed, stepping's figures exactly.
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  serve::Load loop;
+  loop.clients = 4;
+  loop.measured = 64;
+  loop.input_tokens = 600;
+  loop.output_tokens = 40;
+  loop.min_length_ratio = 0.8;
+  const serve::WorkerSetup s{{4096, 8, 16, 0.1}, 1 << 20};
+  const serve::UnitResult skip = serve::simulate_aggregated(model, s, loop, {}, serve::Cycles::skip);
+  const serve::UnitResult step = serve::simulate_aggregated(model, s, loop, {}, serve::Cycles::step);
+  CHECK(skip.replayed == 0);
+  CHECK(skip.finished == 64);
+  CHECK(skip.ttft_s.mean == step.ttft_s.mean);
+  CHECK(skip.tpot_s.mean == step.tpot_s.mean);
+  CHECK(skip.sim_time_s == step.sim_time_s);
+  // Fixed lengths at the same mean settle into a replayed cycle.
+  loop.min_length_ratio = 1;
+  CHECK(serve::simulate_aggregated(model, s, loop, {}, serve::Cycles::skip).replayed > 0);
+}
+
 TEST_CASE("with an SLA it cannot meet, a unit stops once the miss is certain, with the figures so far") {
   serve::ArchModel<Arch> model(Arch{}, timing());
   serve::Load load;
@@ -727,6 +783,16 @@ TEST_CASE("load and SLA inputs: each rule named") {
   load.kind = serve::Load::Kind::open;
   load.rate = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH_AS(load.check(), "load: rate nan must be a positive finite number", InputError);
+  load.kind = serve::Load::Kind::closed;
+  load.output_tokens = 3;
+  load.min_length_ratio = 0;
+  CHECK_THROWS_WITH_AS(load.check(), "load: min_length_ratio 0 must be in (0, 1]", InputError);
+  load.min_length_ratio = 0.5;
+  CHECK_THROWS_WITH_AS(load.check(),
+                       "load: min_length_ratio 0.5 of output_tokens 3 leaves 1 tokens; a TPOT needs a second token",
+                       InputError);
+  load.output_tokens = 4;
+  CHECK_NOTHROW(load.check());
   serve::Sla sla;
   CHECK_FALSE(sla.any());
   sla.quantile = serve::Quantile::p99;

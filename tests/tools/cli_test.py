@@ -629,6 +629,18 @@ with tempfile.TemporaryDirectory() as d:
     lj = json.loads(run("simulate", "--arch", "llama3_8b", "--gpu", "h100", "--batch", "8", "--isl", "1024", "--osl",
                         "64", "--json").stdout or "{}")
     check("kv_tokens" in lj and "state_tokens_per_request" not in lj, "simulate: no state line for a KV cache alone")
+    # Requests of drawn lengths (InferenceX's --random-range-ratio): said in the load, in JSON
+    # only when asked for; the clients fall out of lockstep, so the first tokens wait less.
+    base = ["simulate", "--arch", "llama3_8b", "--gpu", "h100", "--batch", "8", "--isl", "1024", "--osl", "128",
+            "--framework", "vllm", "--json"]
+    fixed = json.loads(run(*base).stdout or "{}")
+    drawn = json.loads(run(*base, "--min-length-ratio", "0.8").stdout or "{}")
+    check("min_length_ratio" not in fixed.get("load", {}) and drawn.get("load", {}).get("min_length_ratio") == 0.8,
+          f"simulate --min-length-ratio in the load JSON: {drawn.get('load')}")
+    check(drawn.get("replayed") == 0 and drawn["ttft_ms"]["mean"] < fixed["ttft_ms"]["mean"],
+          f"simulate --min-length-ratio: no cycle replayed, less queueing: {drawn.get('ttft_ms')} vs {fixed.get('ttft_ms')}")
+    r = run(*base, "--min-length-ratio", "0", expect=2)
+    check("min_length_ratio 0 must be in (0, 1]" in r.stderr, f"--min-length-ratio 0: {r.stderr}")
     r = run("validate", "--deployments", str(d / "silicon.csv"), "--config-for", "acme/Nonexistent-7B", expect=2)
     check("expected MODEL=FILE" in r.stderr, f"--config-for without '=': {r.stderr}")
     # Bad input: a cell that is no count names file, line, column and rule; --gpu is refused.
