@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "family.hpp"
+#include "costdsl/detail/gzip_text.hpp"
 #include "shipped_archs.hpp"
 #include "costdsl/data_dir.hpp"
 #include "costdsl/gpu_catalog.hpp"
@@ -239,6 +240,7 @@ void add_import_command(CLI::App& app) {
     std::vector<std::string> frameworks;
     double hold_out = 0;
     bool for_archs = false;
+    bool complete = false;
     std::vector<std::string> for_models;
   };
   auto st = std::make_shared<State>();
@@ -269,10 +271,15 @@ void add_import_command(CLI::App& app) {
                    "keep the configs these models bind too (or alone, without --for-archs), at the same degrees and "
                    "formats: HuggingFace config.json files, or directories of *config.json (repeatable)")
       ->check(CLI::ExistingPath);
+  aic_cmd->add_flag("--complete", st->complete,
+                    "write every measured config, gzip-compressed, as the profile directory's complete tables "
+                    "(<out>/all/<gpu>/<kind>.csv.gz, read when a model's config misses the tables beside them)");
   aic_cmd->callback([st] {
     const GpuCatalog catalog = GpuCatalog::load_default();
     const std::string gpu = catalog.find(st->gpu).name;
     if (!st->held_out_dir.empty() && st->hold_out == 0) throw InputError("--held-out-dir needs --hold-out PERCENT > 0");
+    if (st->complete && (st->for_archs || !st->for_models.empty()))
+      throw InputError("--complete writes every measured config: it does not take --for-archs or --for-models");
     aic::ReadOptions read_opt;
     read_opt.keep_text = !st->held_out_dir.empty();
     read_opt.frameworks.insert(st->frameworks.begin(), st->frameworks.end());
@@ -283,13 +290,23 @@ void add_import_command(CLI::App& app) {
     if (st->for_archs || !st->for_models.empty())
       opt.wanted = wanted_configs(st->for_archs, model_config_files(st->for_models));
     const aic::ImportResult imp = aic::import_rows(read.rows, opt, gpu);
-    const std::filesystem::path out_dir =
-        (st->out.empty() ? default_data_dir() / "profiles" : std::filesystem::path(st->out)) / gpu;
+    const std::filesystem::path base = st->out.empty() ? default_data_dir() / "profiles" : std::filesystem::path(st->out);
+    const std::filesystem::path out_dir = st->complete ? base / "all" / gpu : base / gpu;
     make_output_directory(out_dir, st->out.empty() ? "the default profile directory" : "--out");
     print_import_report(read, imp);
     for (const auto& [kind, text] : imp.tables) {
-      const std::filesystem::path file = out_dir / (kind + ".csv");
-      write_text_file(file.string(), text);
+      const std::filesystem::path file = out_dir / (kind + (st->complete ? ".csv.gz" : ".csv"));
+      write_text_file(file.string(), st->complete ? costdsl::detail::gzip_text(text) : text);
+      if (st->complete) {
+        // The index ProfileDb::complete_keys reads: the keys as the table parses them.
+        ProfileSchema schema;
+        aic::detail::with_kind(kind, [&](auto k) { schema = profile_schema<typename decltype(k)::type>(); });
+        std::string index = fmt::format("# {}: the (backend, config) groups of {}\n", kind, file.filename().string());
+        const ProfileTable table = load_profile_csv_text(text, file.string(), schema);
+        for (const ProfileGroup& g : table.groups())
+          index += fmt::format("{},{}\n", g.key.backend, fmt::join(g.key.config, ","));
+        write_text_file((out_dir / (kind + ".configs")).string(), index);
+      }
       cli::out() << fmt::format("wrote {}\n", file.string());
     }
     if (imp.tables.empty()) cli::out() << "no rows could be imported: nothing written\n";

@@ -121,6 +121,13 @@ inline std::filesystem::path profile_csv_path(const std::filesystem::path& data_
   return data_dir / "profiles" / std::string(gpu) / (std::string(kind) + ".csv");
 }
 
+// data_dir/profiles/all/<gpu>/<kind>.csv.gz: every shape of the kind the source measured,
+// gzip-compressed (ProfileDb::complete_table).
+inline std::filesystem::path complete_profile_path(const std::filesystem::path& data_dir, std::string_view gpu,
+                                                   std::string_view kind) {
+  return data_dir / "profiles" / "all" / std::string(gpu) / (std::string(kind) + ".csv.gz");
+}
+
 // One cell of a CSV line.
 struct CsvCell {
   std::string_view text;  // trimmed of spaces and tabs

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "costdsl/costdsl.hpp"
 #include "costdsl/error.hpp"
@@ -18,6 +19,7 @@
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
 #include "costdsl/kernels/gemm.hpp"
+#include "costdsl/detail/gzip_text.hpp"
 #include "costdsl/profile_csv.hpp"
 
 using costdsl::ColumnType;
@@ -469,6 +471,59 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
     CHECK(exact.time_s * 1e3 == doctest::Approx(0.8 * roofline_ms(2, 1024)).epsilon(1e-12));
     CHECK(exact.coverage == Coverage::none);
   }
+}
+
+// The complete tables (data/profiles/all/<gpu>/<kind>.csv.gz and its index): a config the
+// shipped table lacks is measured from them; they are read only on such a miss, and only
+// when the index lists the config: a corrupt complete table is never touched otherwise.
+TEST_CASE("profile tables: a config the shipped table lacks answers from the complete table, read only then") {
+  namespace fs = std::filesystem;
+  using costdsl::Coverage;
+  using costdsl::Kernel;
+  using costdsl::kernels::AttnDecode;
+  const ScratchProfiles dir("costdsl_test_complete_tables");
+  const fs::path all = dir.root / "all" / "h200_sxm";
+  fs::create_directories(all);
+  const std::string header = "kv_dtype,num_qo_heads,num_kv_heads,head_dim,batch,total_kv,backend,time_ms\n";
+  const auto rows = [](std::string_view heads, double ms) {
+    std::string out;
+    for (const int b : {1, 8})
+      for (const int kv : {1024, 8192})
+        out += fmt::format("bf16,{},128,{},{},sglang,{}\n", heads, b, b * kv, ms * b * kv / 1024.0);
+    return out;
+  };
+  { std::ofstream(dir.root / "h200_sxm" / "attn_decode.csv", std::ios::binary) << header << rows("32,8", 0.01); }
+  const std::string complete = header + rows("32,8", 0.01) + rows("24,8", 0.02);
+  {
+    std::ofstream(all / "attn_decode.csv.gz", std::ios::binary) << costdsl::detail::gzip_text(complete);
+    std::ofstream(all / "attn_decode.configs", std::ios::binary) << "# index\nsglang,bf16,32,8,128\nsglang,bf16,24,8,128\n";
+  }
+  const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
+  // In the shipped table: answered there.
+  CHECK(Kernel<AttnDecode>(timing, {costdsl::Dtype::bf16, 32, 8, 128}).eval({8, 8 * 8192}).time_s ==
+        doctest::Approx(0.01 * 64 * 1e-3));
+  // Only in the complete one: measured from it, exact.
+  const costdsl::Metrics m = Kernel<AttnDecode>(timing, {costdsl::Dtype::bf16, 24, 8, 128}).eval({8, 8 * 8192});
+  CHECK(m.time_s == doctest::Approx(0.02 * 64 * 1e-3));
+  CHECK(m.coverage == Coverage::none);
+
+  // A truncated complete table: untouched while the shipped table answers or the index
+  // lacks the config; a DataError naming it once a config in the index misses the shipped one.
+  const std::string gz = costdsl::detail::gzip_text(complete);
+  { std::ofstream(all / "attn_decode.csv.gz", std::ios::binary) << gz.substr(0, gz.size() / 2); }
+  const costdsl::Timing damaged = dir.timing(costdsl::TimingMode::automatic);
+  CHECK_NOTHROW(Kernel<AttnDecode>(damaged, {costdsl::Dtype::bf16, 32, 8, 128}));
+  // 64 / 8 heads, measured nowhere: the nearest listed config (the index's keys, no
+  // decompression) is 32 / 8, which the shipped table answers, scaled.
+  const costdsl::Metrics scaled = Kernel<AttnDecode>(damaged, {costdsl::Dtype::bf16, 64, 8, 128}).eval({8, 8 * 8192});
+  CHECK(scaled.time_s > 0);
+  CHECK(scaled.coverage == Coverage::scaled);
+  CHECK_THROWS_WITH_AS(Kernel<AttnDecode>(dir.timing(costdsl::TimingMode::automatic), {costdsl::Dtype::bf16, 24, 8, 128}),
+                       doctest::Contains("attn_decode.csv.gz: truncated gzip stream"), costdsl::DataError);
+  // An index line that is not a backend and the kind's config columns: FILE:LINE.
+  { std::ofstream(all / "attn_decode.configs", std::ios::binary) << "sglang,bf16,24,8\n"; }
+  CHECK_THROWS_WITH_AS(Kernel<AttnDecode>(dir.timing(costdsl::TimingMode::automatic), {costdsl::Dtype::bf16, 24, 8, 128}),
+                       doctest::Contains("attn_decode.configs:1: 4 cells"), costdsl::DataError);
 }
 
 // A head configuration no table holds (a user's own model) answers from the nearest

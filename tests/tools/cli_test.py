@@ -357,6 +357,16 @@ with tempfile.TemporaryDirectory() as d:
     check((out / "h100_sxm" / "gemm.csv").exists() and (out / "h100_sxm" / "all_reduce.csv").exists(),
           "import must write h100_sxm/gemm.csv and all_reduce.csv")
     check(any((d / "held").glob("*.txt")), "import --held-out-dir must write the held-back gemm rows")
+    # --complete: every config gzip-compressed under all/<gpu>/, with its index; the tables
+    # read back through the loader (the gzip's text is the plain table's).
+    r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(out), "--complete")
+    gz, idx = out / "all" / "h100_sxm" / "gemm.csv.gz", out / "all" / "h100_sxm" / "gemm.configs"
+    check(gz.exists() and idx.exists() and gzip.decompress(gz.read_bytes()).decode().startswith("# gemm on h100_sxm"),
+          f"import --complete writes all/h100_sxm/gemm.csv.gz and its index: {r.stdout[-600:]}")
+    check(any(line.startswith("sglang,") for line in idx.read_text().splitlines()), "the index lists backend,config lines")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(out), "--complete", "--for-archs",
+            expect=2)
+    check("--complete writes every measured config" in r.stderr, f"--complete with --for-archs: {r.stderr}")
     k = json.loads(run("kernel", "gemm", "--gpu", "h100", "--profile-dir", str(out), "--m", "48", "--n", "1536",
                        "--k", "4096", "--json").stdout or "{}")
     check(k.get("source") == "profile" and k.get("backend") == "sglang" and k.get("coverage") == [],

@@ -1,8 +1,8 @@
 #pragma once
 // A data file read whole and, when it is gzip, decompressed: NVIDIA aiconfigurator ships
-// most of its TensorRT-LLM and vLLM tables as .csv.gz. Gzip is told by its magic bytes
-// (1f 8b), not by the name, so a renamed file reads the same. Needs zlib (-lz): only the
-// readers of other programs' tables (tools/) include it; the core loaders read plain text.
+// most of its TensorRT-LLM and vLLM tables as .csv.gz, and costdsl its complete profile
+// tables (data/profiles/all/, ProfileDb::complete_table). Gzip is told by its magic bytes
+// (1f 8b), not by the name, so a renamed file reads the same. Needs zlib (-lz).
 //
 // A damaged stream is a DataError naming the file and what zlib found, never a table cut
 // short: a truncated file, a corrupt block or a wrong CRC / length in a member's trailer.

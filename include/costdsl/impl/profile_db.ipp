@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "costdsl/detail/read_gzip_file.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/interp/interp1d.hpp"
 #include "costdsl/interp/interp2d.hpp"
@@ -27,6 +28,48 @@ COSTDSL_DECL const ProfileTable* ProfileDb::table(const std::string& gpu, const 
   return it->second.get();
 }
 
+COSTDSL_DECL const ProfileTable* ProfileDb::complete_table(const std::string& gpu, const ProfileSchema& schema) {
+  const std::filesystem::path file = root_ / "all" / gpu / (schema.kind + ".csv.gz");
+  auto it = tables_.find(file.string());
+  if (it == tables_.end()) {
+    std::unique_ptr<ProfileTable> t;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec))
+      t = std::make_unique<ProfileTable>(load_profile_csv_text(
+          detail::read_maybe_gzip_file(file, "profile table"), file.string(), schema, &warnings_));
+    it = tables_.emplace(file.string(), std::move(t)).first;
+  }
+  return it->second.get();
+}
+
+COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::string& gpu,
+                                                                  const ProfileSchema& schema) {
+  const std::filesystem::path file = root_ / "all" / gpu / (schema.kind + ".configs");
+  auto it = complete_keys_.find(file.string());
+  if (it == complete_keys_.end()) {
+    std::unique_ptr<std::set<ProfileKey>> keys;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) {
+      keys = std::make_unique<std::set<ProfileKey>>();
+      const std::string label = file.string();
+      for_each_csv_line(detail::read_text_file(file, "profile table index"), label,
+                        [&](std::size_t line, std::string_view, std::span<const CsvCell> cells) {
+                          if (cells.size() != schema.config.size() + 1)
+                            throw DataError(label + ":" + std::to_string(line) + ": " + std::to_string(cells.size()) +
+                                            " cells; an index line is the backend and the " +
+                                            std::to_string(schema.config.size()) + " config columns of " +
+                                            schema.kind);
+                          ProfileKey k;
+                          k.backend = std::string(cells[0].text);
+                          for (std::size_t i = 1; i < cells.size(); ++i) k.config.emplace_back(cells[i].text);
+                          keys->insert(std::move(k));
+                        });
+    }
+    it = complete_keys_.emplace(file.string(), std::move(keys)).first;
+  }
+  return it->second.get();
+}
+
 COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& request) {
   std::vector<BackendTables> out(request.backends.size());
   const std::size_t dims = request.schema.inputs.size();
@@ -36,25 +79,51 @@ COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& requ
   if (!request.axis_scales.empty() && request.axis_scales.size() != dims)
     throw InputError("profile schema '" + request.schema.kind + "': " + std::to_string(request.axis_scales.size()) +
                      " axis scales for " + std::to_string(dims) + " input axes");
-  const ProfileTable* t = table(request.gpu, request.schema);
-  if (t == nullptr) return out;
-  for (std::size_t b = 0; b < request.backends.size(); ++b) {
-    const ProfileGroup* g = t->find(request.key, request.backends[b]);
-    if (g == nullptr) {
-      if (!request.interpolated_config.empty()) out[b] = between_configs(*t, request, b);
-      continue;
+  // The shipped table first (the config, or its measured neighbours blended); where it
+  // answers no backend, the complete one (a superset: the same source, the same rows held
+  // back), read only then, so the shipped models start as fast as without it. (A backend
+  // the shipped table answers for no config, e.g. another framework's, is not a miss.)
+  const auto answer = [&](const ProfileTable& t, std::size_t b) {
+    if (const ProfileGroup* g = t.find(request.key, request.backends[b])) {
+      out[b].time = {TableCorner{1.0, fitted(t, *g, request, false)}};
+      out[b].provenance = g->provenance;
+      if (t.has_energy()) out[b].energy = fitted(t, *g, request, true);
+    } else if (!request.interpolated_config.empty()) {
+      out[b] = between_configs(t, request, b);
     }
-    out[b].time = {TableCorner{1.0, fitted(*t, *g, request, false)}};
-    out[b].provenance = g->provenance;
-    if (t->has_energy()) out[b].energy = fitted(*t, *g, request, true);
+    return !out[b].time.empty();
+  };
+  bool answered = false;
+  if (const ProfileTable* shipped = table(request.gpu, request.schema))
+    for (std::size_t b = 0; b < request.backends.size(); ++b) answered = answer(*shipped, b) || answered;
+  if (answered) return out;
+  // The index says whether the complete table can help, without decompressing it.
+  bool worth = !request.interpolated_config.empty();
+  if (const std::set<ProfileKey>* keys = complete_keys(request.gpu, request.schema); keys == nullptr) {
+    worth = true;
+  } else {
+    for (std::size_t b = 0; b < request.backends.size() && !worth; ++b)
+      worth = keys->count(ProfileKey{request.key, request.backends[b]}) > 0;
   }
+  if (worth)
+    if (const ProfileTable* complete = complete_table(request.gpu, request.schema))
+      for (std::size_t b = 0; b < request.backends.size(); ++b) answer(*complete, b);
   return out;
 }
 
 COSTDSL_DECL std::vector<std::vector<std::string>> ProfileDb::keys(const std::string& gpu, const ProfileSchema& schema,
                                                                   const std::string& backend) {
   std::vector<std::vector<std::string>> out;
-  const ProfileTable* t = table(gpu, schema);
+  // Asked when neither table measures a config nor its neighbours (the nearest measured
+  // config, scaled): every config measured, the complete table's where there is one (from
+  // its index, without decompressing it).
+  if (const std::set<ProfileKey>* keys = complete_keys(gpu, schema)) {
+    for (const ProfileKey& k : *keys)
+      if (k.backend == backend) out.push_back(k.config);
+    return out;
+  }
+  const ProfileTable* t = complete_table(gpu, schema);
+  if (t == nullptr) t = table(gpu, schema);
   if (t == nullptr) return out;
   for (const ProfileGroup& g : t->groups())
     if (g.key.backend == backend) out.push_back(g.key.config);
