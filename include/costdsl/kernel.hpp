@@ -150,7 +150,9 @@ class Kernel : public detail::KernelBinding {
         if (flops == 0 && bytes == 0) return Metrics{};
         const interp::Interpolated r = query(sole_.cache, detail::to_cache<K>(K::point(config_, in)));
         const Coverage cov = sole_.coverage | r.coverage;
-        if (!has(r.coverage, Coverage::no_coverage) && !outside_bounds(sole_.bounded, cov))
+        // An extrapolated answer takes the general path, which floors it at the hardware bound.
+        if (!has(r.coverage, Coverage::no_coverage) && !outside_bounds(sole_.bounded, cov) &&
+            !has(cov, Coverage::extrapolated))
           return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
         // no answer from the one table: the general path says what the leaf falls back to
       }
@@ -281,6 +283,14 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
   Coverage lost = Coverage::none;
   if (measured_) {
     const auto coords = detail::to_cache<K>(K::point(config_, in));
+    double floor = -1;  // ms per call, computed on the first extrapolated answer
+    const auto floor_ms = [&] {
+      if (floor < 0) {
+        const double n = detail::calls<K>(in);
+        floor = n > 0 ? K::lower_bound_s(*roofline_, config_, in) * 1e3 / n : 0.0;
+      }
+      return floor;
+    };
     double best = std::numeric_limits<double>::infinity();
     Coverage best_cov = Coverage::none;
     std::uint8_t best_backend = no_backend;
@@ -298,6 +308,10 @@ Metrics Kernel<K>::eval_general(const Input& in, bool with_energy) const {
       }
       // A blend that extrapolates to nothing is no answer, nor a bounded backend off its grid.
       if (!answered || (bound.num_corners > 1 && !(value > 0)) || outside_bounds(bound.bounded, cov)) continue;
+      // A line extrapolated past the measured points (or configs) can fall below what the
+      // hardware allows (a GEMM's k far under the grid's: 21 ns for 27 MB): never under the
+      // call's roofline lower bound. Still flagged EXTRAPOLATED.
+      if (has(cov, Coverage::extrapolated)) value = std::max(value, floor_ms());
       if (value < best) {
         best = value;
         best_cov = cov;

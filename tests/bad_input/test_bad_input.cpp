@@ -369,14 +369,19 @@ TEST_CASE("bad_input: csv unsorted axis") {
 }
 
 TEST_CASE("bad_input: csv single-point axis") {
-  // One measured m: exact there; anywhere else the constant, flagged EXTRAPOLATED.
+  // One measured m: exact there; anywhere else the constant, flagged EXTRAPOLATED, but never
+  // under the hardware bound (a 4096³ GEMM in 0.05 ms would be 2.7 PFLOP/s).
   const ProfileDir dir("single");
   dir.write("gemm.csv", std::string(gemm_header) + "bf16,4096,4096,64,cublaslt,0.05\n");
   const Timing t = dir.timing(TimingMode::profile);
-  const Metrics on = gemm_at(t, 64), off = gemm_at(t, 4096);
+  const Metrics on = gemm_at(t, 64), off = gemm_at(t, 4096), near = gemm_at(t, 128);
   CHECK(on.time_s == doctest::Approx(0.05e-3));
   CHECK(on.coverage == Coverage::none);
-  CHECK(off.time_s == doctest::Approx(0.05e-3));
+  CHECK(near.time_s == doctest::Approx(0.05e-3));  // above its bound: the constant
+  CHECK(has(near.coverage, Coverage::extrapolated));
+  const Kernel<kernels::Gemm> gemm(t, {Dtype::bf16, 4096, 4096}, std::vector<std::string>{"cublaslt"});
+  CHECK(off.time_s == doctest::Approx(gemm.lower_bound_s({4096})));
+  CHECK(off.time_s > 0.05e-3);
   CHECK(has(off.coverage, Coverage::extrapolated));
   CHECK(finite(off));
 }

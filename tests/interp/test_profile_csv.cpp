@@ -473,6 +473,30 @@ TEST_CASE("profile tables: a missing attention cell is the neighbours' efficienc
   }
 }
 
+// A table line extrapolated past its points can fall below what the hardware allows; an
+// extrapolated answer is floored at the call's roofline lower bound, on the fast path (one
+// table) and the general one alike, and stays flagged.
+TEST_CASE("profile tables: an extrapolated answer is never below the hardware bound") {
+  using costdsl::Coverage;
+  using costdsl::Kernel;
+  using costdsl::kernels::AllReduce;
+  const ScratchProfiles dir("costdsl_test_extrapolation_floor");
+  {
+    std::ofstream out = dir.table("all_reduce");
+    // Nearly flat in bytes: a latency-bound stretch whose slope says 64 MiB costs 16 µs.
+    out << "num_gpus,bytes,backend,time_ms\n8,1048576,nccl,0.0100\n8,2097152,nccl,0.0101\n";
+  }
+  const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
+  const Kernel<AllReduce> leaf(timing, {8});
+  const AllReduce::Input big{64ull << 20};
+  const costdsl::Metrics m = leaf.eval(big);
+  CHECK(has(m.coverage, Coverage::extrapolated));
+  CHECK(m.time_s == doctest::Approx(leaf.lower_bound_s(big)));
+  CHECK(m.time_s > 1e-4);  // the line alone: 0.0100 + 63 × 0.0001 ms = 16 µs
+  // Inside the points nothing changes: the measured line.
+  CHECK(leaf.eval({1572864}).time_s == doctest::Approx(0.01005e-3));
+}
+
 // The complete tables (data/profiles/all/<gpu>/<kind>.csv.gz and its index): a config the
 // shipped table lacks is measured from them; they are read only on such a miss, and only
 // when the index lists the config: a corrupt complete table is never touched otherwise.
