@@ -51,6 +51,7 @@ class ProfileDb final : public ProfileSource {
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
 
  private:
+  COSTDSL_DECL const ProfileTable* cached_table(const std::filesystem::path& file, const ProfileSchema& schema);
   COSTDSL_DECL std::shared_ptr<const void> fitted(const ProfileTable& table, const ProfileGroup& group,
                                                   const TableRequest& request, bool energy);
   COSTDSL_DECL BackendTables between_configs(const ProfileTable& table, const TableRequest& request,

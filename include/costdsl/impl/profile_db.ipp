@@ -16,30 +16,27 @@
 
 namespace costdsl {
 
-COSTDSL_DECL const ProfileTable* ProfileDb::table(const std::string& gpu, const ProfileSchema& schema) {
-  const std::filesystem::path file = root_ / gpu / (schema.kind + ".csv");
-  auto it = tables_.find(file.string());
-  if (it == tables_.end()) {
-    std::unique_ptr<ProfileTable> t;
-    std::error_code ec;
-    if (std::filesystem::exists(file, ec)) t = std::make_unique<ProfileTable>(load_profile_csv(file, schema, &warnings_));
-    it = tables_.emplace(file.string(), std::move(t)).first;
-  }
-  return it->second.get();
-}
-
-COSTDSL_DECL const ProfileTable* ProfileDb::complete_table(const std::string& gpu, const ProfileSchema& schema) {
-  const std::filesystem::path file = root_ / "all" / gpu / (schema.kind + ".csv.gz");
+// A table file read once (gzip told by its magic bytes), or nullptr when there is none.
+COSTDSL_DECL const ProfileTable* ProfileDb::cached_table(const std::filesystem::path& file,
+                                                         const ProfileSchema& schema) {
   auto it = tables_.find(file.string());
   if (it == tables_.end()) {
     std::unique_ptr<ProfileTable> t;
     std::error_code ec;
     if (std::filesystem::exists(file, ec))
-      t = std::make_unique<ProfileTable>(load_profile_csv_text(
-          detail::read_maybe_gzip_file(file, "profile table"), file.string(), schema, &warnings_));
+      t = std::make_unique<ProfileTable>(load_profile_csv_text(detail::read_maybe_gzip_file(file, "profile table"),
+                                                               file.string(), schema, &warnings_));
     it = tables_.emplace(file.string(), std::move(t)).first;
   }
   return it->second.get();
+}
+
+COSTDSL_DECL const ProfileTable* ProfileDb::table(const std::string& gpu, const ProfileSchema& schema) {
+  return cached_table(root_ / gpu / (schema.kind + ".csv"), schema);
+}
+
+COSTDSL_DECL const ProfileTable* ProfileDb::complete_table(const std::string& gpu, const ProfileSchema& schema) {
+  return cached_table(root_ / "all" / gpu / (schema.kind + ".csv.gz"), schema);
 }
 
 COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::string& gpu,
