@@ -62,6 +62,7 @@ struct RankFolded {
     });
     return s;
   }
+  bool same_answers_as(const RankFolded& o) const noexcept { return kernel.same_answers_as(o.kernel); }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
   std::vector<std::string> provenance() const { return kernel.provenance(); }

@@ -21,6 +21,7 @@
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/detail/input_match.hpp"
 #include "costdsl/detail/node_rules.hpp"
+#include "costdsl/detail/shared_slots.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/eval_slot.hpp"
 #include "costdsl/fanout.hpp"
@@ -108,20 +109,25 @@ struct input_check<boost::mp11::mp_list<S...>, Inputs<I...>>
 // (ops::RankFolded), with the mean of its children's (ranks') times: the iteration under
 // perfect load balance. One instantiation per node type:
 // the recursion depth is the tree's depth, packs are expanded with folds.
+// Memo: where a repeated slot finds the answer an earlier one gave in this evaluation
+// (ShareMemo, detail/shared_slots.hpp; `run` the Fanout run being evaluated), or NoShare.
 enum class Pass { total, row, replay, balanced };
 
-template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
-COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row);
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, class Memo = NoShare>
+COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row, Memo* memo = nullptr,
+                                 std::uint32_t run = 0);
 
 // A composite: its children in slot order through the node's fold (node_traits);
 // the balanced pass folds every Max with the mean of its children's times.
-template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, std::size_t... I>
-COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* row,
-                                                    std::index_sequence<I...>) {
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, class Memo,
+          std::size_t... I>
+COSTDSL_INLINE Metrics eval_children(const Node& node, const Ins& in, Metrics* row, Memo* memo, std::uint32_t run,
+                                     std::index_sequence<I...>) {
   constexpr auto& offsets = child_offsets<Node>;
   constexpr auto& in_offsets = child_input_offsets<Node>;
   auto fold = node_traits<Node>::template fold<P == Pass::balanced ? RankFold::mean : RankFold::max>(node);
-  (fold.add(eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::child<I>(node), in, row)), ...);
+  (fold.add(eval_node<Offset + offsets[I], InOffset + in_offsets[I], P, Q>(detail::child<I>(node), in, row, memo, run)),
+   ...);
   return fold.result();
 }
 
@@ -161,14 +167,15 @@ RankLists<R> rank_lists(const RankRuns<R>& runs) {
 
 // A Fanout under perfect balance: the mean of its ranks' times, all ranks' work. A run
 // of identical ranks is evaluated once and added once per rank, as the expanded list.
-template <Quantities Q, class Node, class R>
-Metrics eval_fanout_balanced(const Node& node, const RankLists<R>& ranks) {
+template <Quantities Q, class Node, class R, class Memo>
+Metrics eval_fanout_balanced(const Node& node, const RankLists<R>& ranks, Memo* memo) {
   const std::uint64_t n_ranks = ranks.ranks();
   check_rank_count(node.ranks, n_ranks);
   Metrics acc = algebra::empty();
   double sum_time = 0;
   for (std::size_t r = 0; r < ranks.lists.size(); ++r) {
-    const Metrics t = eval_node<0, 0, Pass::balanced, Q>(node.child, ranks.lists[r], nullptr);
+    const Metrics t = eval_node<0, 0, Pass::balanced, Q>(node.child, ranks.lists[r], nullptr, memo,
+                                                          static_cast<std::uint32_t>(r));
     for (std::uint32_t c = ranks.count(r); c > 0; --c) {
       algebra::accumulate_max(acc, t);
       sum_time += t.time_s;
@@ -233,23 +240,23 @@ COSTDSL_INLINE Metrics fold_fanout(const Node& node, const RankLists<R>& ranks, 
 
 // A Fanout evaluated afresh: each run into whichever of two scratch rows does not hold
 // the slowest rank so far (swapped by index instead of copied).
-template <std::size_t Offset, Pass P, Quantities Q, class Node, class R>
-Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row) {
+template <std::size_t Offset, Pass P, Quantities Q, class Node, class R, class Memo>
+Metrics eval_fanout(const Node& node, const RankLists<R>& ranks, Metrics* row, Memo* memo) {
   RankRows<n_slots<decltype(node.child)>> rows;
   return fold_fanout<Offset, P, Q>(node, ranks, row, [&](std::size_t r, const Metrics* keep, const Metrics*& rank_row) {
     Metrics* into = keep == rows[0] ? rows[1] : rows[0];
     rank_row = into;
-    return eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], into);
+    return eval_node<0, 0, Pass::row, Q>(node.child, ranks.lists[r], into, memo, static_cast<std::uint32_t>(r));
   });
 }
 
-template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins>
-COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) {
+template <std::size_t Offset, std::size_t InOffset, Pass P, Quantities Q, class Node, class Ins, class Memo>
+COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row, Memo* memo, std::uint32_t run) {
   if constexpr (RankFanout<Node> && P != Pass::replay) {
     if constexpr (P == Pass::balanced) {
-      return eval_fanout_balanced<Q>(node, rank_lists(detail::get<InOffset>(in.items).value));
+      return eval_fanout_balanced<Q>(node, rank_lists(detail::get<InOffset>(in.items).value), memo);
     } else {
-      return eval_fanout<Offset, P, Q>(node, rank_lists(detail::get<InOffset>(in.items).value), row);
+      return eval_fanout<Offset, P, Q>(node, rank_lists(detail::get<InOffset>(in.items).value), row, memo);
     }
   } else if constexpr (Node::node_kind == NodeKind::leaf) {
     if constexpr (P == Pass::replay) {
@@ -257,12 +264,18 @@ COSTDSL_INLINE Metrics eval_node(const Node& node, const Ins& in, Metrics* row) 
     } else {
       // The balanced pass asks a slot that folds ranks itself (ops::RankFolded) for their mean.
       constexpr RankFold fold = P == Pass::balanced ? RankFold::mean : RankFold::max;
-      Metrics m = eval_slot<Q, fold>(node.kernel, detail::get<InOffset>(in.items).value);
+      const auto& value = detail::get<InOffset>(in.items).value;
+      Metrics m;
+      if constexpr (std::is_same_v<Memo, NoShare>) {
+        m = eval_slot<Q, fold>(node.kernel, value);
+      } else {
+        m = memo->template eval<Node, Q, fold>(node.kernel, value, run);
+      }
       if constexpr (P == Pass::row) row[Offset] = m;
       return m;
     }
   } else {
-    return eval_children<Offset, InOffset, P, Q>(node, in, row, std::make_index_sequence<n_children<Node>>{});
+    return eval_children<Offset, InOffset, P, Q>(node, in, row, memo, run, std::make_index_sequence<n_children<Node>>{});
   }
 }
 
@@ -281,7 +294,8 @@ constexpr bool valid_call() {
 template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in, nullptr);
+    detail::ShareMemo<Tree> memo;
+    return detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in, nullptr, &memo);
   } else {
     return Metrics{};  // unreachable: a diagnostic has already stopped compilation
   }
@@ -291,7 +305,8 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in) {
 template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metrics, n_slots<Tree>> row) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::row, Q>(tree, in, row.data());
+    detail::ShareMemo<Tree> memo;
+    return detail::eval_node<0, 0, detail::Pass::row, Q>(tree, in, row.data(), &memo);
   } else {
     return Metrics{};
   }
@@ -305,7 +320,8 @@ inline Metrics evaluate(const Tree& tree, const Inputs<I...>& in, std::span<Metr
 template <Quantities Q = Quantities::time_and_work, CostNode Tree, class... I>
 inline Metrics evaluate_balanced(const Tree& tree, const Inputs<I...>& in) {
   if constexpr (detail::valid_call<Tree, Inputs<I...>>()) {
-    return detail::eval_node<0, 0, detail::Pass::balanced, Q>(tree, in, nullptr);
+    detail::ShareMemo<Tree> memo;
+    return detail::eval_node<0, 0, detail::Pass::balanced, Q>(tree, in, nullptr, &memo);
   } else {
     return Metrics{};
   }

@@ -17,15 +17,13 @@
 // input, and equal bytes are the same value (a span: the same elements, which no one
 // changes during the call), so the copy is what evaluating would give, bit for bit.
 #include <array>
+#include <bit>
 #include <cstddef>
-#include <cstring>
 #include <iterator>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
-
-#include <boost/mp11/algorithm.hpp>
 
 #include "costdsl/detail/inline.hpp"
 #include "costdsl/detail/node_rules.hpp"
@@ -40,42 +38,32 @@ namespace costdsl {
 
 namespace detail {
 
-template <class S>
-struct is_fanout_slot : std::false_type {};
-template <FixedString Path, class R>
-struct is_fanout_slot<FanoutSlot<Path, R>> : std::true_type {};
-
-template <CostNode Tree>
-inline constexpr bool has_fanout = boost::mp11::mp_any_of<input_list<Tree>, is_fanout_slot>::value;
-
-// Byte-equal leaf inputs (padding included: a difference there only costs a recompute).
-template <class T>
-COSTDSL_INLINE bool same_bytes(const T& a, const T& b) noexcept {
-  if constexpr (std::is_trivially_copyable_v<T>) {
-    return std::memcmp(&a, &b, sizeof(T)) == 0;
-  } else {
-    return false;
-  }
-}
-
 // Every leaf of the subtree over iterations [0, count) of `ins`: rows[b * Stride + slot].
 // `carried`: null, or ins[-1] exists and carried[slot] still holds its metrics (the
 // previous, full block's last row, which this block overwrites only after b = 0).
-template <std::size_t Offset, std::size_t InOffset, std::size_t Stride, Quantities Q, class Node, class Ins>
-void eval_leaves(const Node& node, const Ins* ins, std::size_t count, const Metrics* carried, Metrics* rows) {
+// `memo`: the block's repeated slots (ShareMemo, run = the iteration in the block).
+template <std::size_t Offset, std::size_t InOffset, std::size_t Stride, Quantities Q, class Node, class Ins, class Memo>
+void eval_leaves(const Node& node, const Ins* ins, std::size_t count, const Metrics* carried, Metrics* rows,
+                 Memo& memo) {
   if constexpr (Node::node_kind == NodeKind::leaf) {
     const auto input = [&](std::ptrdiff_t b) -> const auto& { return detail::get<InOffset>(ins[b].items).value; };
     const Metrics* prev = carried != nullptr ? carried + Offset : nullptr;
     for (std::size_t b = 0; b < count; ++b) {
       Metrics* slot = rows + b * Stride + Offset;
       const auto p = static_cast<std::ptrdiff_t>(b);
-      *slot = prev != nullptr && same_bytes(input(p), input(p - 1)) ? *prev : eval_slot<Q>(node.kernel, input(p));
+      const auto run = static_cast<std::uint32_t>(b);
+      if (prev != nullptr && same_bytes(input(p), input(p - 1))) {
+        *slot = *prev;
+        memo.template keep<Node>(node.kernel, input(p), *slot, run);
+      } else {
+        *slot = memo.template eval<Node, Q, RankFold::max>(node.kernel, input(p), run);
+      }
       prev = slot;
     }
   } else {
     for_each_child(node, [&](auto i, const auto& child) {
       eval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Stride, Q>(
-          child, ins, count, carried, rows);
+          child, ins, count, carried, rows, memo);
     });
   }
 }
@@ -96,8 +84,11 @@ void evaluate_many(const Tree& tree, const R& inputs, std::span<Metrics> out) {
       throw InputError("evaluate_many: " + std::to_string(n_in) + " inputs, " + std::to_string(out.size()) +
                        " results");
     const Ins* in = std::data(inputs);
-    if constexpr (detail::has_fanout<Tree>) {
-      for (std::size_t i = 0; i < n_in; ++i) out[i] = detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in[i], nullptr);
+    if constexpr (detail::contains_fanout<Tree>::value) {
+      for (std::size_t i = 0; i < n_in; ++i) {
+        detail::ShareMemo<Tree> memo;
+        out[i] = detail::eval_node<0, 0, detail::Pass::total, Q>(tree, in[i], nullptr, &memo);
+      }
     } else {
       constexpr std::size_t n = n_slots<Tree>;
       // Iterations per block: up to 16, and at most 512 slot rows (20 KB of stack) in all.
@@ -105,8 +96,9 @@ void evaluate_many(const Tree& tree, const R& inputs, std::span<Metrics> out) {
       std::array<Metrics, block * n> rows;
       for (std::size_t first = 0; first < n_in; first += block) {
         const std::size_t count = n_in - first < block ? n_in - first : block;
+        detail::ShareMemo<Tree, std::bit_ceil(block)> memo;
         detail::eval_leaves<0, 0, n, Q>(tree, in + first, count, first > 0 ? rows.data() + (block - 1) * n : nullptr,
-                                        rows.data());
+                                        rows.data(), memo);
         for (std::size_t b = 0; b < count; ++b)
           out[first + b] = detail::eval_node<0, 0, detail::Pass::replay, Q>(tree, Inputs<>{}, rows.data() + b * n);
       }

@@ -268,6 +268,13 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
     : KernelBinding(timing, std::move(backends)), config_(std::move(config)) {
   if constexpr (requires { K::validate(config_); }) K::validate(config_);
   check_backends(kind);
+  {
+    std::vector<std::string> text;
+    for_each_field(config_, [&](std::string_view name, const auto& v) {
+      text.push_back(std::string(name) + "=" + field_text(v));
+    });
+    name_request(timing, kind, text);  // same_answers_as
+  }
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
     bind_profiles(*timing.profiles(), timing.kernel_framework());
   if constexpr (detail::count_input<Input>) {

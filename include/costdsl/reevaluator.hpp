@@ -20,7 +20,8 @@
 // GEMMs see the token count they saw last call keeps their rows too (the run at an index
 // may stand for other ranks now: equal bytes still mean equal metrics). The folds (the
 // slot tree's replay pass, the Fanout's merge) are evaluate()'s own, so the total is
-// evaluate()'s.
+// evaluate()'s. Within a call, a leaf that must be evaluated copies a repeated slot's
+// answer as evaluate() does (detail/shared_slots.hpp): a kept row counts as an answer.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -116,8 +117,10 @@ struct FanoutMemory {
 // Every leaf of the subtree into rows[slot], except one whose value input equals the one
 // in `last` (`have_last`: last and rows hold epoch `epoch`'s previous call), whose row
 // already holds its metrics; a value input evaluated is kept in `last` for the next call.
-template <std::size_t Offset, std::size_t InOffset, Quantities Q, class Node, class Ins, class Last>
-void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool have_last, Last& last, Metrics* rows) {
+// `memo`: this call's repeated slots (ShareMemo; `run` the Fanout run).
+template <std::size_t Offset, std::size_t InOffset, Quantities Q, class Node, class Ins, class Last, class Memo>
+void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool have_last, Last& last, Metrics* rows,
+                   Memo& memo, std::uint32_t run) {
   if constexpr (RankFanout<Node>) {
     constexpr std::size_t n = n_slots<decltype(node.child)>;
     const auto ranks = rank_lists(detail::get<InOffset>(in.items).value);
@@ -129,7 +132,8 @@ void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool ha
     fold_fanout<Offset, Pass::row, Q>(node, ranks, rows, [&](std::size_t r, const Metrics*, const Metrics*& rank_row) {
       auto& run = memory.runs[r];
       Metrics* run_rows = memory.rows.data() + r * n;
-      reeval_leaves<0, 0, Q>(node.child, ranks.lists[r], epoch, run.epoch == epoch, run.last, run_rows);
+      reeval_leaves<0, 0, Q>(node.child, ranks.lists[r], epoch, run.epoch == epoch, run.last, run_rows, memo,
+                             static_cast<std::uint32_t>(r));
       run.epoch = epoch;
       rank_row = run_rows;
       return eval_node<0, 0, Pass::replay, Q>(node.child, Inputs<>{}, run_rows);
@@ -138,14 +142,17 @@ void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool ha
     const auto& v = detail::get<InOffset>(in.items).value;
     if constexpr (value_input<std::remove_cvref_t<decltype(v)>>()) {
       auto& kept = detail::get<InOffset>(last);
-      if (have_last && same_bytes(v, kept)) return;
+      if (have_last && same_bytes(v, kept)) {
+        memo.template keep<Node>(node.kernel, v, rows[Offset], run);
+        return;
+      }
       kept = v;
     }
-    rows[Offset] = eval_slot<Q>(node.kernel, v);
+    rows[Offset] = memo.template eval<Node, Q, RankFold::max>(node.kernel, v, run);
   } else {
     for_each_child(node, [&](auto i, const auto& child) {
-      reeval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Q>(child, in, epoch,
-                                                                                                  have_last, last, rows);
+      reeval_leaves<Offset + child_offsets<Node>[i], InOffset + child_input_offsets<Node>[i], Q>(
+          child, in, epoch, have_last, last, rows, memo, run);
     });
   }
 }
@@ -159,7 +166,8 @@ class Reevaluator {
   Metrics operator()(const Tree& tree, const Ins& in) {
     if constexpr (detail::valid_call<Tree, Ins>()) {
       if (&tree != tree_) ++epoch_;
-      detail::reeval_leaves<0, 0, Q>(tree, in, epoch_, &tree == tree_, last_, rows_.data());
+      detail::ShareMemo<Tree> memo;
+      detail::reeval_leaves<0, 0, Q>(tree, in, epoch_, &tree == tree_, last_, rows_.data(), memo, 0);
       tree_ = &tree;
       return detail::eval_node<0, 0, detail::Pass::replay, Q>(tree, Inputs<>{}, rows_.data());
     } else {

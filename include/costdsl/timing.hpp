@@ -3,7 +3,9 @@
 // tables come from (a ProfileSource) and which source to use. Loading one from the
 // shipped data: load_timing.hpp.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +21,25 @@ namespace costdsl {
 // profile: measured only; an uncovered leaf is zero flagged NO_COVERAGE.
 // roofline: analytic only.
 enum class TimingMode : std::uint8_t { automatic, profile, roofline };
+
+namespace detail {
+// One number per distinct binding request (a kernel kind, its config, backends and
+// preferred framework) made through one Timing and its copies. Binding is a function of
+// the request and the Timing, so kernels with the same number answer alike: the hot
+// path tells repeated slots apart with one compare (detail/shared_slots.hpp). Build time
+// only; trees may be built from one Timing on several threads.
+class AnswerIds {
+ public:
+  std::uint32_t id(const std::string& request) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return ids_.try_emplace(request, static_cast<std::uint32_t>(ids_.size())).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::uint32_t> ids_;
+};
+}  // namespace detail
 
 inline TimingMode parse_timing_mode(std::string_view s) {
   if (s == "auto") return TimingMode::automatic;
@@ -67,6 +88,10 @@ class Timing {
   }
   // The backend names that are a serving framework's (aiconfigurator's tables name them).
   static constexpr std::string_view kernel_frameworks[] = {"sglang", "trtllm", "vllm"};
+  // The number of a binding request (detail::AnswerIds): equal only for equal requests
+  // through this Timing or a copy of it (whose roofline object it shares).
+  std::uint32_t answer_id(const std::string& request) const { return answer_ids_->id(request); }
+
   static bool is_kernel_framework(std::string_view backend) noexcept {
     for (std::string_view f : kernel_frameworks)
       if (f == backend) return true;
@@ -80,6 +105,7 @@ class Timing {
   TimingMode mode_;
   std::uint32_t analytic_memo_ = default_analytic_memo;
   std::string kernel_framework_;
+  std::shared_ptr<detail::AnswerIds> answer_ids_ = std::make_shared<detail::AnswerIds>();
 };
 
 }  // namespace costdsl

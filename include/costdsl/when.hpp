@@ -32,6 +32,11 @@ struct Gated {
   Metrics eval(const Input& in) const {
     return enabled ? eval_slot<Q, F>(kernel, in) : Metrics{};
   }
+  bool same_answers_as(const Gated& o) const noexcept
+    requires requires { kernel.same_answers_as(kernel); }
+  {
+    return enabled == o.enabled && (!enabled || kernel.same_answers_as(o.kernel));
+  }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
   std::vector<std::string> provenance() const

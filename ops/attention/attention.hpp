@@ -72,6 +72,7 @@ struct ChunkedPrefill {
     }
     return m;
   }
+  bool same_answers_as(const ChunkedPrefill& o) const noexcept { return kernel.same_answers_as(o.kernel); }
   std::vector<ConfigField> config_fields() const { return kernel.config_fields(); }
   std::vector<std::string> backends() const { return kernel.backends(); }
   std::vector<std::string> provenance() const { return kernel.provenance(); }

@@ -65,6 +65,10 @@ struct HpExchange {
     if (hop_b) return 0.0;
     return exchange.lower_bound_s(message(in.slices->decode_kv.size() + in.extra_tokens));
   }
+  bool same_answers_as(const HpExchange& o) const noexcept {
+    return hop_b == o.hop_b && bytes_per_token == o.bytes_per_token && exchange.same_answers_as(o.exchange) &&
+           attention.same_answers_as(o.attention);
+  }
   std::vector<ConfigField> config_fields() const { return exchange.config_fields(); }
   std::vector<std::string> backends() const { return exchange.backends(); }
   std::vector<std::string> provenance() const { return exchange.provenance(); }

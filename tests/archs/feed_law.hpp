@@ -3,7 +3,7 @@
 // BatchFeed give bitwise what the self-contained inputs(it) gives, one scratch may serve
 // one arch after another, and once warm a dealt iteration allocates nothing; a Reevaluator
 // (what serve::ArchModel evaluates through) gives evaluate()'s totals over a decode stretch,
-// the prefill coming and going, and a repeat.
+// the prefill coming and going, and a repeat; repeated slots answering once change nothing.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -18,6 +18,23 @@
 #include "../core/alloc_counter.hpp"
 
 namespace arch_test {
+
+// Repeated slots answering once (detail/shared_slots.hpp) change nothing: evaluate()'s
+// total, row and balanced total are those of the fold that evaluates every leaf.
+template <class Tree, class Ins>
+void check_shared_slots_law(const Tree& tree, const Ins& in) {
+  using namespace costdsl;
+  std::array<Metrics, n_slots<Tree>> shared{}, every{};
+  const Metrics total = evaluate(tree, in, shared);
+  const Metrics each = detail::eval_node<0, 0, detail::Pass::row, Quantities::time_and_work>(tree, in, every.data());
+  CHECK(total == each);
+  for (std::size_t i = 0; i < shared.size(); ++i) {
+    CAPTURE(slot_paths<Tree>[i]);
+    CHECK(shared[i] == every[i]);
+  }
+  CHECK(evaluate_balanced(tree, in) == detail::eval_node<0, 0, detail::Pass::balanced, Quantities::time_and_work>(
+                                           tree, in, nullptr));
+}
 
 // s and r: a static and a run-time form (any two DP archs). Returns their totals.
 template <class S, class R>
@@ -38,6 +55,8 @@ std::array<costdsl::Metrics, 2> check_feed_law(const S& s, const R& r, const cos
   std::array<Metrics, n_slots<decltype(rt)>> row{};
   CHECK(evaluate(st, fs(s, batch, routing)) == owned_s);
   CHECK(evaluate(rt, fr(r, batch, routing), row) == owned_r);
+  check_shared_slots_law(st, fs(s, batch, routing));
+  check_shared_slots_law(rt, fr(r, batch, routing));
   Metrics total_s{}, total_r{};
   const long before = costdsl::testing::allocation_count();
   for (int i = 0; i < 100; ++i) {

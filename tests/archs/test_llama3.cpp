@@ -9,6 +9,7 @@
 #include "../core/alloc_counter.hpp"
 
 #include "common.hpp"
+#include "feed_law.hpp"
 
 using namespace costdsl;
 using namespace costdsl::archs;
@@ -237,6 +238,7 @@ TEST_CASE("on measured tables the default pass is the energy pass without energy
   const auto tree = arch.build(load_timing("h100_sxm"));
   for (const Batch& b : {Batch{{{0, 4096}}, std::vector<std::uint32_t>(64, 2048)}, Batch{{}, {1}},
                          Batch{{{100, 37}, {0, 9000}}, {7, 70000, 3}}, Batch{{{0, 200000}}, {}}}) {
+    arch_test::check_shared_slots_law(tree, arch.inputs(b.it()));
     std::array<Metrics, n_slots<decltype(tree)>> row{}, row_energy{};
     const Metrics m = evaluate(tree, arch.inputs(b.it()), row);
     evaluate<Quantities::with_energy>(tree, arch.inputs(b.it()), row_energy);

@@ -37,6 +37,14 @@ class KernelBinding {
   // one count input, Timing::analytic_memo() > 0).
   bool memoised() const noexcept { return memo_ != nullptr; }
 
+  // Whether another kernel gives this one's metrics for every input: the same binding
+  // request (kind, config, backends, framework: Timing::answer_id) through the same Timing
+  // (its roofline object, which each kernel owns, so its address is never another
+  // Timing's). A repeated slot's test on the hot path (detail/shared_slots.hpp).
+  bool same_answers_as(const KernelBinding& o) const noexcept {
+    return answer_id_ == o.answer_id_ && roofline_ == o.roofline_;
+  }
+
  protected:
   KernelBinding(const Timing& timing, std::vector<std::string> backends)
       : backends_(std::move(backends)), gpu_(timing.gpu().name), roofline_(timing.roofline()), mode_(timing.mode()) {}
@@ -102,6 +110,24 @@ class KernelBinding {
 
   void make_memo(std::uint32_t capacity) { memo_ = std::make_shared<AnalyticMemo>(capacity); }
 
+  // The request's text (kind, preferred framework, the backends and their count, then
+  // each config field's name and text, every part length-prefixed: two requests have the
+  // same text only if they are the same) and its number through `timing`.
+  void name_request(const Timing& timing, std::string_view kind, const std::vector<std::string>& config_text) {
+    std::string request;
+    const auto add = [&](std::string_view part) {
+      request += std::to_string(part.size());
+      request += ':';
+      request += part;
+    };
+    add(kind);
+    add(timing.kernel_framework());
+    add(std::to_string(backends_.size()));
+    for (const std::string& b : backends_) add(b);
+    for (const std::string& f : config_text) add(f);
+    answer_id_ = timing.answer_id(request);
+  }
+
   std::vector<std::string> backends_;
   std::string gpu_;
   std::shared_ptr<const Roofline> roofline_;
@@ -137,6 +163,7 @@ class KernelBinding {
   std::vector<std::shared_ptr<const void>> energy_caches_;  // exact configs only
   std::vector<std::shared_ptr<const void>> tables_;
   std::shared_ptr<AnalyticMemo> memo_;  // analytic leaves with a count input (copies share it)
+  std::uint32_t answer_id_ = 0;         // name_request
 };
 
 }  // namespace costdsl::detail
