@@ -21,7 +21,7 @@
 // may stand for other ranks now: equal bytes still mean equal metrics). The folds (the
 // slot tree's replay pass, the Fanout's merge) are evaluate()'s own, so the total is
 // evaluate()'s. Within a call, a leaf that must be evaluated copies a repeated slot's
-// answer as evaluate() does (detail/shared_slots.hpp): a kept row counts as an answer.
+// answer as evaluate() does (detail/shared_slots.hpp).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -142,10 +142,9 @@ void reeval_leaves(const Node& node, const Ins& in, std::uint64_t epoch, bool ha
     const auto& v = detail::get<InOffset>(in.items).value;
     if constexpr (value_input<std::remove_cvref_t<decltype(v)>>()) {
       auto& kept = detail::get<InOffset>(last);
-      if (have_last && same_bytes(v, kept)) {
-        memo.template keep<Node>(node.kernel, v, rows[Offset], run);
-        return;
-      }
+      // A kept row is not offered to the class: a repeat of an unchanged slot is
+      // unchanged too and kept itself (offering every kept row cost more than it saved).
+      if (have_last && same_bytes(v, kept)) return;
       kept = v;
     }
     rows[Offset] = memo.template eval<Node, Q, RankFold::max>(node.kernel, v, run);

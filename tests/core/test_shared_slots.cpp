@@ -215,7 +215,7 @@ TEST_CASE("shared slots: evaluate_many and the Reevaluator share as evaluate() d
   n = 0;
   Reevaluator<decltype(tree), In> again;
   for (std::size_t i = 0; i < in.size(); ++i) CHECK(again(tree, in[i]) == out[i]);
-  // 1; the MLP's input changed (the others keep their rows, and the class its answer): 1;
+  // 1; the MLP's input changed (the others keep their rows): 1;
   // nothing changed: 0; every input changed: 1.
   CHECK(n == 3);
 }
