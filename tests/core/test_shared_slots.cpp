@@ -41,6 +41,19 @@ struct CountedKernel {
   std::vector<std::string> backends() const { return {"synthetic"}; }
 };
 
+// A layer's attention and MLP all-reduce (same name, kernel, input) and an embedding's,
+// and the inputs of the three.
+auto allreduce_tree(const CountedKernel& k) {
+  return sum(labeled<"embed">("embed", leaf<"allreduce">(k)),
+             scale(Static<80>{}, sum(labeled<"attn">("attn", leaf<"allreduce">(k)),
+                                     labeled<"mlp">("mlp", leaf<"allreduce">(k)))));
+}
+auto allreduce_inputs(std::uint64_t embed, std::uint64_t attn, std::uint64_t mlp) {
+  return inputs(nest<"embed">(inputs(input<"allreduce">(CountInput{embed}))),
+                nest<"attn">(inputs(input<"allreduce">(CountInput{attn}))),
+                nest<"mlp">(inputs(input<"allreduce">(CountInput{mlp}))));
+}
+
 // Every leaf evaluated: the fold without a memo.
 template <class Tree, class Ins>
 Metrics evaluate_unshared(const Tree& tree, const Ins& in, Metrics* row) {
@@ -51,16 +64,10 @@ Metrics evaluate_unshared(const Tree& tree, const Ins& in, Metrics* row) {
 
 TEST_CASE("shared slots: a repeated leaf with the same kernel and input is evaluated once") {
   int n = 0;
-  const CountedKernel k{1e-9, &n};
-  // A layer's attention and MLP all-reduce (same name, kernel, input) and an embedding's.
-  const auto tree = sum(labeled<"embed">("embed", leaf<"allreduce">(k)),
-                        scale(Static<80>{}, sum(labeled<"attn">("attn", leaf<"allreduce">(k)),
-                                                labeled<"mlp">("mlp", leaf<"allreduce">(k)))));
+  const auto tree = allreduce_tree(CountedKernel{1e-9, &n});
   using Tree = decltype(tree);
   static_assert(boost::mp11::mp_size<detail::share_classes<Tree>::type>::value == 1);
-  const auto in = inputs(nest<"embed">(inputs(input<"allreduce">(CountInput{512}))),
-                         nest<"attn">(inputs(input<"allreduce">(CountInput{512}))),
-                         nest<"mlp">(inputs(input<"allreduce">(CountInput{512}))));
+  const auto in = allreduce_inputs(512, 512, 512);
   std::array<Metrics, 3> row{};
   const Metrics total = evaluate(tree, in, row);
   CHECK(n == 1);
@@ -75,9 +82,7 @@ TEST_CASE("shared slots: a repeated leaf with the same kernel and input is evalu
 
   SUBCASE("another input is evaluated") {
     n = 0;
-    const auto other = inputs(nest<"embed">(inputs(input<"allreduce">(CountInput{512}))),
-                              nest<"attn">(inputs(input<"allreduce">(CountInput{512}))),
-                              nest<"mlp">(inputs(input<"allreduce">(CountInput{64}))));
+    const auto other = allreduce_inputs(512, 512, 64);
     std::array<Metrics, 3> r{};
     const Metrics t = evaluate(tree, other, r);
     CHECK(n == 2);
@@ -195,15 +200,8 @@ TEST_CASE("shared slots: bound kernels answer alike only with the same config, t
 
 TEST_CASE("shared slots: evaluate_many and the Reevaluator share as evaluate() does") {
   int n = 0;
-  const CountedKernel k{1e-9, &n};
-  const auto tree = sum(labeled<"embed">("embed", leaf<"allreduce">(k)),
-                        scale(Static<80>{}, sum(labeled<"attn">("attn", leaf<"allreduce">(k)),
-                                                labeled<"mlp">("mlp", leaf<"allreduce">(k)))));
-  const auto at = [](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    return inputs(nest<"embed">(inputs(input<"allreduce">(CountInput{a}))),
-                  nest<"attn">(inputs(input<"allreduce">(CountInput{b}))),
-                  nest<"mlp">(inputs(input<"allreduce">(CountInput{c}))));
-  };
+  const auto tree = allreduce_tree(CountedKernel{1e-9, &n});
+  const auto at = allreduce_inputs;
   using In = decltype(at(0, 0, 0));
   // Iterations: all alike; the MLP's differs; the same as the one before; all new.
   const std::vector<In> in{at(8, 8, 8), at(8, 8, 9), at(8, 8, 9), at(5, 5, 5)};
