@@ -15,7 +15,7 @@
 // values: the kernels answer alike and the inputs are the same bytes (an input that
 // refers to memory, a span of prefill chunks, is the same input when it refers to the
 // same memory: nothing writes the inputs during an evaluation). Each class keeps its
-// last answer per Fanout run (modulo 16): the dense layers' DP group r answers the MoE
+// first answer per Fanout run (modulo 16): the dense layers' DP group r answers the MoE
 // layers' group r. A mismatch costs a compare, and the evaluation it would have cost
 // anyway.
 //
@@ -94,8 +94,8 @@ struct share_classes {
   using type = boost::mp11::mp_copy_if<boost::mp11::mp_unique<boost::mp11::mp_copy_if<leaves, can_share>>, repeated>;
 };
 
-// The last answers of one share class: one entry per run index modulo Runs, valid where
-// its bit is set. The entries are left uninitialised: only the valid mask is.
+// The answers of one share class: one entry per run index modulo Runs, valid where its
+// bit is set. The entries are left uninitialised: only the valid mask is.
 template <class L, std::size_t Runs>
 struct ShareEntries {
   static_assert(Runs <= 32 && std::has_single_bit(Runs));
@@ -123,10 +123,12 @@ struct NoShare {
 };
 
 // Runs: the answers a class keeps, by run index modulo Runs (a power of two): the Fanout
-// runs (DP groups) for evaluate(), the iterations of a block for evaluate_many. A DP
-// group's answer serves the same group of the next Fanout up to 16 groups (about 1 KB of
-// stack per class); past them a group finds another's answer, a miss. Skipping the memo
-// past 16 groups instead cost DeepSeek-V3's 8-group iteration 4.7% more instructions.
+// runs (DP groups) for evaluate(), the iterations of a block for evaluate_many. The first
+// answer of an entry stays: with 32 DP groups the first Fanout's groups 0-15 answer the
+// next Fanout's groups 0-15, and groups 16-31 miss (keeping the last answer instead, every
+// group missed: group 16 had overwritten group 0). About 1 KB of stack per class; skipping
+// the memo past 16 groups instead cost DeepSeek-V3's 8-group iteration 4.7% more
+// instructions.
 template <class Tree, std::size_t Runs = contains_fanout<Tree>::value ? 16 : 1,
           class Classes = typename share_classes<Tree>::type>
 class ShareMemo;
@@ -137,8 +139,9 @@ class ShareMemo<Tree, Runs, boost::mp11::mp_list<L...>> {
   static constexpr std::size_t class_of = boost::mp11::mp_find<boost::mp11::mp_list<L...>, Leaf>::value;
 
  public:
-  // The leaf's metrics: copied from its class's last answer for this run when the kernels
-  // answer alike and the inputs are the same bytes, else evaluated and kept.
+  // The leaf's metrics: copied from its class's answer for this run when the kernels
+  // answer alike and the inputs are the same bytes, else evaluated (and kept if the run
+  // has no answer yet).
   template <class Leaf, Quantities Q, RankFold F, class In>
   COSTDSL_INLINE Metrics eval(const typename Leaf::kernel_type& kernel, const In& in, std::uint32_t run) {
     if constexpr (class_of<Leaf> == sizeof...(L)) {
@@ -147,12 +150,14 @@ class ShareMemo<Tree, Runs, boost::mp11::mp_list<L...>> {
       auto& cls = detail::get<class_of<Leaf>>(classes_);
       const std::uint32_t r = run & (Runs - 1);
       const auto& e = cls.store.at[r];
-      if ((cls.valid >> r & 1u) != 0 && same_bytes(e.input, in) &&
-          (e.kernel == &kernel || kernel.same_answers_as(*e.kernel)))
+      const bool kept = (cls.valid >> r & 1u) != 0;
+      if (kept && same_bytes(e.input, in) && (e.kernel == &kernel || kernel.same_answers_as(*e.kernel)))
         return e.metrics;
       const Metrics m = eval_slot<Q, F>(kernel, in);
-      cls.store.at[r] = {&kernel, in, m};
-      cls.valid |= 1u << r;
+      if (!kept) {
+        cls.store.at[r] = {&kernel, in, m};
+        cls.valid |= 1u << r;
+      }
       return m;
     }
   }
