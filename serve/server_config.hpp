@@ -40,6 +40,16 @@ struct ServerConfig {
   // scheduler), so a request that reaches a busy engine runs first in the iteration after
   // the next; an idle engine takes it at once.
   bool overlap_scheduling = false;
+  // Batch waiting (TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio,
+  // off by default): an iteration with decodes running and prompts ready holds the prompts
+  // back, running the decodes alone, until it has held them batch_wait_iters iterations in
+  // a row or its new tokens (decodes + prompt rows) reach batch_wait_tokens_ratio ×
+  // max_batch_tokens; then they run and the count starts again. Fewer, fuller prefill
+  // iterations for more TTFT. tensorrt_llm/_torch/pyexecutor/py_executor.py
+  // (_waiting_requests: stop when the count reaches the timeout or the tokens the ratio,
+  // only with context and generation requests both scheduled and no attention DP).
+  std::uint32_t batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
   // Batch sizes with a captured CUDA graph, ascending: a decode-only iteration of b
   // requests runs the smallest captured size >= b, the extra rows as dummy requests
   // (KV length 1); above the largest, or empty (no padding), it runs as it is.

@@ -15,7 +15,8 @@
 // lagged_first_token, with the next iteration; with overlap_scheduling a busy engine
 // forms each iteration's batch as the one before launches (it admits what had arrived
 // by then), an idle one at once; a decode-only batch runs padded to a
-// captured CUDA-graph size where one is given. The clock moves by the model's
+// captured CUDA-graph size where one is given; with batch waiting (batch_wait_iters) an
+// iteration with decodes may hold its prompt rows back. The clock moves by the model's
 // time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
@@ -104,9 +105,16 @@ struct StepEvents {
   std::span<const std::uint32_t> finished;   // done on this worker at end_s (prefill role: handed on)
 };
 
+// Times this close are one instant: a request arriving within 1 ns of a batch being formed
+// makes that batch. Arrival and launch times are sums of different terms, so a tie (a front
+// end 2 ms apart, iterations of whole microseconds) must not be decided by their last bits,
+// which differ between two equal states at other times (CycleSkip matches states to 1 ns).
+inline constexpr double same_instant_s = 1e-9;
+
 template <IterationModel Model>
 class Worker {
  public:
+
   // requests: every request's lengths, by id (arrive() gives the time each reaches this
   // worker). expected_arrivals: how many arrive() calls to reserve room for.
   Worker(Model& model, std::span<const Request> requests, const ServerConfig& cfg, std::uint64_t kv_capacity_tokens,
@@ -117,6 +125,8 @@ class Worker {
     for (std::size_t i = 0; i < cfg.cuda_graph_batches.size(); ++i)
       if (cfg.cuda_graph_batches[i] == 0 || (i > 0 && cfg.cuda_graph_batches[i] <= cfg.cuda_graph_batches[i - 1]))
         throw InputError("cuda_graph_batches must be ascending batch sizes of at least 1");
+    if (!(cfg.batch_wait_tokens_ratio >= 0 && cfg.batch_wait_tokens_ratio <= 1e6))
+      throw InputError("batch_wait_tokens_ratio must be a number of at least 0");
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
@@ -181,7 +191,7 @@ class Worker {
     ev.admitted = admitted_;
     ev.rejected = rejected_;
     if (running() == 0) {  // idle: jump to the next arrival
-      if (head_ < queue_.size() && queue_[head_].at_s > clock_) {
+      if (head_ < queue_.size() && queue_[head_].at_s > clock_ + same_instant_s) {
         clock_ = queue_[head_].at_s;
         ++stats_.idle_gaps;
       }
@@ -207,6 +217,19 @@ class Worker {
       p.chunk = std::min(rest, budget);
       chunks_.push_back({p.prefilled, p.chunk});
       budget -= p.chunk;
+    }
+    // Batch waiting: prompt rows beside decodes wait for a fuller iteration, at most
+    // batch_wait_iters iterations in a row (ServerConfig).
+    if (chunked > 0 && decodes > 0 && cfg_.batch_wait_iters > 0) {
+      const std::uint32_t tokens = cfg_.max_batch_tokens - budget;
+      if (waited_ < cfg_.batch_wait_iters && tokens < cfg_.batch_wait_tokens_ratio * cfg_.max_batch_tokens) {
+        ++waited_;
+        chunked = 0;
+        chunks_.clear();
+        budget = cfg_.max_batch_tokens - static_cast<std::uint32_t>(decodes);
+      } else {
+        waited_ = 0;
+      }
     }
 
     ev.iteration = true;
@@ -282,7 +305,8 @@ class Worker {
                                front_end ? frontend_free_s_ - t0 : -1.0});
     ints.insert(ints.end(), {static_cast<std::int64_t>(reserved_), static_cast<std::int64_t>(used_),
                              static_cast<std::int64_t>(prefilling_.size()), static_cast<std::int64_t>(dec_id_.size()),
-                             static_cast<std::int64_t>(queued()), static_cast<std::int64_t>(lagged_.size())});
+                             static_cast<std::int64_t>(queued()), static_cast<std::int64_t>(lagged_.size()),
+                             static_cast<std::int64_t>(waited_)});
     for (const Prefilling& p : prefilling_) {
       ints.insert(ints.end(), {rel(p.id), p.prefilled});
       held.push_back(p.id);
@@ -373,7 +397,7 @@ class Worker {
                                             [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
     const double until = std::min(horizon_s, next_admission_s());
     std::uint32_t more = 0;
-    while (more < fewest && clock_ < until) {
+    while (more < fewest && clock_ + same_instant_s < until) {
       run_iteration(decodes, static_cast<std::uint32_t>(decodes));
       ends_.push_back(clock_);
       costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { ++kv[i]; });
@@ -404,7 +428,7 @@ class Worker {
     // Requests that had arrived when this iteration's batch was formed: at its start, or,
     // scheduling ahead on a busy engine, at the previous iteration's launch.
     const double formed = cfg_.overlap_scheduling && running() > 0 ? formed_s_ : clock_;
-    while (head_ < queue_.size() && queue_[head_].at_s <= formed && running() < cfg_.max_seqs) {
+    while (head_ < queue_.size() && queue_[head_].at_s <= formed + same_instant_s && running() < cfg_.max_seqs) {
       const std::uint32_t id = queue_[head_].id;
       const Request& q = reqs_[id];
       const std::uint64_t need = footprint(q);
@@ -505,6 +529,7 @@ class Worker {
   Role role_;
   double clock_ = 0;
   double formed_s_ = 0;         // when the last iteration launched (overlap_scheduling)
+  std::uint32_t waited_ = 0;    // iterations in a row that held their prompt rows back (batch waiting)
   double frontend_free_s_ = 0;  // when the front end has passed on the last request
   std::uint64_t reserved_ = 0, used_ = 0;
   std::vector<Prefilling> prefilling_;

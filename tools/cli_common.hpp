@@ -134,11 +134,12 @@ struct EngineOptions {
   std::string framework = "ideal";
   std::string batching, chunked_prefill, lagged_first_token, overlap_scheduling,
       cuda_graph_padding;  // empty: the framework's
-  std::optional<double> frontend_ms, reserve_fraction;
-  std::optional<std::uint32_t> kv_block;
+  std::optional<double> frontend_ms, reserve_fraction, batch_wait_ratio;
+  std::optional<std::uint32_t> kv_block, batch_wait_iters;
   static constexpr const char* flags[] = {"--framework",        "--batching",           "--chunked-prefill",
                                           "--frontend-ms",      "--lagged-first-token", "--overlap-scheduling",
-                                          "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding"};
+                                          "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding",
+                                          "--batch-wait-iters", "--batch-wait-ratio"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -175,6 +176,14 @@ struct EngineOptions {
                    "share of each GPU's memory kept from weights and KV (activations, workspace); default: the "
                    "framework's")
         ->check(CLI::Range(0.0, 0.99));
+    cmd.add_option("--batch-wait-iters", batch_wait_iters,
+                   "batch waiting: an iteration with decodes holds ready prompts back, at most this many iterations "
+                   "in a row, until its tokens reach --batch-wait-ratio of the budget (TensorRT-LLM's "
+                   "batch_wait_timeout_iters); default: the framework's (0, off)");
+    cmd.add_option("--batch-wait-ratio", batch_wait_ratio,
+                   "batch waiting: the share of the token budget at which held prompts run at once "
+                   "(TensorRT-LLM's batch_wait_max_tokens_ratio); default: the framework's (0)")
+        ->check(CLI::Range(0.0, 1.0));
   }
 
   serve::Framework which() const { return *serve::parse_framework(framework); }
@@ -191,6 +200,8 @@ struct EngineOptions {
     if (cuda_graph_padding == "off") d.server.cuda_graph_batches.clear();
     if (kv_block) d.server.kv_block = *kv_block;
     if (reserve_fraction) d.server.reserve_fraction = *reserve_fraction;
+    if (batch_wait_iters) d.server.batch_wait_iters = *batch_wait_iters;
+    if (batch_wait_ratio) d.server.batch_wait_tokens_ratio = *batch_wait_ratio;
     return d;
   }
   serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }

@@ -88,11 +88,16 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
                                  ? std::string()
                                  : fmt::format(", decode batches padded to {} CUDA-graph sizes up to {}",
                                                s.cuda_graph_batches.size(), s.cuda_graph_batches.back());
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}", who,
+  const std::string waiting =
+      s.batch_wait_iters == 0
+          ? std::string()
+          : fmt::format(", prompts beside decodes held up to {} iterations or until {:g}% of the budget",
+                        s.batch_wait_iters, s.batch_wait_tokens_ratio * 100);
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}", who,
                      serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
                      s.reserve_fraction * 100, s.frontend_s * 1e3,
                      s.overlap_scheduling ? ", batches formed one iteration ahead" : "",
-                     s.lagged_first_token ? ", first token one iteration late" : "", graphs);
+                     s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting);
 }
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
@@ -106,7 +111,9 @@ inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
           {"frontend_ms", s.frontend_s * 1e3},
           {"lagged_first_token", s.lagged_first_token},
           {"overlap_scheduling", s.overlap_scheduling},
-          {"cuda_graph_batches", s.cuda_graph_batches}};
+          {"cuda_graph_batches", s.cuda_graph_batches},
+          {"batch_wait_iters", s.batch_wait_iters},
+          {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio}};
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {

@@ -136,6 +136,7 @@ class ReferenceWorker {
     std::vector<ops::PrefillChunk> prefill;
     std::vector<std::uint32_t> decode_kv;
     std::uint32_t held_back = 0;  // decoders that did not decode
+    bool held_prompts = false;    // batch waiting kept the prompt rows out
   };
 
   // `time` gives an iteration's length from its batch, as a model would.
@@ -145,7 +146,8 @@ class ReferenceWorker {
     ev.first_tokens.swap(lagged_);
     // Scheduling ahead, a busy engine's batch was formed when the last iteration launched.
     const double formed = cfg_.overlap_scheduling && !running_.empty() ? launched_ : clock_;
-    while (head_ < queue_.size() && queue_[head_].at_s <= formed && running_.size() < cfg_.max_seqs) {
+    constexpr double instant = serve::same_instant_s;
+    while (head_ < queue_.size() && queue_[head_].at_s <= formed + instant && running_.size() < cfg_.max_seqs) {
       const serve::Request& q = reqs_[queue_[head_].id];
       const std::uint64_t need = footprint(q);
       if (need > capacity_) {
@@ -161,7 +163,7 @@ class ReferenceWorker {
       ev.admitted.push_back(queue_[head_++].id);
     }
     if (running_.empty()) {
-      if (head_ < queue_.size() && queue_[head_].at_s > clock_) clock_ = queue_[head_].at_s;
+      if (head_ < queue_.size() && queue_[head_].at_s > clock_ + instant) clock_ = queue_[head_].at_s;
       ev.start_s = ev.end_s = clock_;
       return ev;
     }
@@ -182,6 +184,19 @@ class ReferenceWorker {
       r.chunk = std::min(left, budget);
       ev.prefill.push_back({r.prefilled, r.chunk});
       budget -= r.chunk;
+    }
+    // Batch waiting: with decodes beside them, prompt rows wait until batch_wait_iters
+    // iterations have held them or the iteration's tokens reach the ratio of the budget.
+    if (cfg_.batch_wait_iters > 0 && !ev.prefill.empty() && !ev.decode_kv.empty()) {
+      const bool full = cfg_.max_batch_tokens - budget >= cfg_.batch_wait_tokens_ratio * cfg_.max_batch_tokens;
+      if (waited_ >= cfg_.batch_wait_iters || full) {
+        waited_ = 0;
+      } else {
+        ++waited_;
+        ev.held_prompts = true;
+        ev.prefill.clear();
+        for (Running& r : running_) r.chunk = 0;
+      }
     }
     ev.iteration = true;
     ev.start_s = clock_;
@@ -237,6 +252,7 @@ class ReferenceWorker {
   std::uint64_t capacity_, reserved_ = 0, used_ = 0, used_peak_ = 0;
   serve::Role role_;
   double clock_ = 0, frontend_s_ = 0, launched_ = 0;
+  std::uint32_t waited_ = 0;
   std::vector<Running> running_;
   std::vector<std::uint32_t> lagged_;
   std::vector<Queued> queue_;
@@ -274,7 +290,7 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
 
 // A random engine: a token budget in [lo_tokens, hi_tokens], batch cap, block, both batching
 // policies, chunked or whole prompts, [a front end], lagged first tokens, scheduling ahead,
-// CUDA-graph padding.
+// CUDA-graph padding, batch waiting.
 template <class Pick>
 serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint32_t hi_tokens, bool front_end) {
   serve::ServerConfig cfg;
@@ -287,6 +303,10 @@ serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint
   cfg.lagged_first_token = pick(0, 1) == 1;
   cfg.overlap_scheduling = pick(0, 1) == 1;
   if (pick(0, 2) == 0) cfg.cuda_graph_batches = {1, 2, 4, 8, 16, 24, 32};
+  if (pick(0, 3) == 0) {
+    cfg.batch_wait_iters = pick(1, 6);
+    cfg.batch_wait_tokens_ratio = pick(0, 10) / 10.0;
+  }
   return cfg;
 }
 
@@ -296,7 +316,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   std::mt19937_64 rng(20261203);
   auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
   std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0, prefill_only = 0, paused = 0,
-                padded = 0;
+                padded = 0, waited = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto role = static_cast<serve::Role>(trial % 3);
     const serve::ServerConfig cfg = random_server(pick, 1, 400, true);
@@ -349,6 +369,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
         budget_bound += want.decode_kv.size() == cfg.max_batch_tokens;
         padded += !want.decode_kv.empty() && want.decode_kv.back() == 1;  // a real decode's KV is at least 2
         paused += want.decode_kv.empty() && want.held_back > 0;
+        waited += want.held_prompts;
       }
     }
     CHECK(worker.stats().kv_used_peak == ref.used_peak());
@@ -362,6 +383,7 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   CHECK(prefill_only > 100);  // both batching policies, chunked and whole prompts, with and without a front end
   CHECK(paused > 100);        // prefill-first iterations that held decoders back
   CHECK(padded > 100);        // decode batches run at a captured CUDA-graph size
+  CHECK(waited > 100);        // batch waiting held prompt rows back
 }
 
 TEST_CASE("a decode stretch run in one step is the iterations stepped one by one, bit for bit") {

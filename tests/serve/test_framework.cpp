@@ -126,6 +126,54 @@ TEST_CASE("a lagged first token comes out one iteration after its prefill, and T
   CHECK(lagged.tpot_s.p50 == doctest::Approx(8 * decode / 9).epsilon(1e-12));
 }
 
+TEST_CASE("batch waiting holds prompts beside decodes for its iterations, or until the batch is full enough") {
+  // One decoder (a 1-row prompt, then 1.1 ms decodes) and a 100-row prompt arriving at
+  // 2 ms. Without waiting the prompt runs in the first iteration formed after it arrives;
+  // waiting 3 iterations holds it through three decode-only iterations first; a ratio the
+  // prompt and the decode already reach (101 of 200 rows >= 0.5) does not hold it.
+  LineModel model;
+  const std::vector<serve::Request> reqs{{0.0, 1, 50}, {2e-3, 100, 2}};
+  const auto first_token_s = [&](std::uint32_t iters, double ratio, std::uint32_t& held) {
+    serve::ServerConfig cfg;
+    cfg.max_batch_tokens = 200;
+    cfg.batch_wait_iters = iters;
+    cfg.batch_wait_tokens_ratio = ratio;
+    serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+    w.arrive(0, 0.0);
+    w.arrive(1, 2e-3);
+    held = 0;
+    for (int i = 0; i < 20; ++i) {
+      const serve::StepEvents ev = w.step();
+      for (const std::uint32_t id : ev.first_tokens)
+        if (id == 1) return ev.end_s;
+      held += ev.iteration && w.running() == 2;  // both running, the prompt not yet through
+    }
+    return -1.0;
+  };
+  const double prefill1 = LineModel::base + LineModel::per_row, decode = LineModel::base + LineModel::per_decode;
+  const double mixed = LineModel::base + 100 * LineModel::per_row + LineModel::per_decode;
+  std::uint32_t held = 0;
+  // Admitted by the iteration that starts at 1.02 + 1.1 = 2.12 ms (the first formed after 2 ms).
+  const double start = prefill1 + decode;
+  CHECK(first_token_s(0, 0.9, held) == doctest::Approx(start + mixed).epsilon(1e-12));
+  CHECK(first_token_s(3, 0.9, held) == doctest::Approx(start + 3 * decode + mixed).epsilon(1e-12));
+  CHECK(held == 3);  // three decode-only iterations while the prompt waited
+  CHECK(first_token_s(3, 0.5, held) == doctest::Approx(start + mixed).epsilon(1e-12));
+  // No decoder to wait beside: an idle engine's prompt runs at once, whatever the setting.
+  const std::vector<serve::Request> alone{{0.0, 100, 2}};
+  serve::ServerConfig cfg;
+  cfg.batch_wait_iters = 20;
+  cfg.batch_wait_tokens_ratio = 0.9;
+  serve::Worker<LineModel> w(model, alone, cfg, 1 << 20);
+  w.arrive(0, 0.0);
+  const serve::StepEvents ev = w.step();
+  REQUIRE(ev.first_tokens.size() == 1);
+  CHECK(ev.end_s == doctest::Approx(LineModel::base + 100 * LineModel::per_row).epsilon(1e-12));
+  cfg.batch_wait_tokens_ratio = -1;
+  CHECK_THROWS_WITH_AS(serve::Worker<LineModel>(model, alone, cfg, 1 << 20),
+                       doctest::Contains("batch_wait_tokens_ratio"), InputError);
+}
+
 TEST_CASE("without chunked prefill a prompt runs whole, and one larger than the budget is refused on arrival") {
   LineModel model;
   const std::vector<serve::Request> reqs{{0.0, 600, 3}, {0.0, 600, 3}, {0.0, 1200, 3}};

@@ -208,6 +208,18 @@ if o_on and o_off:
     check(o_on["engine"]["overlap_scheduling"] and not o_off["engine"]["overlap_scheduling"] and
           o_on["ttft_ms"]["mean"] > o_off["ttft_ms"]["mean"],
           f"scheduling ahead: later first tokens on a busy engine: {o_on['ttft_ms']} / {o_off['ttft_ms']}")
+# Batch waiting: 16 clients at once on TensorRT-LLM; held prompts wait for fuller iterations,
+# which changes every first token (the exact law is tests/serve/test_framework.cpp's), and the
+# engine says so.
+w_on = simulate_json(*busy[:-1], "trtllm", "--batch-wait-iters", "20", "--batch-wait-ratio", "0.9")
+w_off = simulate_json(*busy[:-1], "trtllm")
+if w_on and w_off:
+    check(w_on["engine"]["batch_wait_iters"] == 20 and w_on["engine"]["batch_wait_tokens_ratio"] == 0.9 and
+          w_off["engine"]["batch_wait_iters"] == 0 and w_on["ttft_ms"] != w_off["ttft_ms"],
+          f"batch waiting: other first tokens: {w_on.get('ttft_ms')} / {w_off.get('ttft_ms')}")
+text = run("simulate", *busy[:-1], "trtllm", "--batch-wait-iters", "20", "--batch-wait-ratio", "0.9").stdout
+check("prompts beside decodes held up to 20 iterations or until 90% of the budget" in text,
+      f"the text names batch waiting:\n{text}")
 a_on, a_off = (simulate_json(*one, "--framework", "vllm", "--overlap-scheduling", v) for v in ("on", "off"))
 if a_on and a_off:
     check(a_on["ttft_ms"] == a_off["ttft_ms"], f"scheduling ahead: an idle engine takes a request at once: "
