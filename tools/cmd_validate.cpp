@@ -183,6 +183,7 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                           {"mode", d.disaggregated ? "disagg" : "agg"}, {"tp", d.worker.tp},
                           {"attention_dp", d.worker.dp}, {"moe_ep", d.worker.moe_ep},
                           {"quantization", s.quantization}, {"framework", serve::name(s.framework)},
+                          {"harness", s.harness},
                           {"token_budget", s.token_budget},
                           {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
@@ -238,11 +239,12 @@ void add_validate_command(CLI::App& app) {
     std::string deployments, model_configs;
     serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
     serve::PlanSpec::Warmup warmup = deployments::Options{}.warmup;
-    std::uint32_t rounds = deployments::Options{}.rounds;
+    std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;  // taken only where given
     double min_length_ratio = 1;
     deployments::Options::Statistic statistic = deployments::Options{}.statistic;
     std::vector<std::string> config_for;
     std::string token_budget = "benchmark";
+    std::string recipe = "provenance";
     EngineOptions engine;
     deployments::KvPolicy kv = deployments::KvPolicy::modelopt;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -274,9 +276,19 @@ void add_validate_command(CLI::App& app) {
       ->needs(deployments);
   cmd->add_option("--token-budget", st->token_budget,
                   "--deployments: new tokens per iteration of each simulated worker, which the table does not "
-                  "record: benchmark (what aiconfigurator's benchmark generator launched: batch cap + ISL + 1500, "
-                  "ISL + 1500 on prefill workers), framework (its default), or a number")
+                  "record: benchmark (what the row's harness launched (--recipe): aiconfigurator's generator batch "
+                  "cap + ISL + 1500, ISL + 1500 on prefill workers; InferenceX's scripts their max_num_tokens), "
+                  "framework (its default), or a number")
       ->check(CLI::IsMember({"benchmark", "framework"}) | CLI::Range(1u, 1u << 20))
+      ->capture_default_str()
+      ->needs(deployments);
+  cmd->add_option("--recipe", st->recipe,
+                  "--deployments: the launch flags and load each row ran with, which the table does not record: "
+                  "provenance (its harness's, read from silicon_data_source: aiconfigurator's benchmark generator, "
+                  "or the InferenceX script that measured it; tools/benchmark_recipe.hpp lists them) or "
+                  "aiconfigurator (the generator's for every row); --rounds, --min-length-ratio and the engine "
+                  "flags override either")
+      ->check(CLI::IsMember({"provenance", "aiconfigurator"}))
       ->capture_default_str()
       ->needs(deployments);
   st->engine.add(*cmd);
@@ -285,7 +297,8 @@ void add_validate_command(CLI::App& app) {
   cmd->get_option("--framework")->default_str("each row's backend");
   add_client_start_option(*cmd, st->client_start)->needs(deployments);
   const ClosedLoopOptions loop = add_closed_loop_options(*cmd, st->warmup, st->rounds);
-  add_length_ratio_option(*cmd, st->min_length_ratio)->needs(deployments);
+  add_length_ratio_option(*cmd, st->min_length_ratio)->needs(deployments)->default_str("the row's harness's");
+  loop.rounds->default_str("the row's harness's (aiconfigurator 20, InferenceX 10)");
   loop.warmup->needs(deployments);
   loop.rounds->needs(deployments);
   cmd->add_option("--statistic", st->statistic,
@@ -340,8 +353,9 @@ void add_validate_command(CLI::App& app) {
       o.framework_given = cmd->count("--framework") > 0;
       o.client_start = st->client_start;
       o.warmup = st->warmup;
-      o.rounds = st->rounds;
-      o.min_length_ratio = st->min_length_ratio;
+      if (cmd->count("--rounds") > 0) o.rounds = st->rounds;
+      if (cmd->count("--min-length-ratio") > 0) o.min_length_ratio = st->min_length_ratio;
+      o.recipes = st->recipe == "provenance";
       o.statistic = st->statistic;
       o.kv = st->kv;
       o.timing = parse_timing_mode(st->timing.timing);
@@ -351,17 +365,21 @@ void add_validate_command(CLI::App& app) {
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
       const std::string engine = fmt::format(
-          "{}; token budget: {}; load: {} clients, warm-up {}, {} rounds measured{}, {} compared",
+          "{}; launch flags and load: {}; token budget: {}; load: {} clients, warm-up {}, {}{}, {} compared",
           o.framework_given ? fmt::format("{} for every row", st->engine.framework)
                             : std::string("each row's backend's scheduler (trtllm, vllm, sglang; ideal otherwise)"),
+          o.recipes ? "each row's harness's, by its provenance (aiconfigurator's generator, or InferenceX's scripts "
+                      "where the row came from them)"
+                    : "aiconfigurator's benchmark generator's for every row",
           o.budget == deployments::Options::Budget::benchmark
-              ? std::string("aiconfigurator's benchmark generator's (batch cap + ISL + 1500; ISL + 1500 on prefill "
-                            "workers)")
+              ? std::string("the harness's (aiconfigurator: batch cap + ISL + 1500, ISL + 1500 on prefill workers; "
+                            "InferenceX: its scripts' max_num_tokens)")
           : o.budget == deployments::Options::Budget::framework ? std::string("the framework's default")
                                                                 : std::to_string(o.token_budget),
-          serve::PlanSpec::name(o.client_start), serve::PlanSpec::name(o.warmup), o.rounds,
-          o.min_length_ratio < 1 ? fmt::format(", lengths drawn from {} × ISL / OSL up", o.min_length_ratio)
-                                 : std::string(),
+          serve::PlanSpec::name(o.client_start), serve::PlanSpec::name(o.warmup),
+          o.rounds ? fmt::format("{} rounds measured", *o.rounds) : std::string("the harness's rounds measured"),
+          o.min_length_ratio ? fmt::format(", lengths drawn from {} × ISL / OSL up", *o.min_length_ratio)
+                             : std::string(),
           o.statistic == deployments::Options::Statistic::mean ? "means" : "medians");
       report_deployments(table, sims, skips, st->worst, st->json, engine);
       return;

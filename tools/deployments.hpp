@@ -37,6 +37,7 @@
 #include "costdsl/serve/unit_simulator.hpp"
 #include "model.hpp"
 #include "named_csv_rows.hpp"
+#include "benchmark_recipe.hpp"
 #include "family.hpp"
 
 namespace costdsl::cli::deployments {
@@ -58,6 +59,9 @@ struct WorkerLayout {
 // silicon_concurrency clients allows.
 struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
+  // From silicon_data_source where it records them: the file the row came from and the
+  // date it was measured (YYYY-MM-DD), which name the harness that launched it (Recipe).
+  std::string source_file, measured;
   bool disaggregated = false;
   std::uint32_t isl = 0, osl = 0, clients = 0;
   WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
@@ -152,7 +156,21 @@ inline Table read(const std::filesystem::path& path) {
       d.decode_workers = detail::small_count(r, "decode_num_workers");
       d.clients = d.worker.batch * d.worker.dp * d.decode_workers;
     }
-    // The benchmark's own concurrency, where the provenance records it.
+    // The benchmark's own concurrency, where the provenance records it, and where the row
+    // came from: "key=value" fields separated by "; ".
+    if (r.has("silicon_data_source")) {
+      const std::string_view src = r.text("silicon_data_source");
+      const auto field = [&](std::string_view key) -> std::string {
+        for (std::size_t at = src.find(key); at != std::string_view::npos; at = src.find(key, at + 1)) {
+          if (at > 0 && src[at - 1] != ' ' && src[at - 1] != ';') continue;  // the tail of another key
+          const std::size_t from = at + key.size();
+          return std::string(src.substr(from, src.find(';', from) - from));  // npos: to the end
+        }
+        return {};
+      };
+      d.source_file = field("source_file=");
+      d.measured = field("measured=").substr(0, 10);
+    }
     if (d.disaggregated && r.has("silicon_data_source")) {
       const std::string_view src = r.text("silicon_data_source");
       constexpr std::string_view key = "silicon_concurrency=";
@@ -246,11 +264,14 @@ struct Options {
   Budget budget = Budget::benchmark;
   std::uint32_t token_budget = 8192;  // Budget::fixed
   serve::PlanSpec::ClientStart client_start = serve::PlanSpec::ClientStart::together;
-  // The benchmark's protocol, which the table does not record either: the one
-  // aiconfigurator's generator runs (PlanSpec::benchmark_warmup, benchmark_rounds).
+  // The benchmark's protocol and launch flags, which the table does not record either:
+  // each row's harness's (Recipe: recipe_for its provenance), or with `recipes` off
+  // aiconfigurator's generator's for every row. rounds and min_length_ratio, where given,
+  // stand for every row.
+  bool recipes = true;
   serve::PlanSpec::Warmup warmup = serve::PlanSpec::benchmark_warmup;
-  std::uint32_t rounds = serve::PlanSpec::benchmark_rounds;
-  double min_length_ratio = 1;  // --random-range-ratio
+  std::optional<std::uint32_t> rounds;
+  std::optional<double> min_length_ratio;  // --random-range-ratio
   // Which of the simulated requests' figures a row's TTFT and TPOT are compared with: the
   // mean (aiperf's headline `avg`, and what the sample follows: docs/accuracy.md) or p50.
   enum class Statistic : std::uint8_t { mean, p50 };
@@ -271,6 +292,7 @@ struct Simulated {
   double ttft_ms = 0, tpot_ms = 0;  // costdsl's means (or medians: Options::statistic) over the measured requests
   std::string quantization;         // as simulated (weights from the row, KV by the policy)
   serve::Framework framework{};     // the scheduler simulated
+  std::string_view harness;         // whose launch flags and load (Recipe::harness)
   std::uint32_t token_budget = 0;   // of the (prefill or aggregated) worker, over its attention groups
   double ttft_err() const { return ttft_ms / row->ttft_ms - 1; }
   double tpot_err() const { return tpot_ms / row->tpot_ms - 1; }
@@ -451,12 +473,17 @@ class Simulator {
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
     spec.warmup = o_.warmup;
-    spec.rounds = o_.rounds;
-    spec.min_length_ratio = o_.min_length_ratio;
+    const Recipe recipe = o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.isl, d.osl,
+                                                   d.worker.tp})
+                                     : Recipe{};
+    spec.rounds = o_.rounds.value_or(recipe.rounds);
+    spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
     serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
-    // The benchmark generator captures a CUDA graph for every batch size up to the cap:
-    // nothing is padded.
-    if (o_.budget == Options::Budget::benchmark) engine.server.cuda_graph_batches.clear();
+    // The recipe's launch flags, where no flag of the command's overrides them.
+    if (!recipe.framework_graphs && o_.engine.cuda_graph_padding.empty())
+      engine.server.cuda_graph_batches = recipe.cuda_graph_batches;
+    if (!o_.engine.batch_wait_iters) engine.server.batch_wait_iters = recipe.batch_wait_iters;
+    if (!o_.engine.batch_wait_ratio) engine.server.batch_wait_tokens_ratio = recipe.batch_wait_tokens_ratio;
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {
@@ -465,6 +492,7 @@ class Simulator {
         case Options::Budget::framework: return engine.server.max_batch_tokens;
         case Options::Budget::benchmark: break;
       }
+      if (recipe.token_budget > 0) return recipe.token_budget;
       const std::uint32_t rule = batch + d.isl + 1500;
       switch (framework) {
         case serve::Framework::sglang: return std::min(engine.server.max_batch_tokens, d.isl + 1500);
@@ -533,7 +561,7 @@ class Simulator {
                        (mean ? r.r.ttft_s.mean : r.r.ttft_s.p50) * 1e3,
                        (mean ? r.r.tpot_s.mean : r.r.tpot_s.p50) * 1e3,
                        config.quantization().text(),
-                       framework, c.token_budget};
+                       framework, recipe.harness, c.token_budget};
     } catch (const Error& e) {
       why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());
       return std::nullopt;

@@ -598,6 +598,40 @@ with tempfile.TemporaryDirectory() as d:
     one, three = (run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--threads", n).stdout
                   for n in ("1", "3"))
     check(one and one == three, "validate --deployments: --threads 1 and --threads 3 must report the same")
+    # A row's provenance names its harness: Llama-3.1-70B from InferenceX's 2026-04-06 export,
+    # measured before its scripts were removed (2025-10-29), ran TensorRT-LLM with
+    # max_num_tokens 16384 and, at 1k/1k below TP 8, batch waiting (20 iterations, 0.9), under
+    # 10 rounds of lengths drawn from 0.8 × ISL / OSL up: `simulate` with those flags. Two
+    # clients: no CUDA-graph size between 1 and 2 to pad to. Measured a week later, or with
+    # --recipe aiconfigurator, the row runs aiconfigurator's recipe instead.
+    (d / "model_configs" / "meta-llama--Llama-3.1-70B_config.json").write_text(
+        (root / "data/models/llama3_70b.json").read_text())
+    ix_header = header.replace(",silicon_ttft_ms", ",silicon_data_source,silicon_ttft_ms")
+    src = "source_file=2026-04-06.csv; model=Llama-3.1-70B; silicon_concurrency=2; measured={}; wip=False"
+    ix_rows = [ix_header] + [f"{i},trtllm,,meta-llama/Llama-3.1-70B,h100_sxm,bf16,agg,1024,1024,bf16,,2,4,1,1,1,1,"
+                             f"{src.format(m)},150,12" for i, m in (("ix", "2025-10-29T00:00:00.000Z"),
+                                                                    ("later", "2025-11-05T00:00:00.000Z"))]
+    (d / "inferencex.csv").write_text("\n".join(ix_rows) + "\n")
+    v_ix = json.loads(run("validate", "--deployments", str(d / "inferencex.csv"), "--json").stdout or "{}")
+    ix = {w["id"]: w for w in v_ix.get("worst", [])}
+    s_ix = json.loads(run("simulate", "--model-config", str(d / "model_configs" / "meta-llama--Llama-3.1-70B_config.json"),
+                          "--gpu", "h100", "--tp", "4", "--batch", "2", "--concurrency", "2", "--isl", "1024", "--osl",
+                          "1024", "--framework", "trtllm", "--token-budget", "16384", "--batch-wait-iters", "20",
+                          "--batch-wait-ratio", "0.9", "--rounds", "10", "--min-length-ratio", "0.8",
+                          "--json").stdout or "{}")
+    check(ix.get("ix", {}).get("harness") == "inferencex" and ix["ix"]["token_budget"] == 16384 and s_ix and
+          abs(ix["ix"]["ttft_ms"]["modelled"] - s_ix["ttft_ms"]["mean"]) < 1e-9 and
+          abs(ix["ix"]["tpot_ms"]["modelled"] - s_ix["tpot_ms"]["mean"]) < 1e-9,
+          f"validate: an InferenceX Llama-3.1-70B row is simulate with its script's flags: {ix.get('ix')} / "
+          f"{s_ix.get('ttft_ms')}")
+    check(ix.get("later", {}).get("harness") == "aiconfigurator" and ix["later"]["token_budget"] == 2528,
+          f"validate: a row measured after InferenceX dropped the script runs aiconfigurator's recipe: {ix.get('later')}")
+    v_aic = json.loads(run("validate", "--deployments", str(d / "inferencex.csv"), "--json", "--recipe",
+                           "aiconfigurator").stdout or "{}")
+    aic = {w["id"]: w for w in v_aic.get("worst", [])}
+    check(aic.get("ix", {}).get("harness") == "aiconfigurator" and
+          aic["ix"]["ttft_ms"]["modelled"] == ix.get("later", {}).get("ttft_ms", {}).get("modelled"),
+          f"validate --recipe aiconfigurator: every row as the generator launched it: {aic.get('ix')}")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
