@@ -50,6 +50,20 @@ struct ServerConfig {
   // only with context and generation requests both scheduled and no attention DP).
   std::uint32_t batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
+  // Streaming in chunks of stream_interval tokens, SGLang's way: a request's output goes
+  // out when its token count is a multiple of the interval (or it ends), so its first
+  // token reaches the client with its stream_interval-th
+  // (python/sglang/srt/managers/scheduler_output_processor_mixin.py, stream_output:
+  // `len(req.output_ids) % self.stream_interval == 0`; 1, every token, by default). An
+  // aggregated worker's TTFT counts to that token. TensorRT-LLM streams a request's first
+  // token whatever its interval, so the two are not combined with lagged_first_token.
+  std::uint32_t stream_interval = 1;
+  // Requests received in batches: SGLang's --scheduler-recv-interval N (1, off, by
+  // default) makes a busy scheduler pick up new requests once its weighted loop count
+  // reaches N: a decode iteration counts 1, an iteration with prompt rows N (it receives
+  // right after one); an idle engine receives at once
+  // (python/sglang/srt/managers/scheduler_recv_skipper.py, SchedulerRecvSkipper).
+  std::uint32_t recv_interval = 1;
   // Batch sizes with a captured CUDA graph, ascending: a decode-only iteration of b
   // requests runs the smallest captured size >= b, the extra rows as dummy requests
   // (KV length 1); above the largest, or empty (no padding), it runs as it is.

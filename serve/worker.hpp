@@ -16,7 +16,9 @@
 // forms each iteration's batch as the one before launches (it admits what had arrived
 // by then), an idle one at once; a decode-only batch runs padded to a
 // captured CUDA-graph size where one is given; with batch waiting (batch_wait_iters) an
-// iteration with decodes may hold its prompt rows back. The clock moves by the model's
+// iteration with decodes may hold its prompt rows back; with recv_interval a busy engine
+// sees new requests only every so many loops; with stream_interval a first token is
+// reported with the interval's token. The clock moves by the model's
 // time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
@@ -35,9 +37,10 @@
 // on with the next iterations while each starts before horizon_s (the caller's next
 // outside event: another worker's step, which may hand this one a request) and before the
 // next queued request could be admitted, up to and including the iteration in which the
-// first decoders finish. Each iteration is the model's time of its own batch and the
-// clock adds them one by one, so every figure is stepping's, bit for bit; what is saved
-// is the bookkeeping between iterations.
+// first decoders finish or, with stream_interval, a first token streams (none with
+// recv_interval, whose every loop counts). Each iteration is the model's time of its own
+// batch and the clock adds them one by one, so every figure is stepping's, bit for bit;
+// what is saved is the bookkeeping between iterations.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -127,12 +130,19 @@ class Worker {
         throw InputError("cuda_graph_batches must be ascending batch sizes of at least 1");
     if (!(cfg.batch_wait_tokens_ratio >= 0 && cfg.batch_wait_tokens_ratio <= 1e6))
       throw InputError("batch_wait_tokens_ratio must be a number of at least 0");
+    if (cfg.stream_interval == 0 || cfg.recv_interval == 0)
+      throw InputError("stream_interval and recv_interval must be at least 1 (1: every token, every loop)");
+    if (cfg.stream_interval > 1 && cfg.lagged_first_token)
+      throw InputError("stream_interval " + std::to_string(cfg.stream_interval) +
+                       " with lagged_first_token: the first is SGLang's streaming, the second TensorRT-LLM's, which "
+                       "streams a first token whatever its interval");
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
     chunks_.reserve(seqs);
     first_.reserve(seqs);
     lagged_.reserve(seqs);
+    if (cfg.stream_interval > 1) unseen_.reserve(seqs);
     if (!cfg.cuda_graph_batches.empty()) padded_kv_.reserve(cfg.cuda_graph_batches.back());
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
@@ -253,10 +263,14 @@ class Worker {
       });
     }
     used_ += decodes;
+    last_prompt_rows_ = chunked > 0;
     std::uint32_t out = static_cast<std::uint32_t>(decodes);
+    if (!unseen_.empty()) stream_unseen();
     if (ended == 0 && chunked == 0 && prefilling_.empty() && decodes == dec_kv_.size() && first_.empty() &&
-        lagged_.empty() && admitted_.empty() && rejected_.empty() && clock_ < horizon_s)
+        lagged_.empty() && admitted_.empty() && rejected_.empty() && clock_ < horizon_s && cfg_.recv_interval == 1) {
       out += stretch(decodes, horizon_s, ended);
+      if (!unseen_.empty()) stream_unseen();
+    }
     // Every chunked prompt but the last got all it had left: the finished ones are a prefix.
     std::size_t prompts_done = 0;
     for (std::size_t i = 0; i < chunked; ++i) {
@@ -267,8 +281,9 @@ class Worker {
       if (p.prefilled == reqs_[p.id].input_tokens) {  // the last chunk's logits give the first token
         ++out;
         // Held back a step only where the request lives on here to the next iteration.
-        const bool lag = cfg_.lagged_first_token && role_ == Role::aggregated && reqs_[p.id].output_tokens > 1;
-        (lag ? lagged_ : first_).push_back(p.id);
+        const bool later = role_ == Role::aggregated && reqs_[p.id].output_tokens > 1;
+        if (later && cfg_.stream_interval > 1) unseen_.push_back(p.id);  // streamed with a later token
+        else (later && cfg_.lagged_first_token ? lagged_ : first_).push_back(p.id);
         ++prompts_done;
       }
     }
@@ -306,7 +321,10 @@ class Worker {
     ints.insert(ints.end(), {static_cast<std::int64_t>(reserved_), static_cast<std::int64_t>(used_),
                              static_cast<std::int64_t>(prefilling_.size()), static_cast<std::int64_t>(dec_id_.size()),
                              static_cast<std::int64_t>(queued()), static_cast<std::int64_t>(lagged_.size()),
-                             static_cast<std::int64_t>(waited_)});
+                             static_cast<std::int64_t>(waited_), static_cast<std::int64_t>(recv_count_),
+                             static_cast<std::int64_t>(last_prompt_rows_), static_cast<std::int64_t>(unseen_.size())});
+    if (cfg_.recv_interval > 1) times.push_back(running() > 0 ? received_s_ - t0 : -1.0);
+    for (const std::uint32_t id : unseen_) ints.push_back(rel(id));  // held already: a decoder
     for (const Prefilling& p : prefilling_) {
       ints.insert(ints.end(), {rel(p.id), p.prefilled});
       held.push_back(p.id);
@@ -336,6 +354,8 @@ class Worker {
       queue_[i].at_s += dt;
     }
     for (std::uint32_t& id : lagged_) id += did;
+    for (std::uint32_t& id : unseen_) id += did;
+    received_s_ += dt;
     stats_.add(per_period, periods);
   }
 
@@ -395,6 +415,8 @@ class Worker {
     std::uint32_t fewest = ~std::uint32_t{0};  // iterations until the first decoders finish
     costdsl::detail::for_each_index_blocked(decodes,
                                             [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
+    for (const std::uint32_t id : unseen_)  // ... or until the next unseen first token streams
+      fewest = std::min(fewest, cfg_.stream_interval - produced(decoder_index(id)));
     const double until = std::min(horizon_s, next_admission_s());
     std::uint32_t more = 0;
     while (more < fewest && clock_ + same_instant_s < until) {
@@ -427,7 +449,15 @@ class Worker {
   void admit() {
     // Requests that had arrived when this iteration's batch was formed: at its start, or,
     // scheduling ahead on a busy engine, at the previous iteration's launch.
-    const double formed = cfg_.overlap_scheduling && running() > 0 ? formed_s_ : clock_;
+    double formed = cfg_.overlap_scheduling && running() > 0 ? formed_s_ : clock_;
+    if (cfg_.recv_interval > 1) {  // only what the scheduler has received (ServerConfig::recv_interval)
+      recv_count_ = running() == 0 ? cfg_.recv_interval : recv_count_ + (last_prompt_rows_ ? cfg_.recv_interval : 1);
+      if (recv_count_ >= cfg_.recv_interval) {
+        recv_count_ = 0;
+        received_s_ = formed;
+      }
+      formed = std::min(formed, received_s_);
+    }
     while (head_ < queue_.size() && queue_[head_].at_s <= formed + same_instant_s && running() < cfg_.max_seqs) {
       const std::uint32_t id = queue_[head_].id;
       const Request& q = reqs_[id];
@@ -458,6 +488,24 @@ class Worker {
     dec_id_.push_back(id);
     dec_kv_.push_back(q.input_tokens + 1);
     dec_left_.push_back(q.output_tokens - 1);
+  }
+
+  std::size_t decoder_index(std::uint32_t id) const noexcept {
+    return static_cast<std::size_t>(std::find(dec_id_.begin(), dec_id_.end(), id) - dec_id_.begin());
+  }
+  // Tokens decoder i has produced, its first included.
+  std::uint32_t produced(std::size_t i) const noexcept { return reqs_[dec_id_[i]].output_tokens - dec_left_[i]; }
+
+  // Streams the first tokens whose request reached stream_interval tokens (or its last) with
+  // this iteration, in admission order.
+  void stream_unseen() {
+    std::size_t kept = 0;
+    for (const std::uint32_t id : unseen_) {
+      const std::size_t i = decoder_index(id);
+      if (produced(i) >= cfg_.stream_interval || dec_left_[i] == 0) first_.push_back(id);
+      else unseen_[kept++] = id;
+    }
+    unseen_.resize(kept);
   }
 
   // Ends the requests done on this worker, in admission order: the `ended` decoders whose
@@ -530,6 +578,10 @@ class Worker {
   double clock_ = 0;
   double formed_s_ = 0;         // when the last iteration launched (overlap_scheduling)
   std::uint32_t waited_ = 0;    // iterations in a row that held their prompt rows back (batch waiting)
+  bool last_prompt_rows_ = false;  // the last iteration ran prompt rows (recv_interval's weight)
+  std::uint32_t recv_count_ = 0;   // the scheduler's weighted loops since it last received
+  double received_s_ = 0;          // it has received every request that arrived by then
+  std::vector<std::uint32_t> unseen_;  // decoders whose first token is not streamed yet (stream_interval)
   double frontend_free_s_ = 0;  // when the front end has passed on the last request
   std::uint64_t reserved_ = 0, used_ = 0;
   std::vector<Prefilling> prefilling_;

@@ -135,11 +135,12 @@ struct EngineOptions {
   std::string batching, chunked_prefill, lagged_first_token, overlap_scheduling,
       cuda_graph_padding;  // empty: the framework's
   std::optional<double> frontend_ms, reserve_fraction, batch_wait_ratio;
-  std::optional<std::uint32_t> kv_block, batch_wait_iters;
+  std::optional<std::uint32_t> kv_block, batch_wait_iters, stream_interval, recv_interval;
   static constexpr const char* flags[] = {"--framework",        "--batching",           "--chunked-prefill",
                                           "--frontend-ms",      "--lagged-first-token", "--overlap-scheduling",
                                           "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding",
-                                          "--batch-wait-iters", "--batch-wait-ratio"};
+                                          "--batch-wait-iters", "--batch-wait-ratio",   "--stream-interval",
+                                          "--recv-interval"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -184,6 +185,14 @@ struct EngineOptions {
                    "batch waiting: the share of the token budget at which held prompts run at once "
                    "(TensorRT-LLM's batch_wait_max_tokens_ratio); default: the framework's (0)")
         ->check(CLI::Range(0.0, 1.0));
+    cmd.add_option("--stream-interval", stream_interval,
+                   "tokens per streamed chunk, SGLang's --stream-interval: a first token reaches the client with the "
+                   "N-th token (aggregated workers); default: the framework's (1)")
+        ->check(positive);
+    cmd.add_option("--recv-interval", recv_interval,
+                   "a busy scheduler receives new requests once every N decode loops (a loop with prompt rows counts "
+                   "N), SGLang's --scheduler-recv-interval; default: the framework's (1, every loop)")
+        ->check(positive);
   }
 
   serve::Framework which() const { return *serve::parse_framework(framework); }
@@ -202,6 +211,8 @@ struct EngineOptions {
     if (reserve_fraction) d.server.reserve_fraction = *reserve_fraction;
     if (batch_wait_iters) d.server.batch_wait_iters = *batch_wait_iters;
     if (batch_wait_ratio) d.server.batch_wait_tokens_ratio = *batch_wait_ratio;
+    if (stream_interval) d.server.stream_interval = *stream_interval;
+    if (recv_interval) d.server.recv_interval = *recv_interval;
     return d;
   }
   serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }

@@ -93,11 +93,15 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
           ? std::string()
           : fmt::format(", prompts beside decodes held up to {} iterations or until {:g}% of the budget",
                         s.batch_wait_iters, s.batch_wait_tokens_ratio * 100);
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}", who,
+  const std::string recv =
+      s.recv_interval > 1 ? fmt::format(", new requests received every {} decode loops", s.recv_interval) : std::string();
+  const std::string stream =
+      s.stream_interval > 1 ? fmt::format(", streamed every {} tokens", s.stream_interval) : std::string();
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}{}{}", who,
                      serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
                      s.reserve_fraction * 100, s.frontend_s * 1e3,
                      s.overlap_scheduling ? ", batches formed one iteration ahead" : "",
-                     s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting);
+                     s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting, recv, stream);
 }
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
@@ -113,7 +117,9 @@ inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
           {"overlap_scheduling", s.overlap_scheduling},
           {"cuda_graph_batches", s.cuda_graph_batches},
           {"batch_wait_iters", s.batch_wait_iters},
-          {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio}};
+          {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio},
+          {"recv_interval", s.recv_interval},
+          {"stream_interval", s.stream_interval}};
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {

@@ -145,7 +145,15 @@ class ReferenceWorker {
     Step ev;
     ev.first_tokens.swap(lagged_);
     // Scheduling ahead, a busy engine's batch was formed when the last iteration launched.
-    const double formed = cfg_.overlap_scheduling && !running_.empty() ? launched_ : clock_;
+    double formed = cfg_.overlap_scheduling && !running_.empty() ? launched_ : clock_;
+    if (cfg_.recv_interval > 1) {  // a busy scheduler receives once its weighted loop count reaches the interval
+      recv_count_ = running_.empty() ? cfg_.recv_interval : recv_count_ + (last_prompt_rows_ ? cfg_.recv_interval : 1);
+      if (recv_count_ >= cfg_.recv_interval) {
+        recv_count_ = 0;
+        received_ = formed;
+      }
+      formed = std::min(formed, received_);
+    }
     constexpr double instant = serve::same_instant_s;
     while (head_ < queue_.size() && queue_[head_].at_s <= formed + instant && running_.size() < cfg_.max_seqs) {
       const serve::Request& q = reqs_[queue_[head_].id];
@@ -156,8 +164,8 @@ class ReferenceWorker {
       }
       if (reserved_ + need > capacity_) break;
       reserved_ += need;
-      Running r{queue_[head_].id, q.cached_tokens, 0, 0, false};
-      if (role_ == serve::Role::decode) r.prefilled = q.input_tokens, r.generated = 1;
+      Running r{queue_[head_].id, q.cached_tokens, 0, 0, false, false};
+      if (role_ == serve::Role::decode) r.prefilled = q.input_tokens, r.generated = 1, r.seen = true;
       used_ += r.prefilled;
       running_.push_back(r);
       ev.admitted.push_back(queue_[head_++].id);
@@ -198,6 +206,7 @@ class ReferenceWorker {
         for (Running& r : running_) r.chunk = 0;
       }
     }
+    last_prompt_rows_ = !ev.prefill.empty();
     ev.iteration = true;
     ev.start_s = clock_;
     const auto& graphs = cfg_.cuda_graph_batches;  // a decode-only batch runs at the next captured size
@@ -214,11 +223,17 @@ class ReferenceWorker {
       if (r.decoding) ++r.generated, ++used_, ++ev.output_tokens;
       r.prefilled += r.chunk;
       used_ += r.chunk;
+      const std::uint32_t out = reqs_[r.id].output_tokens;
       if (r.chunk > 0 && r.prefilled == reqs_[r.id].input_tokens) {
         r.generated = 1;
         ++ev.output_tokens;
-        const bool lag = cfg_.lagged_first_token && role_ == serve::Role::aggregated && reqs_[r.id].output_tokens > 1;
-        (lag ? lagged_ : ev.first_tokens).push_back(r.id);
+        const bool later = role_ == serve::Role::aggregated && out > 1;
+        if (later && cfg_.stream_interval > 1) continue;  // streamed with its stream_interval-th token
+        r.seen = true;
+        (later && cfg_.lagged_first_token ? lagged_ : ev.first_tokens).push_back(r.id);
+      } else if (!r.seen && r.generated > 0 && (r.generated >= cfg_.stream_interval || r.generated == out)) {
+        r.seen = true;
+        ev.first_tokens.push_back(r.id);
       }
     }
     used_peak_ = std::max(used_peak_, used_);
@@ -237,7 +252,7 @@ class ReferenceWorker {
  private:
   struct Running {
     std::uint32_t id, prefilled, generated, chunk;
-    bool decoding;
+    bool decoding, seen;  // seen: its first token is out
   };
   struct Queued {
     std::uint32_t id;
@@ -252,7 +267,9 @@ class ReferenceWorker {
   std::uint64_t capacity_, reserved_ = 0, used_ = 0, used_peak_ = 0;
   serve::Role role_;
   double clock_ = 0, frontend_s_ = 0, launched_ = 0;
-  std::uint32_t waited_ = 0;
+  std::uint32_t waited_ = 0, recv_count_ = 0;
+  bool last_prompt_rows_ = false;
+  double received_ = 0;
   std::vector<Running> running_;
   std::vector<std::uint32_t> lagged_;
   std::vector<Queued> queue_;
@@ -290,7 +307,7 @@ bool same_ids(const std::vector<std::uint32_t>& a, std::span<const std::uint32_t
 
 // A random engine: a token budget in [lo_tokens, hi_tokens], batch cap, block, both batching
 // policies, chunked or whole prompts, [a front end], lagged first tokens, scheduling ahead,
-// CUDA-graph padding, batch waiting.
+// CUDA-graph padding, batch waiting, receiving every few loops, streaming every few tokens.
 template <class Pick>
 serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint32_t hi_tokens, bool front_end) {
   serve::ServerConfig cfg;
@@ -307,6 +324,8 @@ serve::ServerConfig random_server(Pick& pick, std::uint32_t lo_tokens, std::uint
     cfg.batch_wait_iters = pick(1, 6);
     cfg.batch_wait_tokens_ratio = pick(0, 10) / 10.0;
   }
+  if (pick(0, 3) == 0) cfg.recv_interval = pick(2, 8);
+  if (!cfg.lagged_first_token && pick(0, 2) == 0) cfg.stream_interval = pick(2, 12);
   return cfg;
 }
 
@@ -316,11 +335,14 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   std::mt19937_64 rng(20261203);
   auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
   std::uint64_t steps = 0, budget_bound = 0, one_token = 0, out_of_order = 0, prefill_only = 0, paused = 0,
-                padded = 0, waited = 0;
+                padded = 0, waited = 0, streaming = 0, receiving = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto role = static_cast<serve::Role>(trial % 3);
-    const serve::ServerConfig cfg = random_server(pick, 1, 400, true);
+    // Every fourth engine's budget below the batch cap at times: decoders beyond it wait.
+    const serve::ServerConfig cfg = random_server(pick, 1, trial % 4 == 0 ? 40 : 400, true);
     prefill_only += cfg.batching == serve::Batching::prefill_first;
+    streaming += cfg.stream_interval > 1;
+    receiving += cfg.recv_interval > 1;
     std::vector<serve::Request> reqs(pick(1, 120));
     double t = 0;
     for (serve::Request& q : reqs) {
@@ -384,6 +406,8 @@ TEST_CASE("the worker schedules step for step as the plain four-pass scheduler, 
   CHECK(paused > 100);        // prefill-first iterations that held decoders back
   CHECK(padded > 100);        // decode batches run at a captured CUDA-graph size
   CHECK(waited > 100);        // batch waiting held prompt rows back
+  CHECK(streaming > 30);      // first tokens streamed with a later token
+  CHECK(receiving > 30);      // a busy scheduler receiving every few loops
 }
 
 TEST_CASE("a decode stretch run in one step is the iterations stepped one by one, bit for bit") {
@@ -423,9 +447,10 @@ TEST_CASE("a decode stretch run in one step is the iterations stepped one by one
       const serve::StepEvents got = fast.step(horizon);
       CAPTURE(trial);
       REQUIRE(got.iterations == got.iteration_ends.size());
-      // A stretch holds no event but its last iteration's finishes: an admission (a decode
-      // worker's first token) or a rejection ends it where it happens, so a caller can stop.
-      if (got.iterations > 1) REQUIRE((got.admitted.empty() && got.rejected.empty() && got.first_tokens.empty()));
+      // A stretch holds no event but its last iteration's finishes and streamed first tokens
+      // (stream_interval): an admission or a rejection ends it where it happens, so a caller
+      // can stop.
+      if (got.iterations > 1) REQUIRE((got.admitted.empty() && got.rejected.empty()));
       std::uint32_t tokens = 0;
       for (std::uint32_t i = 0; i < got.iterations; ++i) {
         const serve::StepEvents want = one.step();

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <set>
+#include <limits>
+#include <tuple>
 #include <vector>
 
 #include "costdsl/gpu_catalog.hpp"
@@ -172,6 +174,59 @@ TEST_CASE("batch waiting holds prompts beside decodes for its iterations, or unt
   cfg.batch_wait_tokens_ratio = -1;
   CHECK_THROWS_WITH_AS(serve::Worker<LineModel>(model, alone, cfg, 1 << 20),
                        doctest::Contains("batch_wait_tokens_ratio"), InputError);
+}
+
+TEST_CASE("streaming every n tokens: a first token reaches the client with the n-th, or the last if sooner") {
+  // One request of a 100-row prompt: its first token comes out of the prefill; streamed
+  // every 4 tokens, the client sees it with the 4th, three decodes later; a request of 3
+  // tokens with its last.
+  LineModel model;
+  const double prefill = LineModel::base + 100 * LineModel::per_row, decode = LineModel::base + LineModel::per_decode;
+  for (const auto& [osl, interval, decodes] : {std::tuple{10u, 1u, 0}, std::tuple{10u, 4u, 3}, std::tuple{3u, 4u, 2}}) {
+    const std::vector<serve::Request> reqs{{0.0, 100, osl}};
+    serve::ServerConfig cfg;
+    cfg.stream_interval = interval;
+    serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+    w.arrive(0, 0.0);
+    double seen = -1;
+    for (int i = 0; i < 20 && seen < 0; ++i) {
+      const serve::StepEvents ev = w.step(std::numeric_limits<double>::infinity());  // stretches too
+      if (!ev.first_tokens.empty()) seen = ev.end_s;
+    }
+    CAPTURE(interval);
+    CHECK(seen == doctest::Approx(prefill + decodes * decode).epsilon(1e-12));
+  }
+  serve::ServerConfig both;
+  both.stream_interval = 30;
+  both.lagged_first_token = true;
+  const std::vector<serve::Request> one{{0.0, 100, 4}};
+  CHECK_THROWS_WITH_AS(serve::Worker<LineModel>(model, one, both, 1 << 20), doctest::Contains("stream_interval 30"),
+                       InputError);
+}
+
+TEST_CASE("receiving every n loops: a busy engine sees a request once n decode loops have passed") {
+  // One decoder (a 1-row prompt, then 1.1 ms decodes) and a request arriving at 2 ms. Each
+  // loop receives without the skipper: the request runs from the iteration at 2.12 ms.
+  // Receiving every 3 loops: the loop after the prompt receives (a prompt's loop counts 3),
+  // then two decode loops do not, and the third (at 4.32 ms) takes it.
+  LineModel model;
+  const std::vector<serve::Request> reqs{{0.0, 1, 50}, {2e-3, 100, 2}};
+  const double prefill1 = LineModel::base + LineModel::per_row, decode = LineModel::base + LineModel::per_decode;
+  for (const auto& [interval, decodes] : {std::pair{1u, 1}, std::pair{3u, 3}}) {
+    serve::ServerConfig cfg;
+    cfg.recv_interval = interval;
+    serve::Worker<LineModel> w(model, reqs, cfg, 1 << 20);
+    w.arrive(0, 0.0);
+    w.arrive(1, 2e-3);
+    double admitted = -1;
+    for (int i = 0; i < 10 && admitted < 0; ++i) {
+      const serve::StepEvents ev = w.step(std::numeric_limits<double>::infinity());
+      for (const std::uint32_t id : ev.admitted)
+        if (id == 1) admitted = ev.start_s;
+    }
+    CAPTURE(interval);
+    CHECK(admitted == doctest::Approx(prefill1 + decodes * decode).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("without chunked prefill a prompt runs whole, and one larger than the budget is refused on arrival") {

@@ -220,6 +220,19 @@ if w_on and w_off:
 text = run("simulate", *busy[:-1], "trtllm", "--batch-wait-iters", "20", "--batch-wait-ratio", "0.9").stdout
 check("prompts beside decodes held up to 20 iterations or until 90% of the budget" in text,
       f"the text names batch waiting:\n{text}")
+# SGLang's streaming every N tokens and receiving every N loops: a client sees its first
+# token with the 30th (later, the request's end unchanged), and a busy engine takes new
+# requests late.
+s1 = simulate_json(*busy[:-1], "sglang")
+s30 = simulate_json(*busy[:-1], "sglang", "--stream-interval", "30")
+r10 = simulate_json(*busy[:-1], "sglang", "--recv-interval", "10")
+if s1 and s30 and r10:
+    check(s30["engine"]["stream_interval"] == 30 and s1["engine"]["stream_interval"] == 1 and
+          s30["ttft_ms"]["mean"] > s1["ttft_ms"]["mean"] and
+          abs(s30["latency_s"]["mean"] - s1["latency_s"]["mean"]) < 1e-12,
+          f"stream interval: later first tokens, same latency: {s30.get('ttft_ms')} / {s1.get('ttft_ms')}")
+    check(r10["engine"]["recv_interval"] == 10 and r10["ttft_ms"] != s1["ttft_ms"],
+          f"recv interval: other first tokens: {r10.get('ttft_ms')} / {s1.get('ttft_ms')}")
 a_on, a_off = (simulate_json(*one, "--framework", "vllm", "--overlap-scheduling", v) for v in ("on", "off"))
 if a_on and a_off:
     check(a_on["ttft_ms"] == a_off["ttft_ms"], f"scheduling ahead: an idle engine takes a request at once: "
