@@ -4,20 +4,25 @@
 // provenance does. A deployment's TTFT depends on these as much as on its kernels: the
 // same Llama-3.1-70B on one B200 measured 383 ms at ISL 1024 / OSL 1024 and 104 ms at
 // ISL 1024 / OSL 8192, because the first run held prompts back for fuller batches and
-// the second did not.
+// the second did not; SGLang streamed a first token with the 30th.
 //
 // Two harnesses produced the silicon sample's rows:
-// - aiconfigurator's benchmark generator (the default): aiperf with a drained warm-up
-//   and 20 requests per client at fixed lengths (serve::PlanSpec::benchmark_rounds), the
-//   engine at the framework's defaults with max_num_tokens = batch cap + ISL + 1500 and
-//   a CUDA graph captured for every batch size up to the cap
+// - aiconfigurator's benchmark generator (the default; the sample's own runs): aiperf with
+//   a drained warm-up and 20 requests per client at fixed lengths, the engine at the
+//   framework's defaults with max_num_tokens = batch cap + ISL + 1500 and a CUDA graph
+//   for every batch size up to the cap
 //   (src/aiconfigurator/generator/rule_plugin/benchmark/*.rule at aiconfigurator 095f58a).
-// - SemiAnalysis InferenceX (source_file=2026-04-06.csv): its own launch script per model,
-//   GPU and framework, and vLLM's benchmark_serving.py (the kimbochen/bench_serving copy)
-//   with --random-range-ratio 0.8 and --num-prompts 10 × concurrency. Only the scripts
-//   read so far have a recipe here: Llama-3.1-70B's, measured in October 2025 and removed
-//   from InferenceX on 2025-10-29; the file's other models keep aiconfigurator's recipe
-//   until their scripts are read (docs/accuracy.md says which rows that leaves).
+// - SemiAnalysis InferenceX: rows exported as source_file=2026-04-06.csv or 2026-03-25.csv,
+//   or from its results database (db-dump/...; the two hold the same runs), aggregated.
+//   One launch script per model, GPU, precision and framework, and one client
+//   (benchmarks/benchmark_lib.sh run_benchmark_serving: vLLM's benchmark_serving.py with
+//   --random-range-ratio 0.8 from the sweep configs, --num-prompts 10 × CONC,
+//   --max-concurrency CONC, --num-warmups 2 × CONC or a single test prompt before them).
+//   The scripts read so far set the server flags below; an InferenceX row of a script not
+//   read runs the client with the framework's defaults. Each flag names the script and
+//   the InferenceX commit it was read at; they held over the dates each rule covers (the
+//   scripts' git history, 2025-10 to 2026-04).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,10 +37,13 @@ struct Recipe {
   // request's lengths drawn uniformly from ratio × L .. L.
   std::uint32_t rounds = 20;
   double min_length_ratio = 1;
-  // The server. token_budget 0: aiconfigurator's rule (batch cap + ISL + 1500).
+  // The server. token_budget 0: the framework's default where framework_budget, else
+  // aiconfigurator's rule (batch cap + ISL + 1500).
   std::uint32_t token_budget = 0;
+  bool framework_budget = false;
   std::uint32_t batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
+  std::uint32_t stream_interval = 1, recv_interval = 1;
   // framework_graphs: decode batches padded to the framework's default captured sizes;
   // else to cuda_graph_batches (empty: a graph for every size, nothing padded).
   bool framework_graphs = false;
@@ -44,10 +52,11 @@ struct Recipe {
 
 // What a row's provenance says about it (silicon_data_source and the layout columns).
 struct Provenance {
-  std::string_view source_file;  // source_file=…; empty where not recorded
-  std::string_view measured;     // measured=YYYY-MM-DD…; empty where not recorded
-  std::string_view model_path, backend;
-  std::uint32_t isl = 0, osl = 0, tp = 1;
+  std::string_view source_file;  // source_file=…, "db-dump" for the database rows; empty where not recorded
+  std::string_view measured;     // measured=YYYY-MM-DD; empty where not recorded
+  std::string_view model_path, backend, system, precision;
+  std::uint32_t isl = 0, osl = 0, tp = 1, clients = 1;
+  bool aggregated = true;
 };
 
 namespace detail {
@@ -60,35 +69,103 @@ inline std::vector<std::uint32_t> trtllm_padded_graphs(std::uint32_t max_batch_s
   for (std::uint32_t b = 8; b <= 128; b += 8) sizes.push_back(b);
   for (std::uint32_t b = 256; b < max_batch_size; b *= 2) sizes.push_back(b);
   std::erase_if(sizes, [&](std::uint32_t b) { return b > max_batch_size; });
-  if (sizes.back() != max_batch_size) sizes.push_back(max_batch_size);
+  if (sizes.empty() || sizes.back() != max_batch_size) sizes.push_back(max_batch_size);
   return sizes;
 }
+
+inline bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 }  // namespace detail
 
-// The recipe of the row's harness; aiconfigurator's unless the provenance names another.
+// The recipe of the row's harness; aiconfigurator's unless the provenance names InferenceX.
 inline Recipe recipe_for(const Provenance& p) {
+  using detail::has;
   Recipe r;
   r.source = "aiconfigurator 095f58a: src/aiconfigurator/generator/rule_plugin/benchmark/*.rule, "
              "generator/config/backend_templates/benchmark/bench_run.sh.j2";
-  const bool inferencex_llama70b = p.source_file == "2026-04-06.csv" && p.model_path == "meta-llama/Llama-3.1-70B" &&
-                                   !p.measured.empty() && p.measured < "2025-10-30";
-  if (!inferencex_llama70b) return r;
+  const bool inferencex = p.aggregated && !p.measured.empty() &&
+                          (p.source_file == "2026-04-06.csv" || p.source_file == "2026-03-25.csv" ||
+                           p.source_file == "db-dump");
+  if (!inferencex) return r;
   r.harness = "inferencex";
-  r.rounds = 10;  // --num-prompts $(( CONC * 10 )) --max-concurrency $CONC
-  r.min_length_ratio = 0.8;  // random-range-ratio: 0.8 in .github/workflows/full-sweep-tmpl.yml
-  if (p.backend == "trtllm") {
-    r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_trt_{docker,slurm}.sh";
-    r.token_budget = 16384;  // --max_num_tokens 16384; chunked prefill and the overlap scheduler as defaults
-    // The 1k/1k runs below TP 8 add batch_wait_max_tokens_ratio 0.9, batch_wait_timeout_iters 20.
-    if (p.isl == 1024 && p.osl == 1024 && p.tp < 8) {
-      r.batch_wait_iters = 20;
-      r.batch_wait_tokens_ratio = 0.9;
+  r.rounds = 10;
+  r.min_length_ratio = 0.8;
+  r.source = "InferenceX: benchmarks/benchmark_lib.sh (the client); the framework's defaults (no script read)";
+  r.framework_budget = true;
+  r.framework_graphs = true;
+  const std::string_view m = p.model_path;
+  const bool blackwell = p.system == "b200_sxm" || p.system == "b300_sxm";
+  const std::uint32_t recv_by_clients = p.clients >= 16 ? 30 : 10;  // SCHEDULER_RECV_INTERVAL: 30 from 16 clients
+  if (has(m, "Llama-3.1-70B") && p.measured < "2025-10-30") {
+    // Deleted 2025-10-29 (0b5620ec); the scripts at its parent.
+    if (p.backend == "trtllm") {
+      r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_trt_{docker,slurm}.sh";
+      r.framework_budget = r.framework_graphs = false;
+      r.token_budget = 16384;  // --max_num_tokens 16384
+      if (p.isl == 1024 && p.osl == 1024 && p.tp < 8) {  // batch_wait_max_tokens_ratio 0.9, batch_wait_timeout_iters 20
+        r.batch_wait_iters = 20;
+        r.batch_wait_tokens_ratio = 0.9;
+      }
+      r.cuda_graph_batches = detail::trtllm_padded_graphs(1024);  // enable_padding, max_batch_size 1024
+    } else if (p.backend == "vllm") {
+      r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_docker.sh, 70b_fp8_h100_docker.sh";
+      r.framework_budget = false;
+      r.token_budget = 8192;  // max-num-batched-tokens: 8192
     }
-    r.cuda_graph_batches = detail::trtllm_padded_graphs(1024);  // cuda_graph_config: enable_padding, max_batch_size 1024
-  } else {
-    r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_docker.sh, 70b_fp8_h100_docker.sh";
-    r.token_budget = 8192;  // max-num-batched-tokens: 8192; async-scheduling; cudagraph_mode FULL_DECODE_ONLY
-    r.framework_graphs = true;
+    return r;
+  }
+  const bool deepseek = has(m, "DeepSeek-R1") || has(m, "DeepSeek-V3");  // the dsr1 scripts, whatever the row calls it
+  if (p.backend == "sglang" && blackwell) {
+    r.framework_budget = false;
+    if (deepseek && p.precision == "fp8") {
+      // TP 4 has its own branch from 2026-01-13 (chunk 8192, recv 10).
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_fp8_{b200,b300}.sh";
+      const bool tp4 = p.tp == 4 && p.measured >= "2026-01-13";
+      r.token_budget = tp4 ? 8192 : 32768;  // --chunked-prefill-size
+      r.recv_interval = tp4 ? 10 : recv_by_clients;
+      r.stream_interval = 30;
+    } else if (deepseek && p.precision == "fp4") {
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_fp4_{b200,b300}.sh";
+      r.token_budget = 16384;
+      r.recv_interval = recv_by_clients;
+      r.stream_interval = 10;
+    } else if (has(m, "Qwen3.5") && p.system == "b300_sxm" && p.precision == "fp8") {
+      r.source = "InferenceX a3330bb586a8: benchmarks/single_node/qwen3.5_fp8_b300.sh";
+      r.token_budget = 16384;
+      r.stream_interval = 50;
+    } else if (has(m, "Qwen3.5")) {
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/qwen3.5_{fp8,fp4}_{b200,b300}.sh";
+      r.token_budget = 32768;
+      r.recv_interval = recv_by_clients;
+      r.stream_interval = 30;
+    } else if (has(m, "GLM-5")) {
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/glm5_{fp8,fp4}_{b200,b300}.sh";
+      r.token_budget = 32768;
+      r.stream_interval = 30;
+    } else {
+      r.framework_budget = true;
+    }
+  } else if (p.backend == "trtllm" && p.system == "b200_sxm") {
+    if (deepseek) {
+      // max_num_tokens = max(8192, CONC + ISL + 64 rounded up to 64); graphs padded up to
+      // CONC; fp8 1k/1k from 64 clients also waits for fuller batches (from 2026-01-29).
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_{fp8,fp4}_b200_trt.sh";
+      r.framework_budget = r.framework_graphs = false;
+      r.token_budget = std::max<std::uint32_t>(8192, (p.clients + p.isl + 64 + 63) / 64 * 64);
+      r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
+      if (p.precision == "fp8" && p.isl == 1024 && p.osl == 1024 && p.clients >= 64 && p.measured >= "2026-01-29") {
+        r.batch_wait_iters = 40;
+        r.batch_wait_tokens_ratio = 0.8;
+      }
+    } else if (has(m, "gpt-oss")) {
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_b200_trt.sh";
+      r.framework_budget = r.framework_graphs = false;
+      r.token_budget = 20000;  // MAX_NUM_TOKENS=20000
+      r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
+    }
+  } else if (p.backend == "vllm" && has(m, "gpt-oss") && blackwell) {
+    r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_b200.sh";
+    r.framework_budget = false;
+    r.token_budget = 8192;  // max-num-batched-tokens: 8192
   }
   return r;
 }

@@ -61,7 +61,7 @@ struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
   // From silicon_data_source where it records them: the file the row came from and the
   // date it was measured (YYYY-MM-DD), which name the harness that launched it (Recipe).
-  std::string source_file, measured;
+  std::string source_file, measured, precision;
   bool disaggregated = false;
   std::uint32_t isl = 0, osl = 0, clients = 0;
   WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
@@ -168,7 +168,7 @@ inline Table read(const std::filesystem::path& path) {
         }
         return {};
       };
-      d.source_file = field("source_file=");
+      d.source_file = src.starts_with("db-dump/") ? std::string("db-dump") : field("source_file=");
       d.measured = field("measured=").substr(0, 10);
     }
     if (d.disaggregated && r.has("silicon_data_source")) {
@@ -182,6 +182,7 @@ inline Table read(const std::filesystem::path& path) {
       }
     }
     d.id = r.text("id");
+    d.precision = r.text_or("precision", "");
     d.backend = r.text("backend");
     d.backend_version = r.text_or("backend_version", "");
     d.model_path = r.text("model_path");
@@ -473,8 +474,9 @@ class Simulator {
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
     spec.warmup = o_.warmup;
-    const Recipe recipe = o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.isl, d.osl,
-                                                   d.worker.tp})
+    const Recipe recipe = o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.system,
+                                                   d.precision, d.isl, d.osl, d.worker.tp, d.clients,
+                                                   !d.disaggregated})
                                      : Recipe{};
     spec.rounds = o_.rounds.value_or(recipe.rounds);
     spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
@@ -484,6 +486,10 @@ class Simulator {
       engine.server.cuda_graph_batches = recipe.cuda_graph_batches;
     if (!o_.engine.batch_wait_iters) engine.server.batch_wait_iters = recipe.batch_wait_iters;
     if (!o_.engine.batch_wait_ratio) engine.server.batch_wait_tokens_ratio = recipe.batch_wait_tokens_ratio;
+    // (SGLang's streaming: a scheduler told to lag its first token, --framework trtllm, keeps its own.)
+    if (!o_.engine.stream_interval && !engine.server.lagged_first_token)
+      engine.server.stream_interval = recipe.stream_interval;
+    if (!o_.engine.recv_interval) engine.server.recv_interval = recipe.recv_interval;
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {
@@ -493,6 +499,7 @@ class Simulator {
         case Options::Budget::benchmark: break;
       }
       if (recipe.token_budget > 0) return recipe.token_budget;
+      if (recipe.framework_budget) return engine.server.max_batch_tokens;
       const std::uint32_t rule = batch + d.isl + 1500;
       switch (framework) {
         case serve::Framework::sglang: return std::min(engine.server.max_batch_tokens, d.isl + 1500);

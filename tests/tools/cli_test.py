@@ -602,8 +602,9 @@ with tempfile.TemporaryDirectory() as d:
     # measured before its scripts were removed (2025-10-29), ran TensorRT-LLM with
     # max_num_tokens 16384 and, at 1k/1k below TP 8, batch waiting (20 iterations, 0.9), under
     # 10 rounds of lengths drawn from 0.8 × ISL / OSL up: `simulate` with those flags. Two
-    # clients: no CUDA-graph size between 1 and 2 to pad to. Measured a week later, or with
-    # --recipe aiconfigurator, the row runs aiconfigurator's recipe instead.
+    # clients: no CUDA-graph size between 1 and 2 to pad to. Measured a week later, it runs
+    # InferenceX's client on the framework's defaults; with --recipe aiconfigurator, the
+    # generator's recipe.
     (d / "model_configs" / "meta-llama--Llama-3.1-70B_config.json").write_text(
         (root / "data/models/llama3_70b.json").read_text())
     ix_header = header.replace(",silicon_ttft_ms", ",silicon_data_source,silicon_ttft_ms")
@@ -624,14 +625,37 @@ with tempfile.TemporaryDirectory() as d:
           abs(ix["ix"]["tpot_ms"]["modelled"] - s_ix["tpot_ms"]["mean"]) < 1e-9,
           f"validate: an InferenceX Llama-3.1-70B row is simulate with its script's flags: {ix.get('ix')} / "
           f"{s_ix.get('ttft_ms')}")
-    check(ix.get("later", {}).get("harness") == "aiconfigurator" and ix["later"]["token_budget"] == 2528,
-          f"validate: a row measured after InferenceX dropped the script runs aiconfigurator's recipe: {ix.get('later')}")
+    check(ix.get("later", {}).get("harness") == "inferencex" and ix["later"]["token_budget"] == 8192,
+          f"validate: an InferenceX row measured after its 70B scripts were dropped runs the client with "
+          f"TensorRT-LLM's defaults (max_num_tokens 8192): {ix.get('later')}")
     v_aic = json.loads(run("validate", "--deployments", str(d / "inferencex.csv"), "--json", "--recipe",
                            "aiconfigurator").stdout or "{}")
     aic = {w["id"]: w for w in v_aic.get("worst", [])}
-    check(aic.get("ix", {}).get("harness") == "aiconfigurator" and
-          aic["ix"]["ttft_ms"]["modelled"] == ix.get("later", {}).get("ttft_ms", {}).get("modelled"),
-          f"validate --recipe aiconfigurator: every row as the generator launched it: {aic.get('ix')}")
+    check(aic.get("ix", {}).get("harness") == "aiconfigurator" and aic["ix"]["token_budget"] == 2 + 1024 + 1502 and
+          aic["ix"]["ttft_ms"]["modelled"] != ix.get("ix", {}).get("ttft_ms", {}).get("modelled"),
+          f"validate --recipe aiconfigurator: every row as the generator launched it (batch + ISL + 1500 rounded "
+          f"to 32): {aic.get('ix')}")
+    # An InferenceX SGLang row (its results database: db-dump) runs its script's server: Qwen3.5
+    # on B200 with --chunked-prefill-size 32768, --stream-interval 30 and, from 16 clients,
+    # --scheduler-recv-interval 30, under the same client: `simulate` with those flags.
+    (d / "model_configs" / "Qwen--Qwen3.5-397B-A17B_config.json").write_text(
+        (root / "data/models/qwen3_5_397b_a17b.json").read_text())
+    sg_src = "db-dump/2026-04-27; config_id=1; silicon_concurrency=16; measured=2026-03-24T00:00:00.000Z"
+    sg_rows = [ix_header, f"sg,sglang,0.5.9,Qwen/Qwen3.5-397B-A17B,b200_sxm,fp8,agg,1024,1024,fp8,fp8,16,8,1,1,8,1,"
+                          f"{sg_src},400,12"]
+    (d / "sglang.csv").write_text("\n".join(sg_rows) + "\n")
+    v_sg = json.loads(run("validate", "--deployments", str(d / "sglang.csv"), "--json").stdout or "{}")
+    sg = {w["id"]: w for w in v_sg.get("worst", [])}.get("sg", {})
+    s_sg = json.loads(run("simulate", "--model-config", str(d / "model_configs" / "Qwen--Qwen3.5-397B-A17B_config.json"),
+                          "--quant", "fp8", "--kv-dtype", "fp8", "--gpu", "b200", "--tp", "8", "--ep", "1", "--batch",
+                          "16", "--concurrency", "16", "--isl", "1024", "--osl", "1024", "--framework", "sglang",
+                          "--token-budget", "32768", "--stream-interval", "30", "--recv-interval", "30", "--rounds",
+                          "10", "--min-length-ratio", "0.8", "--json").stdout or "{}")
+    check(sg.get("harness") == "inferencex" and sg.get("token_budget") == 32768 and s_sg and
+          abs(sg["ttft_ms"]["modelled"] - s_sg["ttft_ms"]["mean"]) < 1e-9 and
+          abs(sg["tpot_ms"]["modelled"] - s_sg["tpot_ms"]["mean"]) < 1e-9,
+          f"validate: an InferenceX SGLang Qwen3.5 row is simulate with its script's flags: {sg} / "
+          f"{s_sg.get('ttft_ms')} {s_sg.get('engine')}")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
