@@ -44,6 +44,9 @@ struct Recipe {
   std::uint32_t batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
   std::uint32_t stream_interval = 1, recv_interval = 1;
+  // Share of GPU memory kept from weights and KV; negative: the framework's (SGLang's
+  // --mem-fraction-static f keeps 1 - f).
+  double reserve_fraction = -1;
   // framework_graphs: decode batches padded to the framework's default captured sizes;
   // else to cuda_graph_batches (empty: a graph for every size, nothing padded).
   bool framework_graphs = false;
@@ -123,24 +126,32 @@ inline Recipe recipe_for(const Provenance& p) {
       r.token_budget = tp4 ? 8192 : 32768;  // --chunked-prefill-size
       r.recv_interval = tp4 ? 10 : recv_by_clients;
       r.stream_interval = 30;
+      r.reserve_fraction = tp4 ? 0.05 : 0.18;  // MEM_FRAC_STATIC 0.95 / 0.82
     } else if (deepseek && p.precision == "fp4") {
       r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_fp4_{b200,b300}.sh";
       r.token_budget = 16384;
       r.recv_interval = recv_by_clients;
       r.stream_interval = 10;
+      r.reserve_fraction = 0.15;  // --mem-fraction-static 0.85
     } else if (has(m, "Qwen3.5") && p.system == "b300_sxm" && p.precision == "fp8") {
       r.source = "InferenceX a3330bb586a8: benchmarks/single_node/qwen3.5_fp8_b300.sh";
       r.token_budget = 16384;
       r.stream_interval = 50;
+      r.reserve_fraction = 0.2;  // --mem-fraction-static 0.8
     } else if (has(m, "Qwen3.5")) {
       r.source = "InferenceX 626932a110a2: benchmarks/single_node/qwen3.5_{fp8,fp4}_{b200,b300}.sh";
       r.token_budget = 32768;
       r.recv_interval = recv_by_clients;
       r.stream_interval = 30;
+      // MEM_FRAC_STATIC: 0.82 (fp8 on B200), 0.85 (fp4 on B200), 0.8 (fp4 on B300).
+      r.reserve_fraction = p.system == "b300_sxm" ? 0.2 : p.precision == "fp8" ? 0.18 : 0.15;
     } else if (has(m, "GLM-5")) {
       r.source = "InferenceX 626932a110a2: benchmarks/single_node/glm5_{fp8,fp4}_{b200,b300}.sh";
       r.token_budget = 32768;
       r.stream_interval = 30;
+      // --mem-fraction-static 0.85 (fp8), 0.9 (fp4 on B200); fp4 on B300 the default.
+      if (p.precision == "fp8") r.reserve_fraction = 0.15;
+      else if (p.system == "b200_sxm") r.reserve_fraction = 0.1;
     } else {
       r.framework_budget = true;
     }

@@ -490,6 +490,8 @@ class Simulator {
     if (!o_.engine.stream_interval && !engine.server.lagged_first_token)
       engine.server.stream_interval = recipe.stream_interval;
     if (!o_.engine.recv_interval) engine.server.recv_interval = recipe.recv_interval;
+    if (!o_.engine.reserve_fraction && recipe.reserve_fraction >= 0)
+      engine.server.reserve_fraction = recipe.reserve_fraction;
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {
