@@ -69,9 +69,10 @@ struct FusedMoe {
   static double bytes(const Config& c, const Input& in) {
     if (in.rows == 0) return 0;
     const double r = double(in.rows), h = double(c.hidden), i = double(c.moe_intermediate), e = active(c, in);
-    const double a = bytes_per_element(c.dtype), o = bytes_per_element(out_dtype(c));
-    // a·(activations + weights·w/a): with w = a (every arch but gpt-oss) w/a is exactly 1
-    // and the sums are the former ones bit for bit.
+    const double a = activation_bytes(c.dtype), o = bytes_per_element(out_dtype(c));
+    // a·(activations + weights·w/a): with w = a (every arch but gpt-oss and int4 experts)
+    // w/a is exactly 1 and the sums are the former ones bit for bit. An int4 kernel's
+    // activations are 16-bit (activation_bytes).
     const double w_per_a = bytes_per_element(c.weight_dtype) / a;
     const double up = a * (r * h + e * 2 * i * h * w_per_a) + o * r * 2 * i;
     const double act = o * 3 * r * i;

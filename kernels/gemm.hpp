@@ -70,6 +70,8 @@ struct Gemm {
     if (c.n == 0 || c.k == 0)
       throw ConfigError("gemm: n " + std::to_string(c.n.value) + " and k " + std::to_string(c.k.value) +
                         " must both be at least 1");
+    if (c.dtype == Dtype::int4)
+      throw ConfigError("gemm: dtype int4: int4 weight-only is modelled for routed experts only (fused_moe)");
   }
 };
 

@@ -232,13 +232,14 @@ inline std::string lower(std::string_view s) {
 }
 
 // aiconfigurator's dtype names → costdsl's: fp8 is per tensor (per channel), fp8_block
-// DeepSeek's 128×128 block scales, nvfp4 costdsl's fp4.
+// DeepSeek's 128×128 block scales, nvfp4 costdsl's fp4, int4_wo costdsl's int4.
 inline std::optional<Dtype> dtype_of(std::string_view s) {
   if (s == "bfloat16") return Dtype::bf16;
   if (s == "float16" || s == "half") return Dtype::fp16;
   if (s == "fp8" || s == "float8_e4m3fn") return Dtype::fp8;
   if (s == "nvfp4") return Dtype::fp4;
   if (s == "fp8_block") return Dtype::fp8_block;
+  if (s == "int4_wo") return Dtype::int4;  // W4A16 (Marlin / TensorRT-LLM's w4a16 MoE kernels)
   if (s == "float32" || s == "float") return Dtype::fp32;
   return std::nullopt;
 }
@@ -422,6 +423,10 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       const auto dt = dtype_of(d);
       if (!dt) {
         why = fmt::format("gemm_dtype {}: no costdsl dtype (fp32, bf16, fp16, fp8, fp8_block, nvfp4)", d);
+        return std::nullopt;
+      }
+      if (*dt == Dtype::int4) {
+        why = fmt::format("gemm_dtype {}: int4 weight-only is modelled for routed experts only", d);
         return std::nullopt;
       }
       const std::uint64_t m = r.count("m"), n = r.count("n"), k = r.count("k");

@@ -279,7 +279,7 @@ inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
          },
          "weight format of the dense/attention GEMMs and the experts, in place of the checkpoint's "
          "quantization_config: bf16, fp8 (per tensor), fp8_block (128x128 scales), nvfp4, mxfp4; or "
-         "gemm=MODE,moe=MODE")
+         "gemm=MODE,moe=MODE (moe=int4: W4A16 int4 experts, as Kimi-K2.5 ships them)")
       ->type_name("MODE");
   cmd.add_option_function<std::string>(
          "--kv-dtype", [&o](const std::string& s) { o.quantization.kv_dtype = parse_kv_dtype(s); },

@@ -68,6 +68,7 @@ struct Deployment {
   WorkerLayout prefill;  // disaggregated: each prefill worker
   std::uint32_t prefill_workers = 0, decode_workers = 1;
   Quantization::Choice quantization;  // the weights' formats the row names (empty cell: the checkpoint's)
+  bool int4_weight_only = false;      // int4_wo: the checkpoint's int4 experts
   double ttft_ms = 0, tpot_ms = 0;
 };
 
@@ -80,11 +81,14 @@ struct Table {
 namespace detail {
 // A quant-mode cell as a weight format; empty: the checkpoint's own. why: a mode costdsl
 // does not model.
-inline std::optional<Dtype> weight_format(const aic::detail::Cells& r, std::string_view col, std::string& why) {
+// int4_wo: the checkpoint's own int4 weight-only format, which the simulation takes from
+// its config.json (int4_weight_only set; checked there).
+inline std::optional<Dtype> weight_format(const aic::detail::Cells& r, std::string_view col, std::string& why,
+                                          bool& int4_weight_only) {
   if (!r.has(col) || r.text(col).empty()) return std::nullopt;
   const std::string_view mode = r.text(col);
   if (mode == "int4_wo") {
-    why = fmt::format("{} int4_wo: int4 weight-only GEMMs are not modelled", col);
+    int4_weight_only = true;
     return std::nullopt;
   }
   try {
@@ -127,8 +131,8 @@ inline Table read(const std::filesystem::path& path) {
     d.disaggregated = mode == "disagg";
     {
       std::string why;
-      d.quantization.gemm_dtype = detail::weight_format(r, "gemm_quant_mode", why);
-      if (why.empty()) d.quantization.expert_dtype = detail::weight_format(r, "moe_quant_mode", why);
+      d.quantization.gemm_dtype = detail::weight_format(r, "gemm_quant_mode", why, d.int4_weight_only);
+      if (why.empty()) d.quantization.expert_dtype = detail::weight_format(r, "moe_quant_mode", why, d.int4_weight_only);
       if (!why.empty()) return skip(why);
     }
     // One worker's columns under `prefix` (tp_size or prefill_tp_size, ...).
@@ -527,6 +531,13 @@ class Simulator {
         case KvPolicy::fp8: q.kv_dtype = Dtype::fp8; break;
       }
       config.override_quantization(q);
+      // int4_wo is only what a checkpoint ships: routed experts in W4A16 (Kimi-K2.5).
+      if (d.int4_weight_only && config.quantization().expert_dtype != Dtype::int4) {
+        why = fmt::format("int4_wo: {} does not ship int4 weight-only experts (compressed-tensors W4A16), the only "
+                          "int4 costdsl models",
+                          d.model_path);
+        return std::nullopt;
+      }
       serve::UnitSimulator units(source(*m, config, *t), *t, spec);
       // A worker the arch rejects, or whose KV cannot hold one request, is no deployment.
       const auto option = [&](serve::Parallel p, std::uint64_t need, std::string_view role) {

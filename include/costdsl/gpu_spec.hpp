@@ -49,6 +49,7 @@ struct GpuSpec {
       case Dtype::fp8_block: return &peak_fp8;  // fp8 MMA; the block scales are applied in the epilogue of each k-block
       case Dtype::fp4: return &peak_fp4;
       case Dtype::mxfp4: return &peak_fp4;  // block-scaled fp4 MMA runs on the fp4 tensor cores (sm_100)
+      case Dtype::int4: return &peak_bf16;  // W4A16: dequantized in registers, 16-bit MMA
       case Dtype::fp32: return &peak_fp32;
     }
     return nullptr;

@@ -97,10 +97,12 @@ class HfConfig {
         q.expert_dtype = Dtype::mxfp4;
       } else if (m == "modelopt") {
         modelopt(q, "quantization_config.");
+      } else if (m == "compressed-tensors") {
+        compressed_tensors(q);
       } else {
         throw DataError(file_ + ": quantization_config.quant_method '" + m +
-                        "' is not modelled (fp8, fp8 with weight_block_size, mxfp4, modelopt); override it with "
-                        "--quant");
+                        "' is not modelled (fp8, fp8 with weight_block_size, mxfp4, modelopt, compressed-tensors "
+                        "int4 weight-only); override it with --quant");
       }
     }
     if (has("hf_quant_config.quant_algo")) modelopt(q, "hf_quant_config.");
@@ -133,6 +135,38 @@ class HfConfig {
                         "' is not modelled (FP8 or none); override it with --kv-dtype");
       q.kv_dtype = Dtype::fp8;
     }
+  }
+
+  // compressed-tensors: one config group of 4-bit integer weights with no activation
+  // quantization (W4A16, pack-quantized) is int4 weight-only. Its `ignore` list says which
+  // linears stay 16-bit: with attention (self_attn) and the dense MLPs (mlp.*_proj) in it,
+  // as Kimi-K2.5 ships, only the routed experts are int4, costdsl's expert_dtype; int4
+  // dense or attention GEMMs are not modelled.
+  void compressed_tensors(Quantization& q) const {
+    const std::string g = "quantization_config.config_groups.group_0.";
+    const std::string why = file_ + ": quantization_config (compressed-tensors): ";
+    if (has("quantization_config.config_groups.group_1"))
+      throw DataError(why + "several config_groups are not modelled (one W4A16 group is); override it with --quant");
+    if (!has(g + "weights.num_bits") || !has(g + "weights.type"))
+      throw DataError(why + "config_groups.group_0.weights needs num_bits and type");
+    const Value& bits = *find(g + "weights.num_bits");
+    if (bits.type != Value::Type::integer || bits.integer != 4 || text(g + "weights.type") != "int" ||
+        has(g + "input_activations"))
+      throw DataError(why + "only 4-bit int weights with 16-bit activations (W4A16) are modelled, got num_bits " +
+                      bits.json + ", type " + find(g + "weights.type")->json + (has(g + "input_activations") ?
+                      ", quantized activations" : "") + "; override it with --quant");
+    bool attention = false, dense = false;
+    if (const Value* ignore = find("quantization_config.ignore"); ignore && ignore->type == Value::Type::array)
+      for (const Value& v : ignore->items) {
+        attention = attention || (v.type == Value::Type::string && v.text.find("self_attn") != std::string::npos);
+        dense = dense || (v.type == Value::Type::string && v.text.find("mlp\\.") != std::string::npos &&
+                          v.text.find("_proj") != std::string::npos);
+      }
+    if (!attention || !dense)
+      throw DataError(why + "int4 weights outside the routed experts (quantization_config.ignore names " +
+                      std::string(attention ? "" : "no self_attn ") + std::string(dense ? "" : "no dense mlp ") +
+                      "linears) are not modelled; override it with --quant");
+    q.expert_dtype = Dtype::int4;
   }
 
   std::map<std::string, Value, std::less<>> entries_;

@@ -50,16 +50,23 @@ inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
   if (s == "fp8_block") return Dtype::fp8_block;
   if (s == "nvfp4" || s == "fp4") return Dtype::fp4;
   if (s == "mxfp4") return Dtype::mxfp4;
+  if (s == "int4" || s == "int4_wo" || s == "w4a16") return Dtype::int4;
   throw InputError(std::string(flag) + " '" + std::string(s) +
-                   "' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, mxfp4; int4 "
-                   "weight-only is not modelled)");
+                   "' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, mxfp4, int4)");
 }
 
 // `--quant MODE` (dense GEMMs and experts alike) or `--quant gemm=MODE,moe=MODE`.
 inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_view flag = "--quant") {
   Quantization::Choice c;
+  // int4 weight-only is modelled for routed experts, the one place it ships (Kimi-K2.5).
+  const auto no_int4_gemm = [&](Dtype d, std::string_view where) {
+    if (d == Dtype::int4)
+      throw InputError(std::string(where) + " int4: int4 weight-only is modelled for routed experts only (" +
+                       std::string(flag) + " moe=int4)");
+    return d;
+  };
   if (text.find('=') == std::string_view::npos) {
-    c.gemm_dtype = c.expert_dtype = parse_weight_format(text, flag);
+    c.gemm_dtype = c.expert_dtype = no_int4_gemm(parse_weight_format(text, flag), flag);
     return c;
   }
   while (!text.empty()) {
@@ -71,7 +78,8 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
       throw InputError(std::string(flag) + " '" + std::string(part) + "': expected MODE or gemm=MODE,moe=MODE");
     const std::string where = std::string(flag) + " " + std::string(key);
-    (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = parse_weight_format(part.substr(eq + 1), where);
+    const Dtype d = parse_weight_format(part.substr(eq + 1), where);
+    (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = key == "gemm" ? no_int4_gemm(d, where) : d;
   }
   return c;
 }

@@ -44,11 +44,11 @@ struct LinkCurve {
 struct RooflineParams {
   struct Gemm {
     // Achieved fraction of the dtype's peak on the best tile, indexed by Dtype
-    // (fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block). Only bf16 and fp8 are measured; the
-    // rest are copies.
+    // (fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block, int4). Only bf16 and fp8 are measured;
+    // the rest are copies (int4, dequantized to 16 bits, bf16's).
     std::array<double, all_dtypes.size()> eff_compute{0.8133367567300209, 0.8133367567300209, 0.8133367567300209,
                                                       0.5634311535199823, 0.5634311535199823, 0.5634311535199823,
-                                                      0.5634311535199823};
+                                                      0.5634311535199823, 0.8133367567300209};
     double eff_tile_m64 = 0.9736826840233621;  // relative efficiency of 64-row tiles
     double k_overhead = 91.02326564342927;    // prologue/epilogue cost per tile, in k units
     double overlap_p = 2.0083095541063534;      // smooth max exponent (inf = pure max)

@@ -292,12 +292,41 @@ TEST_CASE("a multimodal wrapper's text_config is the language model (Kimi-K2.5 r
   CHECK(hf.text("model_type") == "kimi_k2");  // the language model's keys stand at the top
   CHECK(hf.has("vision_config.hidden_size"));  // the wrapper's others stay
   CHECK_THROWS_WITH_AS(hf.quantization(),
-                       "kimi.json: quantization_config.quant_method 'compressed-tensors' is not modelled (fp8, fp8 "
-                       "with weight_block_size, mxfp4, modelopt); override it with --quant",
+                       "kimi.json: quantization_config (compressed-tensors): config_groups.group_0.weights needs "
+                       "num_bits and type",
                        DataError);
   // One weight format chosen is not enough; both make the checkpoint's moot (an NVFP4 build of it).
   hf.override_quantization({Dtype::fp4, std::nullopt, std::nullopt});
   CHECK_THROWS_AS(hf.quantization(), DataError);
+  // Kimi-K2.5 as shipped: one W4A16 group, attention, shared experts and dense MLPs ignored:
+  // int4 routed experts, the rest 16-bit. Elsewhere int4 is not modelled, nor activations.
+  const nlohmann::json w4a16{{"weights", {{"num_bits", 4}, {"type", "int"}, {"group_size", 32}}},
+                             {"input_activations", nullptr}};
+  const nlohmann::json ignore{"lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                              "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"};
+  const auto with = [&](nlohmann::json group, nlohmann::json ignored) {
+    nlohmann::json w = wrapper;
+    w["text_config"]["quantization_config"]["config_groups"] = {{"group_0", group}};
+    w["text_config"]["quantization_config"]["ignore"] = ignored;
+    return parse_hf_config(w.dump(), "kimi.json");
+  };
+  const Quantization q = with(w4a16, ignore).quantization();
+  CHECK(q.expert_dtype == Dtype::int4);
+  CHECK(q.gemm_dtype == Dtype::bf16);
+  CHECK(q.kv_dtype == Dtype::bf16);
+  CHECK_THROWS_WITH_AS(with(w4a16, nlohmann::json{"lm_head"}).quantization(),
+                       doctest::Contains("int4 weights outside the routed experts"), DataError);
+  nlohmann::json w8 = w4a16;
+  w8["weights"]["num_bits"] = 8;
+  CHECK_THROWS_WITH_AS(with(w8, ignore).quantization(), doctest::Contains("num_bits 8"), DataError);
+  nlohmann::json a8 = w4a16;
+  a8["input_activations"] = {{"num_bits", 8}};
+  CHECK_THROWS_WITH_AS(with(a8, ignore).quantization(), doctest::Contains("quantized activations"), DataError);
+  // Its int4 experts read the bytes of 4.5 bits a weight and run on the 16-bit tensor cores.
+  CHECK(bytes_per_element(Dtype::int4) == 4.5 / 8);
+  CHECK(parse_quant_flag("moe=int4").expert_dtype == Dtype::int4);
+  CHECK_THROWS_WITH_AS(parse_quant_flag("int4"), doctest::Contains("routed experts only"), InputError);
+  CHECK_THROWS_WITH_AS(parse_quant_flag("gemm=int4"), doctest::Contains("routed experts only"), InputError);
   hf.override_quantization({Dtype::fp4, Dtype::fp4, Dtype::fp8});
   CHECK(hf.quantization() == Quantization{Dtype::fp4, Dtype::fp4, Dtype::fp8});
   const DeepseekV3Config c = DeepseekV3Config::from_hf(hf, {.tp = 1, .ep = 8});

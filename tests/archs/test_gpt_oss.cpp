@@ -222,7 +222,7 @@ TEST_CASE("GptOss: bad configs name the field, its value and the rule") {
   CHECK_THROWS_WITH_AS(
       GptOssConfig::from_hf(parse_hf_config("{" + base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 4}})", "x.json"), {.tp = 1, .ep = 1}),
       "x.json: quantization_config.quant_method 'gptq' is not modelled (fp8, fp8 with weight_block_size, mxfp4, "
-      "modelopt); override it with --quant",
+      "modelopt, compressed-tensors int4 weight-only); override it with --quant",
       DataError);
   // Without quantization_config the experts are the checkpoint's dtype; without layer_types HF alternates.
   const GptOssConfig plain = GptOssConfig::from_hf(parse_hf_config("{" + base + "}", "x.json"), {.tp = 1, .ep = 1});

@@ -164,7 +164,8 @@ rejects("unknown kernel kind", ["kernel", "matmul", "--gpu", "h200"], "unknown k
 rejects("unknown timing", EVAL + ["--timing", "fast"], "--timing", "fast", "auto,profile,roofline")
 rejects("unknown family", ["eval", "--model-config", str(models / "llama3_8b.json"), "--family", "mistral", "--gpu",
                            "h200"], "--family", "mistral")
-rejects("unknown dtype", GEMM + ["--m", "1", "--dtype", "int4"], "--dtype 'int4' is not a known dtype")
+rejects("unknown dtype", GEMM + ["--m", "1", "--dtype", "int3"], "--dtype 'int3' is not a known dtype")
+rejects("int4 dense GEMM", GEMM + ["--m", "1", "--dtype", "int4"], "gemm: dtype int4: int4 weight-only is modelled for routed experts only")
 rejects("dtype the gpu lacks", ["kernel", "gemm", "--gpu", "a100", "--m", "64", "--n", "64", "--k", "64", "--dtype",
                                 "fp8"], "gpu 'a100_sxm' (sm_80) has no fp8 tensor-core path")
 accepts_json("unknown backend, profile timing", GEMM + ["--m", "64", "--backends", "nosuch", "--timing", "profile",
@@ -292,8 +293,10 @@ with tempfile.TemporaryDirectory() as d:
     rejects("hf_quant_config kv algo", config("kv_config.json", "llama"),
             "hf_quant_config.kv_cache_quant_algo 'INT8' is not modelled (FP8 or none)", "--kv-dtype")
     quant = ["eval", "--arch", "llama3_8b", "--gpu", "h100", "--decode", "8x512"]
-    rejects("--quant unknown format", quant + ["--quant", "int4"],
-            "--quant 'int4' is not a weight format costdsl models", "int4 weight-only is not modelled")
+    rejects("--quant unknown format", quant + ["--quant", "int3"],
+            "--quant 'int3' is not a weight format costdsl models", "int4)")
+    rejects("--quant int4 for every GEMM", quant + ["--quant", "int4"],
+            "--quant int4: int4 weight-only is modelled for routed experts only (--quant moe=int4)")
     rejects("--quant unknown component", quant + ["--quant", "gemm=fp8,attn=bf16"],
             "--quant 'attn=bf16': expected MODE or gemm=MODE,moe=MODE")
     rejects("--kv-dtype fp4", quant + ["--kv-dtype", "fp4"], "--kv-dtype 'fp4' is not a KV-cache dtype (bf16, fp16, fp8)")

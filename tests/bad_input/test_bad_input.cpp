@@ -630,7 +630,7 @@ TEST_CASE("bad_input: unknown timing mode") {
 
 TEST_CASE("bad_input: unknown dtype and a dtype the gpu lacks") {
   check_error<InputError>([] { parse_dtype("int3"); },
-                          {"dtype 'int3' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block)"});
+                          {"dtype 'int3' is not a known dtype (expected one of fp32, bf16, fp16, fp8, fp4, mxfp4, fp8_block, int4)"});
   const Timing a100 = load_timing("a100", TimingMode::roofline);
   check_error<InputError>(
       [&] {

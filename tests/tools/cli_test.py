@@ -499,7 +499,7 @@ with tempfile.TemporaryDirectory() as d:
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json").stdout or "{}")
     check(v.get("rows") == 7 and v.get("simulated") == 3, f"validate --deployments: 7 rows, 3 simulated: {v}")
     skipped = v.get("skipped", {})
-    for needle in ("gemm_quant_mode int4_wo", "prefill_num_workers empty", "system tpu_v9",
+    for needle in ("int4_wo: meta-llama/Llama-3.1-8B-Instruct does not ship int4", "prefill_num_workers empty", "system tpu_v9",
                    "model acme/Nonexistent-7B"):
         check(any(k.startswith(needle) and e["count"] == 1 for k, e in skipped.items()),
               f"validate --deployments: one row skipped for {needle!r}: {skipped}")

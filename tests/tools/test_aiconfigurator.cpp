@@ -170,9 +170,11 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
       "SGLang,0.5.14,H100,moe,cutlass,fp8,1024,4096,1536,8,128,1,8,balanced,0.45\n"
       "SGLang,0.5.14,B200,moe,cutlass,nvfp4,1024,4096,1536,8,128,1,8,balanced,0.3\n",
       &rep);
-  REQUIRE(moe.size() == 5);
-  // Each weight format is its own table: W8A8 / W4A4 measure activations in the weights' format.
-  for (const auto& [i, d] : {std::pair{2, Dtype::fp8_block}, std::pair{3, Dtype::fp8}, std::pair{4, Dtype::fp4}}) {
+  REQUIRE(moe.size() == 6);
+  // Each weight format is its own table: W8A8 / W4A4 measure activations in the weights'
+  // format; int4_wo is costdsl's int4 (W4A16) path.
+  for (const auto& [i, d] : {std::pair{2, Dtype::int4}, std::pair{3, Dtype::fp8_block}, std::pair{4, Dtype::fp8},
+                             std::pair{5, Dtype::fp4}}) {
     const auto& c = std::get<aic::Call<kernels::FusedMoe>>(moe[static_cast<std::size_t>(i)].call).config;
     CHECK(c.dtype == d);
     CHECK(c.weight_dtype == d);
@@ -187,7 +189,7 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
   const auto& q = std::get<aic::Call<kernels::FusedMoe>>(moe[1].call);
   CHECK(q.point[0] == 0.25);
   CHECK(q.input.rows == 1);
-  CHECK(rep.skips.total() == 2);
+  CHECK(rep.skips.total() == 1);  // the power-law row
 
   const auto nccl = read_text(
       "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"

@@ -26,11 +26,14 @@ constexpr Dtype expert_weight_dtype(const Form& form) {
   }
 }
 
-// What a GEMM over `weights` quantizes its input activations to: the W8A8 / W4A4 formats
-// (fp8, fp8_block, nvfp4) multiply in the weights' format; a weight-only format (mxfp4 as
-// gpt-oss ships it, W4A16) dequantizes to the activations' dtype.
+// The kernel path a GEMM over `weights` runs: the W8A8 / W4A4 formats (fp8, fp8_block,
+// nvfp4) multiply in the weights' format; int4 names its own W4A16 kernels (16-bit
+// activations, Dtype::int4); mxfp4 as gpt-oss ships it dequantizes to the activations'
+// dtype.
 constexpr Dtype gemm_input_dtype(Dtype activations, Dtype weights) noexcept {
-  return weights == Dtype::fp8 || weights == Dtype::fp8_block || weights == Dtype::fp4 ? weights : activations;
+  return weights == Dtype::fp8 || weights == Dtype::fp8_block || weights == Dtype::fp4 || weights == Dtype::int4
+             ? weights
+             : activations;
 }
 
 }  // namespace costdsl::worklets

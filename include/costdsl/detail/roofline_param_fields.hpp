@@ -54,7 +54,8 @@ struct RooflineParamField {
   ParamRule rule;
   std::function<double&(RooflineParams&)> ref;
   // A file may leave the field out and mean this other field's value (mxfp4 runs at
-  // fp4's fitted efficiency in files written before mxfp4 existed); empty: required.
+  // fp4's fitted efficiency in files written before mxfp4 existed, int4 at bf16's);
+  // empty: required.
   std::string fallback{};
 };
 
@@ -70,6 +71,7 @@ inline const std::vector<RooflineParamField>& roofline_param_fields() {
                    [i](P& p) -> double& { return p.gemm.eff_compute[i]; },
                    d == Dtype::mxfp4       ? std::string("gemm.eff_compute.fp4")
                    : d == Dtype::fp8_block ? std::string("gemm.eff_compute.fp8")
+                   : d == Dtype::int4      ? std::string("gemm.eff_compute.bf16")
                                            : std::string()});
     }
     f.push_back({"gemm.eff_tile_m64", R::efficiency, [](P& p) -> double& { return p.gemm.eff_tile_m64; }});

@@ -78,13 +78,21 @@ COSTDSL_DECL HfConfig hf_config_of(const nlohmann::json& wrapped, std::string fi
   const nlohmann::json j = language_model(wrapped);
   std::map<std::string, HfConfig::Value, std::less<>> entries;
   for (const auto& [key, value] : j.items()) entries.emplace(key, hf_value(value));
-  // An object's members are entries too, as "object.member" (one level: HF nests its
-  // quantization_config, rope_scaling, ... that deep), so a family reads e.g.
-  // quantization_config.quant_method with the same accessors. A top-level key spelled
-  // the same way keeps its own value.
+  // An object's members are entries too, as "object.member", and theirs
+  // "object.member.inner" (HF nests its quantization_config, rope_scaling, ... one level
+  // deep; compressed-tensors' config_groups.group_0.weights.num_bits four), so a family
+  // reads e.g. quantization_config.quant_method with the same accessors. A key spelled the
+  // same way at a shallower level keeps its own value.
+  const auto members = [&](const auto& self, const std::string& prefix, const nlohmann::json& object,
+                           int depth) -> void {
+    for (const auto& [member, inner] : object.items()) {
+      const std::string key = prefix + "." + member;
+      entries.emplace(key, hf_value(inner));
+      if (inner.is_object() && depth < 4) self(self, key, inner, depth + 1);
+    }
+  };
   for (const auto& [key, value] : j.items())
-    if (value.is_object())
-      for (const auto& [member, inner] : value.items()) entries.emplace(key + "." + member, hf_value(inner));
+    if (value.is_object()) members(members, key, value, 1);
   return HfConfig(std::move(entries), std::move(file));
 }
 }  // namespace detail
