@@ -117,7 +117,6 @@ inline constexpr double same_instant_s = 1e-9;
 template <IterationModel Model>
 class Worker {
  public:
-
   // requests: every request's lengths, by id (arrive() gives the time each reaches this
   // worker). expected_arrivals: how many arrive() calls to reserve room for.
   Worker(Model& model, std::span<const Request> requests, const ServerConfig& cfg, std::uint64_t kv_capacity_tokens,
