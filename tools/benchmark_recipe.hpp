@@ -28,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/serve/server_config.hpp"
+
 namespace costdsl::cli::deployments {
 
 struct Recipe {
@@ -51,6 +53,18 @@ struct Recipe {
   // else to cuda_graph_batches (empty: a graph for every size, nothing padded).
   bool framework_graphs = false;
   std::vector<std::uint32_t> cuda_graph_batches;
+
+  // Lays the launch flags over a framework's defaults (the token budget is the caller's).
+  // SGLang's stream interval does not apply to a scheduler that lags its first token
+  // (TensorRT-LLM's, which streams a first token whatever its interval).
+  void launch(serve::ServerConfig& s) const {
+    if (!framework_graphs) s.cuda_graph_batches = cuda_graph_batches;
+    s.batch_wait_iters = batch_wait_iters;
+    s.batch_wait_tokens_ratio = batch_wait_tokens_ratio;
+    if (!s.lagged_first_token) s.stream_interval = stream_interval;
+    s.recv_interval = recv_interval;
+    if (reserve_fraction >= 0) s.reserve_fraction = reserve_fraction;
+  }
 };
 
 // What a row's provenance says about it (silicon_data_source and the layout columns).

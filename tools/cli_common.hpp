@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -198,8 +199,11 @@ struct EngineOptions {
   serve::Framework which() const { return *serve::parse_framework(framework); }
 
   // Framework f's defaults on `gpu`, with the flags given laid over them.
-  serve::FrameworkDefaults resolve(serve::Framework f, const GpuSpec& gpu) const {
+  // `launch`: how a deployment was launched (validate's recipes), between the two.
+  serve::FrameworkDefaults resolve(serve::Framework f, const GpuSpec& gpu,
+                                   const std::function<void(serve::ServerConfig&)>& launch = {}) const {
     serve::FrameworkDefaults d = serve::framework_defaults(f, gpu);
+    if (launch) launch(d.server);
     using serve::Batching;
     if (!batching.empty()) d.server.batching = batching == "mixed" ? Batching::mixed : Batching::prefill_first;
     if (!chunked_prefill.empty()) d.server.chunked_prefill = chunked_prefill == "on";

@@ -174,14 +174,12 @@ inline Table read(const std::filesystem::path& path) {
       };
       d.source_file = src.starts_with("db-dump/") ? std::string("db-dump") : field("source_file=");
       d.measured = field("measured=").substr(0, 10);
-    }
-    if (d.disaggregated && r.has("silicon_data_source")) {
-      const std::string_view src = r.text("silicon_data_source");
-      constexpr std::string_view key = "silicon_concurrency=";
-      if (const std::size_t at = src.find(key); at != std::string_view::npos) {
+      if (d.disaggregated) {  // its leading digits
         std::uint64_t c = 0;
-        std::size_t i = at + key.size();
-        for (; i < src.size() && src[i] >= '0' && src[i] <= '9' && c < 10'000'000; ++i) c = c * 10 + (src[i] - '0');
+        for (const char ch : field("silicon_concurrency=")) {
+          if (ch < '0' || ch > '9' || c >= 10'000'000) break;
+          c = c * 10 + static_cast<std::uint64_t>(ch - '0');
+        }
         if (c > 0 && c < 10'000'000) d.clients = static_cast<std::uint32_t>(c);
       }
     }
@@ -484,18 +482,9 @@ class Simulator {
                                      : Recipe{};
     spec.rounds = o_.rounds.value_or(recipe.rounds);
     spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
-    serve::FrameworkDefaults engine = o_.engine.resolve(framework, t->gpu());
-    // The recipe's launch flags, where no flag of the command's overrides them.
-    if (!recipe.framework_graphs && o_.engine.cuda_graph_padding.empty())
-      engine.server.cuda_graph_batches = recipe.cuda_graph_batches;
-    if (!o_.engine.batch_wait_iters) engine.server.batch_wait_iters = recipe.batch_wait_iters;
-    if (!o_.engine.batch_wait_ratio) engine.server.batch_wait_tokens_ratio = recipe.batch_wait_tokens_ratio;
-    // (SGLang's streaming: a scheduler told to lag its first token, --framework trtllm, keeps its own.)
-    if (!o_.engine.stream_interval && !engine.server.lagged_first_token)
-      engine.server.stream_interval = recipe.stream_interval;
-    if (!o_.engine.recv_interval) engine.server.recv_interval = recipe.recv_interval;
-    if (!o_.engine.reserve_fraction && recipe.reserve_fraction >= 0)
-      engine.server.reserve_fraction = recipe.reserve_fraction;
+    // The framework's defaults, the recipe's launch flags over them, the command's flags over both.
+    const serve::FrameworkDefaults engine =
+        o_.engine.resolve(framework, t->gpu(), [&](serve::ServerConfig& s) { recipe.launch(s); });
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {
