@@ -13,15 +13,16 @@
 //   for every batch size up to the cap
 //   (src/aiconfigurator/generator/rule_plugin/benchmark/*.rule at aiconfigurator 095f58a).
 // - SemiAnalysis InferenceX: rows exported as source_file=2026-04-06.csv or 2026-03-25.csv,
-//   or from its results database (db-dump/...; the two hold the same runs), aggregated.
-//   One launch script per model, GPU, precision and framework, and one client
+//   or from its results database (db-dump/...; the two hold the same runs). Aggregated:
+//   one launch script per model, GPU, precision and framework, and one client
 //   (benchmarks/benchmark_lib.sh run_benchmark_serving: vLLM's benchmark_serving.py with
 //   --random-range-ratio 0.8 from the sweep configs, --num-prompts 10 × CONC,
 //   --max-concurrency CONC, --num-warmups 2 × CONC or a single test prompt before them).
 //   The scripts read so far set the server flags below; an InferenceX row of a script not
 //   read runs the client with the framework's defaults. Each flag names the script and
 //   the InferenceX commit it was read at; they held over the dates each rule covers (the
-//   scripts' git history, 2025-10 to 2026-04).
+//   scripts' git history, 2025-10 to 2026-04). Disaggregated: the same client through
+//   srt-slurm's sa-bench, each deployment's layout from the sweep config (DisaggHarness).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -99,9 +100,8 @@ inline Recipe recipe_for(const Provenance& p) {
   Recipe r;
   r.source = "aiconfigurator 095f58a: src/aiconfigurator/generator/rule_plugin/benchmark/*.rule, "
              "generator/config/backend_templates/benchmark/bench_run.sh.j2";
-  const bool inferencex = p.aggregated && !p.measured.empty() &&
-                          (p.source_file == "2026-04-06.csv" || p.source_file == "2026-03-25.csv" ||
-                           p.source_file == "db-dump");
+  const bool inferencex = !p.measured.empty() && (p.source_file == "2026-04-06.csv" ||
+                                                  p.source_file == "2026-03-25.csv" || p.source_file == "db-dump");
   if (!inferencex) return r;
   r.harness = "inferencex";
   r.rounds = 10;
@@ -109,6 +109,15 @@ inline Recipe recipe_for(const Provenance& p) {
   r.source = "InferenceX: benchmarks/benchmark_lib.sh (the client); the framework's defaults (no script read)";
   r.framework_budget = true;
   r.framework_graphs = true;
+  if (!p.aggregated) {
+    // Multi-node runs go through srt-slurm's sa-bench, the same client with the same
+    // defaults (--random-range-ratio 0.8, 10 × CONC prompts, 2 × CONC warm-ups:
+    // src/srtctl/benchmarks/scripts/sa-bench/bench.sh); the layout is the sweep config's
+    // (DisaggHarness), the engines' flags the frameworks' defaults.
+    r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
+               "the framework's defaults (no recipe read)";
+    return r;
+  }
   const std::string_view m = p.model_path;
   const bool blackwell = p.system == "b200_sxm" || p.system == "b300_sxm";
   const std::uint32_t recv_by_clients = p.clients >= 16 ? 30 : 10;  // SCHEDULER_RECV_INTERVAL: 30 from 16 clients

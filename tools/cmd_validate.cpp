@@ -24,6 +24,8 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "deployments.hpp"
+#include "disagg_harness.hpp"
+#include "costdsl/data_dir.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/reflect.hpp"
 #include "error_summary.hpp"
@@ -178,7 +180,7 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
   by_worst.resize(std::min(worst, by_worst.size()));
   const auto row_json = [](const deployments::Simulated& s) {
     const deployments::Deployment& d = *s.row;
-    return nlohmann::json{{"id", d.id}, {"where", d.where}, {"backend", d.backend}, {"gpu", d.system},
+    nlohmann::json j{{"id", d.id}, {"where", d.where}, {"backend", d.backend}, {"gpu", d.system},
                           {"model", d.model_path}, {"isl", d.isl}, {"osl", d.osl}, {"concurrency", d.clients},
                           {"mode", d.disaggregated ? "disagg" : "agg"}, {"tp", d.worker.tp},
                           {"attention_dp", d.worker.dp}, {"moe_ep", d.worker.moe_ep},
@@ -187,6 +189,16 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                           {"token_budget", s.token_budget},
                           {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
+    if (d.disaggregated) {  // the unit as simulated, and where it was read when the row did not record it
+      const auto role = [](const deployments::WorkerLayout& w, std::uint32_t workers) {
+        return nlohmann::json{{"workers", workers}, {"tp", w.tp},       {"attention_dp", w.dp},
+                              {"moe_tp", w.moe_tp}, {"moe_ep", w.moe_ep}, {"batch", w.batch}};
+      };
+      j["prefill"] = role(d.prefill, d.prefill_workers);
+      j["decode"] = role(d.worker, d.decode_workers);
+      if (!d.unit_source.empty()) j["unit_source"] = d.unit_source;
+    }
+    return j;
   };
   if (json) {
     nlohmann::json j{{"rows", table.read},      {"simulated", sims.size()}, {"engine", engine},
@@ -361,7 +373,13 @@ void add_validate_command(CLI::App& app) {
       o.timing = parse_timing_mode(st->timing.timing);
       if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
       if (!st->timing.kernel_framework.empty()) o.kernel_framework = st->timing.kernels_of({});
-      const deployments::Table table = deployments::read(st->deployments);
+      deployments::Table table = deployments::read(st->deployments);
+      // A disaggregated row without its worker counts takes them from its harness's sweep
+      // config where its provenance names InferenceX (data/harness/, DisaggHarness).
+      if (o.recipes && std::any_of(table.rows.begin(), table.rows.end(),
+                                   [](const deployments::Deployment& d) { return !d.unit_recorded; }))
+        deployments::resolve_units(
+            table, deployments::DisaggHarness::load(deployments::DisaggHarness::default_path(default_data_dir())));
       aic::Skips skips = table.skips;
       const std::vector<deployments::Simulated> sims = deployments::Simulator(o).run(table, skips, st->threads);
       const std::string engine = fmt::format(

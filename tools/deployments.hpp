@@ -62,7 +62,15 @@ struct Deployment {
   // From silicon_data_source where it records them: the file the row came from and the
   // date it was measured (YYYY-MM-DD), which name the harness that launched it (Recipe).
   std::string source_file, measured, precision;
+  std::string measured_at;  // the full measured= time (UTC, YYYY-MM-DDTHH:MM:SS...)
   bool disaggregated = false;
+  // A disaggregated row without its worker counts (prefill_num_workers empty) keeps what
+  // it records, each worker's GPUs as prefill.tp / worker.tp and the prefill's
+  // prefill_moe_ep_size as prefill.moe_ep, until its harness completes it
+  // (DisaggHarness::resolve, which sets unit_source to where the unit was read).
+  bool unit_recorded = true;
+  std::string unit_source;
+  std::uint32_t token_budget = 0;  // the harness's prefill (or aggregated) max tokens; 0: the recipe's
   std::uint32_t isl = 0, osl = 0, clients = 0;
   WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
   WorkerLayout prefill;  // disaggregated: each prefill worker
@@ -152,8 +160,18 @@ inline Table read(const std::filesystem::path& path) {
       if (const std::string why = layout("", d.worker); !why.empty()) return skip(why);
       d.clients = d.worker.batch * d.worker.dp;
     } else {
+      if (!given("prefill_num_workers") && !given("decode_num_workers") && given("prefill_tp_size") &&
+          given("decode_tp_size")) {
+        d.unit_recorded = false;  // what the row records, for its harness to complete
+        d.prefill.tp = detail::small_count(r, "prefill_tp_size");
+        d.prefill.moe_ep = degree("prefill_moe_ep_size");
+        d.worker.tp = detail::small_count(r, "decode_tp_size");
+      }
       for (const char* col : {"prefill_num_workers", "decode_num_workers"})
-        if (!given(col)) return skip(fmt::format("{} empty: the disaggregated unit is not recorded", col));
+        if (!given(col) && d.unit_recorded)
+          return skip(fmt::format("{} empty: the disaggregated unit is not recorded", col));
+    }
+    if (d.disaggregated && d.unit_recorded) {
       if (const std::string why = layout("prefill_", d.prefill); !why.empty()) return skip(why);
       if (const std::string why = layout("decode_", d.worker); !why.empty()) return skip(why);
       d.prefill_workers = detail::small_count(r, "prefill_num_workers");
@@ -173,7 +191,8 @@ inline Table read(const std::filesystem::path& path) {
         return {};
       };
       d.source_file = src.starts_with("db-dump/") ? std::string("db-dump") : field("source_file=");
-      d.measured = field("measured=").substr(0, 10);
+      d.measured_at = field("measured=");
+      d.measured = d.measured_at.substr(0, 10);
       if (d.disaggregated) {  // its leading digits
         std::uint64_t c = 0;
         for (const char ch : field("silicon_concurrency=")) {
@@ -457,6 +476,10 @@ class Simulator {
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
   std::optional<Simulated> simulate(const Deployment& d, std::string& why) {
+    if (!d.unit_recorded) {  // not completed by its harness (resolve_units)
+      why = "prefill_num_workers empty: the disaggregated unit is not recorded";
+      return std::nullopt;
+    }
     const serve::Framework framework =
         o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
     const std::string kernels = o_.kernel_framework.value_or(
@@ -493,6 +516,7 @@ class Simulator {
         case Options::Budget::framework: return engine.server.max_batch_tokens;
         case Options::Budget::benchmark: break;
       }
+      if (d.token_budget > 0) return d.token_budget;
       if (recipe.token_budget > 0) return recipe.token_budget;
       if (recipe.framework_budget) return engine.server.max_batch_tokens;
       const std::uint32_t rule = batch + d.isl + 1500;

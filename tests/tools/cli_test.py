@@ -656,6 +656,82 @@ with tempfile.TemporaryDirectory() as d:
           abs(sg["tpot_ms"]["modelled"] - s_sg["tpot_ms"]["mean"]) < 1e-9,
           f"validate: an InferenceX SGLang Qwen3.5 row is simulate with its script's flags: {sg} / "
           f"{s_sg.get('ttft_ms')} {s_sg.get('engine')}")
+    # An InferenceX disaggregated row records neither its worker counts nor its caps: the sweep
+    # entry that stood in InferenceX's config when it was measured gives them (DisaggHarness,
+    # data/harness/). A data directory whose harness table is made up here: the first entry
+    # (1 prefill worker, batch 2, 4096 tokens; 2 decode workers, batch 4) is `simulate --mode
+    # disagg` with those flags under InferenceX's client; a later entry (4 decode workers, no
+    # cap named: the 8 clients over them) holds from February; speculative decoding, two
+    # layouts for one row and no entry at all are counted skips, each with its reason.
+    data = d / "data"
+    data.mkdir()
+    for entry in (root / "data").iterdir():
+        if entry.name != "harness":
+            (data / entry.name).symlink_to(entry)
+    (data / "harness").mkdir()
+    hx_header = ("valid_from,valid_until,commit,config,model_path,system,backend,precision,isl,osl,spec_decoding,"
+                 "concurrency,prefill_workers,prefill_gpus,prefill_ep,prefill_attention_dp,prefill_max_batch,"
+                 "prefill_max_tokens,decode_workers,decode_gpus,decode_ep,decode_attention_dp,decode_max_batch,"
+                 "decode_max_tokens,recipe")
+    hx = "{},{},c0ffee,llama-disagg,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,trtllm,bf16,1024,128,{},{},1,1,1,1,{}"
+    harness_rows = [hx_header,
+                    hx.format("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "none", 8, "2,4096,2,1,1,1,4,,r.yaml"),
+                    hx.format("2026-02-01T00:00:00Z", "", "none", 8, ",,4,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "", "none", 16, ",,2,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "", "mtp", 16, ",,2,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "", "mtp", 32, ",,2,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "", "none", 4, ",,1,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "", "none", 4, ",,2,1,1,1,,,")]
+    (data / "harness" / "inferencex_disagg.csv").write_text("\n".join(harness_rows) + "\n")
+    env = dict(os.environ, COSTDSL_DATA_DIR=str(data))
+    dx_header = ("id,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,"
+                 "prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_moe_ep_size,decode_batch_size,"
+                 "decode_num_workers,decode_tp_size,decode_moe_ep_size,silicon_data_source,silicon_ttft_ms,"
+                 "silicon_tpot_ms")
+    dx = ("{},trtllm,,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,bf16,disagg,1024,128,bf16,,,,1,1,,,1,1,"
+          "source_file=2026-03-25.csv; silicon_concurrency={}; measured={}; wip=False,200,8")
+    dx_rows = [dx_header, dx.format("jan", 8, "2026-01-15T10:00:00Z"), dx.format("feb", 8, "2026-02-10T10:00:00Z"),
+               dx.format("both", 16, "2026-01-15T10:00:00Z"), dx.format("mtp", 32, "2026-01-15T10:00:00Z"),
+               dx.format("two", 4, "2026-01-15T10:00:00Z"), dx.format("early", 8, "2025-12-01T10:00:00Z")]
+    (d / "disagg.csv").write_text("\n".join(dx_rows) + "\n")
+    v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", env=env).stdout or "{}")
+    dxr = {w["id"]: w for w in v_dx.get("worst", [])}
+    jan, feb = dxr.get("jan", {}), dxr.get("feb", {})
+    s_dx = json.loads(run("simulate", "--model-config",
+                          str(d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"), "--gpu", "h100", "--mode", "disagg", "--prefill-tp", "1", "--prefill-workers", "1",
+                          "--prefill-batch", "2", "--tp", "1", "--decode-workers", "2", "--batch", "4", "--framework",
+                          "trtllm", "--token-budget", "4096", "--isl", "1024", "--osl", "128", "--concurrency", "8",
+                          "--rounds", "10", "--min-length-ratio", "0.8", "--json").stdout or "{}")
+    check(jan.get("harness") == "inferencex" and jan.get("decode", {}).get("workers") == 2 and
+          jan["decode"].get("batch") == 4 and jan.get("prefill", {}).get("batch") == 2 and
+          "c0ffee" in jan.get("unit_source", "") and "r.yaml" in jan["unit_source"] and s_dx and
+          abs(jan["ttft_ms"]["modelled"] - s_dx["ttft_ms"]["mean"]) < 1e-9 and
+          abs(jan["tpot_ms"]["modelled"] - s_dx["tpot_ms"]["mean"]) < 1e-9,
+          f"validate: an InferenceX disaggregated row is simulate --mode disagg with its sweep entry's unit: {jan} / "
+          f"{s_dx.get('ttft_ms')}")
+    check(feb.get("decode", {}).get("workers") == 4 and feb["decode"].get("batch") == 2 and
+          feb.get("prefill", {}).get("batch") == 0 and feb.get("token_budget") == 8192 and
+          feb["ttft_ms"]["modelled"] != jan.get("ttft_ms", {}).get("modelled"),
+          f"validate: measured in February, the row takes the entry of February (4 decode workers, 2 clients each; "
+          f"the prefill worker at TensorRT-LLM's defaults): {feb}")
+    dskip = v_dx.get("skipped", {})
+    for needle in ("ran with and without speculative decoding", "ran speculative decoding (MTP), which is not modelled",
+                   "2 entries with different worker counts", "had no disaggregated entry for it when it was measured"):
+        check(sum(e["count"] for k, e in dskip.items() if needle in k) == 1,
+              f"validate: one InferenceX disaggregated row skipped for {needle!r}: {dskip}")
+    check(v_dx.get("simulated") == 2, f"validate: 2 of the 6 disaggregated rows simulated: {v_dx.get('simulated')}")
+    # --recipe aiconfigurator reads no harness: the rows keep their unit unrecorded.
+    v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", "--recipe", "aiconfigurator",
+                          env=env).stdout or "{}")
+    check(v_dx.get("simulated") == 0 and v_dx.get("skipped", {}).get(
+              "prefill_num_workers empty: the disaggregated unit is not recorded", {}).get("count") == 6,
+          f"validate --recipe aiconfigurator: no unit without the harness: {v_dx.get('skipped')}")
+    # A harness table that breaks its rules is a FILE:LINE error.
+    (data / "harness" / "inferencex_disagg.csv").write_text(
+        "\n".join([hx_header, hx.format("2026-01-01T00:00:00Z", "", "none", 8, ",,2,4,1,3,,,")]) + "\n")
+    r = run("validate", "--deployments", str(d / "disagg.csv"), env=env, expect=2)
+    check("inferencex_disagg.csv:2: decode_attention_dp 3 must be 1 or the worker's 4 GPUs" in r.stderr,
+          f"validate: a bad harness table: {r.stderr}")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",

@@ -1,0 +1,207 @@
+#pragma once
+// DisaggHarness: the disaggregated deployments SemiAnalysis InferenceX launched, read from
+// its sweep config's history (data/harness/inferencex_disagg.csv, written by
+// scripts/import_inferencex_disagg.py from .github/configs/nvidia-master.yaml), which
+// completes what the silicon sample's InferenceX rows of a disaggregated deployment leave
+// out. Those rows (source_file=2026-03-25.csv / 2026-04-06.csv) record the concurrency,
+// the GPUs of a prefill and of a decode worker (prefill_tp_size, decode_tp_size) and the
+// prefill's expert parallelism (prefill_moe_ep_size, which the export also writes as
+// decode_moe_ep_size), but neither the worker counts, nor the batch caps, nor whether
+// attention ran data-parallel, nor the decode workers' own expert parallelism: the
+// sweep entry that launched them holds all of it. A row takes the entries that stood in
+// the config when it was measured (valid_from <= measured < valid_until) for its model,
+// GPU, framework, precision, ISL/OSL and concurrency, with its prefill GPUs and EP and
+// its decode GPUs. Exactly one layout must remain, without speculative decoding (MTP is
+// not modelled); else the row is a counted skip saying which.
+//
+// What the sweep entry does not say stays the framework's: a batch cap the entry does
+// not name (its DECODE_MAX_BATCH_SIZE, or for TensorRT-LLM the recipe file's name, whose
+// `_batchN_` is the decode max_batch_size per attention-DP rank) is taken to admit every
+// client (the concurrency over the decode ranks), a prefill worker's cap and token budget
+// the framework's defaults unless PREFILL_MAX_BATCH_SIZE / PREFILL_MAX_NUM_TOKENS name them.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "costdsl/detail/read_text_file.hpp"
+#include "costdsl/error.hpp"
+#include "deployments.hpp"
+#include "named_csv_rows.hpp"
+
+namespace costdsl::cli::deployments {
+
+class DisaggHarness {
+ public:
+  // One sweep entry at one concurrency, while it stood in the config.
+  struct Entry {
+    std::string valid_from, valid_until;  // UTC, YYYY-MM-DDTHH:MM:SSZ; valid_until empty: still there
+    std::string commit, config, model_path, system, backend, precision, spec_decoding, recipe, where;
+    std::uint32_t isl = 0, osl = 0, concurrency = 0;
+    std::uint32_t prefill_workers = 0, prefill_gpus = 0, prefill_ep = 1, prefill_attention_dp = 1;
+    std::uint32_t prefill_max_batch = 0, prefill_max_tokens = 0;  // 0: not named
+    std::uint32_t decode_workers = 0, decode_gpus = 0, decode_ep = 1, decode_attention_dp = 1;
+    std::uint32_t decode_max_batch = 0;  // per attention-DP rank; 0: not named
+
+    // The layout, the caps and whether it speculates: what must agree for a row to be resolved.
+    auto unit() const {
+      return std::tie(spec_decoding, prefill_workers, prefill_gpus, prefill_ep, prefill_attention_dp,
+                      prefill_max_batch, prefill_max_tokens, decode_workers, decode_gpus, decode_ep,
+                      decode_attention_dp, decode_max_batch);
+    }
+  };
+
+  // data/harness/inferencex_disagg.csv under the data directory.
+  static std::filesystem::path default_path(const std::filesystem::path& data_dir) {
+    return data_dir / "harness" / "inferencex_disagg.csv";
+  }
+
+  // Reads the table; a malformed cell is a FILE:LINE:COL error; an attention-DP degree that
+  // is neither 1 nor the worker's GPUs or a time span that ends before it starts a FILE:LINE
+  // error. An entry whose EP does not divide its GPUs is kept as the config wrote it (some
+  // did): a row it launched is skipped saying so.
+  static DisaggHarness load(const std::filesystem::path& path) {
+    const std::string file = path.string();
+    const std::string text = costdsl::detail::read_text_file(path, "InferenceX disaggregated sweep table");
+    DisaggHarness h;
+    const std::vector<std::string_view> required{
+        "valid_from",      "valid_until",   "commit",         "config",           "model_path",
+        "system",          "backend",       "precision",      "isl",              "osl",
+        "spec_decoding",   "concurrency",   "prefill_workers", "prefill_gpus",    "prefill_ep",
+        "prefill_attention_dp", "prefill_max_batch", "prefill_max_tokens", "decode_workers", "decode_gpus",
+        "decode_ep",       "decode_attention_dp", "decode_max_batch", "recipe"};
+    for_each_named_row(text, file, required, "the InferenceX disaggregated sweep table",
+                       [&](std::size_t, const aic::detail::Cells& r) {
+                         const auto positive = [&](std::string_view col) { return count(r, col, 1); };
+                         const auto optional = [&](std::string_view col) {
+                           return r.text(col).empty() ? std::uint32_t{0} : count(r, col, 1);
+                         };
+                         Entry e;
+                         e.valid_from = r.text("valid_from");
+                         e.valid_until = r.text("valid_until");
+                         e.commit = r.text("commit");
+                         e.config = r.text("config");
+                         e.model_path = r.text("model_path");
+                         e.system = r.text("system");
+                         e.backend = r.text("backend");
+                         e.precision = r.text("precision");
+                         e.spec_decoding = r.text("spec_decoding");
+                         e.recipe = r.text("recipe");
+                         e.where = r.where();
+                         e.isl = positive("isl");
+                         e.osl = positive("osl");
+                         e.concurrency = positive("concurrency");
+                         e.prefill_workers = positive("prefill_workers");
+                         e.prefill_gpus = positive("prefill_gpus");
+                         e.prefill_ep = positive("prefill_ep");
+                         e.prefill_attention_dp = positive("prefill_attention_dp");
+                         e.prefill_max_batch = optional("prefill_max_batch");
+                         e.prefill_max_tokens = optional("prefill_max_tokens");
+                         e.decode_workers = positive("decode_workers");
+                         e.decode_gpus = positive("decode_gpus");
+                         e.decode_ep = positive("decode_ep");
+                         e.decode_attention_dp = positive("decode_attention_dp");
+                         e.decode_max_batch = optional("decode_max_batch");
+                         for (const auto& [role, gpus, dp] : {std::tuple{"prefill", e.prefill_gpus, e.prefill_attention_dp},
+                                                              std::tuple{"decode", e.decode_gpus, e.decode_attention_dp}})
+                           if (dp != 1 && dp != gpus)
+                             throw DataError(fmt::format("{}: {}_attention_dp {} must be 1 or the worker's {} GPUs",
+                                                         e.where, role, dp, gpus));
+
+                         if (e.valid_from.size() < 19 || (!e.valid_until.empty() && e.valid_until < e.valid_from))
+                           throw DataError(fmt::format("{}: valid_from '{}' .. valid_until '{}' is not a time span",
+                                                       e.where, e.valid_from, e.valid_until));
+                         h.entries_.push_back(std::move(e));
+                       });
+    return h;
+  }
+
+  std::size_t size() const noexcept { return entries_.size(); }
+
+  // Completes d's disaggregated unit from the sweep entry that launched it, or says why
+  // it cannot (the reason the row is skipped for).
+  std::string resolve(Deployment& d) const {
+    if (d.measured_at.size() < 19)
+      return "prefill_num_workers empty and no measured= time: the disaggregated unit is not recorded";
+    std::vector<const Entry*> hits;
+    for (const Entry& e : entries_)
+      if (e.model_path == d.model_path && e.system == d.system && e.backend == d.backend &&
+          e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
+          e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep && e.decode_gpus == d.worker.tp &&
+          e.valid_from.compare(0, 19, d.measured_at, 0, 19) <= 0 &&
+          (e.valid_until.empty() || d.measured_at.compare(0, 19, e.valid_until, 0, 19) < 0))
+        hits.push_back(&e);
+    if (hits.empty())
+      return "prefill_num_workers empty, and InferenceX's sweep config had no disaggregated entry for it when it was "
+             "measured: the disaggregated unit is not recorded";
+    std::set<std::string> specs;
+    for (const Entry* e : hits) specs.insert(e->spec_decoding);
+    if (specs.size() > 1)
+      return "InferenceX disaggregated sweep: this layout ran with and without speculative decoding (MTP), and the "
+             "row does not say which";
+    if (*specs.begin() != "none")
+      return "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP), which is not modelled";
+    if (!std::all_of(hits.begin(), hits.end(), [&](const Entry* e) { return e->unit() == hits.front()->unit(); }))
+      return fmt::format("InferenceX disaggregated sweep: {} entries with different worker counts or caps match "
+                         "this row: which one ran is not recorded",
+                         hits.size());
+    const Entry& e = *hits.front();
+    if (e.prefill_gpus % e.prefill_ep != 0 || e.decode_gpus % e.decode_ep != 0)
+      return "InferenceX disaggregated sweep: the entry's expert parallelism does not divide its GPUs (written so in "
+             "the config): the layout that ran is not recorded";
+    const auto layout = [](WorkerLayout& w, std::uint32_t gpus, std::uint32_t ep, std::uint32_t dp) {
+      w.dp = dp;
+      w.tp = gpus / dp;
+      w.moe_ep = ep;
+      w.moe_tp = gpus / ep;
+    };
+    layout(d.prefill, e.prefill_gpus, e.prefill_ep, e.prefill_attention_dp);
+    layout(d.worker, e.decode_gpus, e.decode_ep, e.decode_attention_dp);
+    d.prefill_workers = e.prefill_workers;
+    d.decode_workers = e.decode_workers;
+    d.prefill.batch = e.prefill_max_batch;  // 0: the framework's cap
+    const std::uint32_t ranks = e.decode_workers * e.decode_attention_dp;
+    d.worker.batch = e.decode_max_batch != 0 ? e.decode_max_batch : (d.clients + ranks - 1) / ranks;
+    d.token_budget = e.prefill_max_tokens;
+    d.unit_recorded = true;
+    d.unit_source = fmt::format("InferenceX {} .github/configs/nvidia-master.yaml: {}{}", e.commit, e.config,
+                                e.recipe.empty() ? std::string() : fmt::format(" ({})", e.recipe));
+    return {};
+  }
+
+ private:
+  static std::uint32_t count(const aic::detail::Cells& r, std::string_view col, std::uint64_t min) {
+    const std::uint64_t v = r.count(col);
+    if (v < min || v > 10'000'000)
+      throw DataError(fmt::format("{}: column '{}': {} must be in {}..10000000", r.where(col), col, v, min));
+    return static_cast<std::uint32_t>(v);
+  }
+
+  std::vector<Entry> entries_;
+};
+
+// Resolves every disaggregated row whose unit is not recorded from the harness, moving
+// the rows it cannot resolve to the table's skips.
+inline void resolve_units(Table& t, const DisaggHarness& h) {
+  std::vector<Deployment> kept;
+  kept.reserve(t.rows.size());
+  for (Deployment& d : t.rows) {
+    if (d.unit_recorded) {
+      kept.push_back(std::move(d));
+    } else if (std::string why = h.resolve(d); why.empty()) {
+      kept.push_back(std::move(d));
+    } else {
+      t.skips.add(std::move(why), d.where);
+    }
+  }
+  t.rows = std::move(kept);
+}
+
+}  // namespace costdsl::cli::deployments
