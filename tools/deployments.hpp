@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "aiconfigurator.hpp"  // aic::Skips, aic::detail::Cells
 #include "cli_common.hpp"      // EngineOptions
@@ -329,15 +330,31 @@ class Simulator {
   // Rows are independent: `threads` simulators (each with its own timings and configs,
   // nothing shared but the table) take every threads-th row; results and skips are
   // gathered in row order, so the report does not depend on the thread count.
+  // Rows that pin the same simulation (one run exported by two sources, as the silicon
+  // sample's InferenceX files and database both hold it) are simulated once: the first of
+  // them runs, the others take its figures (simulation_key names every input simulate
+  // reads, and a simulation is a function of them).
   std::vector<Simulated> run(const Table& t, aic::Skips& skips, unsigned threads = 1) {
     const std::size_t n = t.rows.size();
-    threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
+    std::vector<std::size_t> same_as(n), distinct;
+    {
+      std::map<std::string, std::size_t> first;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto [it, fresh] = first.emplace(simulation_key(t.rows[i]), i);
+        same_as[i] = it->second;
+        if (fresh) distinct.push_back(i);
+      }
+    }
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(distinct.size(), 1)));
     std::vector<std::optional<Simulated>> done(n);
     std::vector<std::string> whys(n);
     std::vector<std::exception_ptr> failed(threads);
     const auto work = [&](Simulator& sim, unsigned k) {
       try {
-        for (std::size_t i = k; i < n; i += threads) done[i] = sim.simulate(t.rows[i], whys[i]);
+        for (std::size_t j = k; j < distinct.size(); j += threads) {
+          const std::size_t i = distinct[j];
+          done[i] = sim.simulate(t.rows[i], whys[i]);
+        }
       } catch (...) {
         failed[k] = std::current_exception();
       }
@@ -353,6 +370,11 @@ class Simulator {
     }  // the jthreads join here
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
+    for (std::size_t i = 0; i < n; ++i)
+      if (const std::size_t f = same_as[i]; f != i) {
+        whys[i] = whys[f];
+        if ((done[i] = done[f])) done[i]->row = &t.rows[i];
+      }
     std::vector<Simulated> out;
     for (std::size_t i = 0; i < n; ++i) {
       if (done[i]) out.push_back(*done[i]);
@@ -474,6 +496,30 @@ class Simulator {
     return p;
   }
 
+  Recipe recipe_of(const Deployment& d) const {
+    return o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.system, d.precision, d.isl,
+                                    d.osl, d.worker.tp, d.clients, !d.disaggregated})
+                      : Recipe{};
+  }
+
+  // Every input simulate() reads from a row, its recipe's launch flags and client included:
+  // rows with equal keys simulate alike.
+  std::string simulation_key(const Deployment& d) const {
+    const auto dtype = [](const std::optional<Dtype>& t) { return t ? std::string(name(*t)) : std::string("-"); };
+    const auto layout = [](const WorkerLayout& w) {
+      return fmt::format("{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch);
+    };
+    const Recipe r = recipe_of(d);
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                       d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
+                       layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
+                       dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
+                       dtype(d.quantization.kv_dtype), d.int4_weight_only, r.harness, r.rounds, r.min_length_ratio,
+                       r.token_budget, r.framework_budget, r.batch_wait_iters, r.batch_wait_tokens_ratio,
+                       r.stream_interval, r.recv_interval, r.reserve_fraction,
+                       r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")));
+  }
+
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
   std::optional<Simulated> simulate(const Deployment& d, std::string& why) {
     if (!d.unit_recorded) {  // not completed by its harness (resolve_units)
@@ -499,10 +545,7 @@ class Simulator {
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
     spec.warmup = o_.warmup;
-    const Recipe recipe = o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.system,
-                                                   d.precision, d.isl, d.osl, d.worker.tp, d.clients,
-                                                   !d.disaggregated})
-                                     : Recipe{};
+    const Recipe recipe = recipe_of(d);
     spec.rounds = o_.rounds.value_or(recipe.rounds);
     spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
     // The framework's defaults, the recipe's launch flags over them, the command's flags over both.

@@ -16,6 +16,7 @@
 #include "costdsl/data_dir.hpp"
 #include "costdsl/load_hf_config.hpp"
 #include "costdsl/load_timing.hpp"
+#include "costdsl/serve/any_model.hpp"
 #include "costdsl/serve/arch_family.hpp"
 #include "costdsl/serve/grain_family.hpp"
 #include "costdsl/serve/planner.hpp"
@@ -211,6 +212,31 @@ TEST_CASE("remembering iteration times by batch changes no figure (DP-attention 
   CHECK(hits > 0);
   CHECK(memo.model({1, 4}).memoized());
   CHECK_FALSE(plain.model({1, 4}).memoized());
+}
+
+TEST_CASE("the iteration memo pauses after a window of lookups without a hit, and no figure changes") {
+  const HfConfig hf = model_config("qwen3_30b_a3b");
+  const auto arch = archs::Qwen3Moe<archs::Qwen3MoeConfig>(archs::Qwen3MoeConfig::from_hf(hf, {.tp = 1, .ep = 4}));
+  serve::AnyModel memo = serve::AnyModel::of_arch(arch, h200(), {}, true);
+  serve::AnyModel plain = serve::AnyModel::of_arch(arch, h200(), {}, false);
+  std::vector<std::uint32_t> kv(8);
+  // Batch i: 8 decodes at KV lengths 100 + i .. 107 + i, a new batch for every i.
+  const auto time = [&](serve::AnyModel& m, std::uint32_t i) {
+    for (std::uint32_t r = 0; r < kv.size(); ++r) kv[r] = 100 + i + r;
+    return m.iteration_s(ops::AttentionBatch{{}, kv});
+  };
+  bool same = true;
+  for (std::uint32_t i = 0; i < 1024; ++i) same = same && time(memo, i) == time(plain, i);
+  CHECK(same);
+  // A window of 1,024 lookups without a hit: the next 15,360 iterations are evaluated, batch 0 again included.
+  CHECK(time(memo, 0) == time(plain, 0));
+  CHECK(memo.memo_hits() == 0);
+  for (std::uint32_t i = 1; i < 15 * 1024; ++i) same = same && time(memo, 2048 + i) == time(plain, 2048 + i);
+  CHECK(same);
+  // The pause over, lookups resume and answer the batches remembered before it.
+  CHECK(time(memo, 1) == time(plain, 1));
+  CHECK(memo.memo_hits() == 1);
+  CHECK(memo.calls() == 16 * 1024 + 1);
 }
 
 TEST_CASE("KV-parallel decode workers: hp is searched for decode workers only, beside tp") {
