@@ -11,8 +11,11 @@
 // sweep entry that launched them holds all of it. A row takes the entries that stood in
 // the config when it was measured (valid_from <= measured < valid_until) for its model,
 // GPU, framework, precision, ISL/OSL and concurrency, with its prefill GPUs and EP and
-// its decode GPUs. Exactly one layout must remain, without speculative decoding (MTP is
-// not modelled); else the row is a counted skip saying which.
+// its decode GPUs; where none stood then, those that stood within a day of it
+// (InferenceX sweeps a pull request's configs before it merges, so most such runs predate
+// their entry's commit on main by hours: 311 of the sample's 347 near misses). Exactly one
+// layout must remain, without speculative decoding (MTP is not modelled); else the row is
+// a counted skip saying which.
 //
 // What the sweep entry does not say stays the framework's: a batch cap the entry does
 // not name (its DECODE_MAX_BATCH_SIZE, or for TensorRT-LLM the recipe file's name, whose
@@ -22,6 +25,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -43,6 +48,7 @@ class DisaggHarness {
   // One sweep entry at one concurrency, while it stood in the config.
   struct Entry {
     std::string valid_from, valid_until;  // UTC, YYYY-MM-DDTHH:MM:SSZ; valid_until empty: still there
+    std::int64_t from_s = 0, until_s = 0;  // the same in seconds since 1970 (until_s: max when still there)
     std::string commit, config, model_path, system, backend, precision, spec_decoding, recipe, where;
     std::uint32_t isl = 0, osl = 0, concurrency = 0;
     std::uint32_t prefill_workers = 0, prefill_gpus = 0, prefill_ep = 1, prefill_attention_dp = 1;
@@ -115,9 +121,16 @@ class DisaggHarness {
                              throw DataError(fmt::format("{}: {}_attention_dp {} must be 1 or the worker's {} GPUs",
                                                          e.where, role, dp, gpus));
 
-                         if (e.valid_from.size() < 19 || (!e.valid_until.empty() && e.valid_until < e.valid_from))
-                           throw DataError(fmt::format("{}: valid_from '{}' .. valid_until '{}' is not a time span",
+                         const std::optional<std::int64_t> from = utc_seconds(e.valid_from);
+                         const std::optional<std::int64_t> until =
+                             e.valid_until.empty() ? std::optional<std::int64_t>(std::numeric_limits<std::int64_t>::max())
+                                                   : utc_seconds(e.valid_until);
+                         if (!from || !until || *until < *from)
+                           throw DataError(fmt::format("{}: valid_from '{}' .. valid_until '{}' is not a time span "
+                                                       "(YYYY-MM-DDTHH:MM:SS, UTC)",
                                                        e.where, e.valid_from, e.valid_until));
+                         e.from_s = *from;
+                         e.until_s = *until;
                          h.entries_.push_back(std::move(e));
                        });
     return h;
@@ -128,19 +141,24 @@ class DisaggHarness {
   // Completes d's disaggregated unit from the sweep entry that launched it, or says why
   // it cannot (the reason the row is skipped for).
   std::string resolve(Deployment& d) const {
-    if (d.measured_at.size() < 19)
-      return "prefill_num_workers empty and no measured= time: the disaggregated unit is not recorded";
-    std::vector<const Entry*> hits;
-    for (const Entry& e : entries_)
-      if (e.model_path == d.model_path && e.system == d.system && e.backend == d.backend &&
-          e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
-          e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep && e.decode_gpus == d.worker.tp &&
-          e.valid_from.compare(0, 19, d.measured_at, 0, 19) <= 0 &&
-          (e.valid_until.empty() || d.measured_at.compare(0, 19, e.valid_until, 0, 19) < 0))
-        hits.push_back(&e);
+    const std::optional<std::int64_t> at = utc_seconds(d.measured_at);
+    if (!at) return "prefill_num_workers empty and no measured= time: the disaggregated unit is not recorded";
+    // The entries for this deployment that stood within `slack` seconds of the measurement.
+    const auto standing = [&](std::int64_t slack) {
+      std::vector<const Entry*> hits;
+      for (const Entry& e : entries_)
+        if (e.model_path == d.model_path && e.system == d.system && e.backend == d.backend &&
+            e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
+            e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep && e.decode_gpus == d.worker.tp &&
+            e.from_s - slack <= *at && (e.until_s == std::numeric_limits<std::int64_t>::max() || *at < e.until_s + slack))
+          hits.push_back(&e);
+      return hits;
+    };
+    std::vector<const Entry*> hits = standing(0);
+    if (hits.empty()) hits = standing(merge_slack_s);
     if (hits.empty())
-      return "prefill_num_workers empty, and InferenceX's sweep config had no disaggregated entry for it when it was "
-             "measured: the disaggregated unit is not recorded";
+      return "prefill_num_workers empty, and InferenceX's sweep config had no disaggregated entry for it within a day "
+             "of its measurement: the disaggregated unit is not recorded";
     std::set<std::string> specs;
     for (const Entry* e : hits) specs.insert(e->spec_decoding);
     if (specs.size() > 1)
@@ -174,6 +192,34 @@ class DisaggHarness {
     d.unit_source = fmt::format("InferenceX {} .github/configs/nvidia-master.yaml: {}{}", e.commit, e.config,
                                 e.recipe.empty() ? std::string() : fmt::format(" ({})", e.recipe));
     return {};
+  }
+
+  // How far from its measurement an entry may have stood when none stood at that moment.
+  static constexpr std::int64_t merge_slack_s = 24 * 3600;
+
+  // "YYYY-MM-DDTHH:MM:SS..." (UTC) as seconds since 1970-01-01; nullopt if it is not that.
+  static std::optional<std::int64_t> utc_seconds(std::string_view t) {
+    if (t.size() < 19 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':')
+      return std::nullopt;
+    const auto num = [&](std::size_t at, std::size_t n) -> std::optional<std::int64_t> {
+      std::int64_t v = 0;
+      for (std::size_t i = at; i < at + n; ++i) {
+        if (t[i] < '0' || t[i] > '9') return std::nullopt;
+        v = v * 10 + (t[i] - '0');
+      }
+      return v;
+    };
+    const auto y = num(0, 4), mo = num(5, 2), dd = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+    if (!y || !mo || !dd || !h || !mi || !se || *mo < 1 || *mo > 12 || *dd < 1 || *dd > 31 || *h > 23 || *mi > 59 ||
+        *se > 60)
+      return std::nullopt;
+    // Days from 1970-01-01 to y-mo-dd in the proleptic Gregorian calendar: count from
+    // 1 March so the leap day ends a year (era = 400 years = 146097 days).
+    const std::int64_t yy = *y - (*mo <= 2 ? 1 : 0), era = (yy >= 0 ? yy : yy - 399) / 400;
+    const std::int64_t yoe = yy - era * 400, mp = (*mo + 9) % 12;
+    const std::int64_t doy = (153 * mp + 2) / 5 + *dd - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    const std::int64_t days = era * 146097 + doe - 719468;
+    return days * 86400 + *h * 3600 + *mi * 60 + *se;
   }
 
  private:

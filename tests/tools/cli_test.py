@@ -692,7 +692,8 @@ with tempfile.TemporaryDirectory() as d:
           "source_file=2026-03-25.csv; silicon_concurrency={}; measured={}; wip=False,200,8")
     dx_rows = [dx_header, dx.format("jan", 8, "2026-01-15T10:00:00Z"), dx.format("feb", 8, "2026-02-10T10:00:00Z"),
                dx.format("both", 16, "2026-01-15T10:00:00Z"), dx.format("mtp", 32, "2026-01-15T10:00:00Z"),
-               dx.format("two", 4, "2026-01-15T10:00:00Z"), dx.format("early", 8, "2025-12-01T10:00:00Z")]
+               dx.format("two", 4, "2026-01-15T10:00:00Z"), dx.format("early", 8, "2025-12-01T10:00:00Z"),
+               dx.format("pr", 8, "2025-12-31T20:00:00Z")]
     (d / "disagg.csv").write_text("\n".join(dx_rows) + "\n")
     v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", env=env).stdout or "{}")
     dxr = {w["id"]: w for w in v_dx.get("worst", [])}
@@ -715,16 +716,20 @@ with tempfile.TemporaryDirectory() as d:
           f"validate: measured in February, the row takes the entry of February (4 decode workers, 2 clients each; "
           f"the prefill worker at TensorRT-LLM's defaults): {feb}")
     dskip = v_dx.get("skipped", {})
+    # Measured 4 hours before its entry reached the config (a pull request's sweep): that entry.
+    check(dxr.get("pr", {}).get("decode", {}).get("workers") == 2 and
+          dxr["pr"]["ttft_ms"]["modelled"] == jan.get("ttft_ms", {}).get("modelled"),
+          f"validate: a run measured hours before its entry's commit takes that entry: {dxr.get('pr')}")
     for needle in ("ran with and without speculative decoding", "ran speculative decoding (MTP), which is not modelled",
-                   "2 entries with different worker counts", "had no disaggregated entry for it when it was measured"):
+                   "2 entries with different worker counts", "had no disaggregated entry for it within a day"):
         check(sum(e["count"] for k, e in dskip.items() if needle in k) == 1,
               f"validate: one InferenceX disaggregated row skipped for {needle!r}: {dskip}")
-    check(v_dx.get("simulated") == 2, f"validate: 2 of the 6 disaggregated rows simulated: {v_dx.get('simulated')}")
+    check(v_dx.get("simulated") == 3, f"validate: 3 of the 7 disaggregated rows simulated: {v_dx.get('simulated')}")
     # --recipe aiconfigurator reads no harness: the rows keep their unit unrecorded.
     v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", "--recipe", "aiconfigurator",
                           env=env).stdout or "{}")
     check(v_dx.get("simulated") == 0 and v_dx.get("skipped", {}).get(
-              "prefill_num_workers empty: the disaggregated unit is not recorded", {}).get("count") == 6,
+              "prefill_num_workers empty: the disaggregated unit is not recorded", {}).get("count") == 7,
           f"validate --recipe aiconfigurator: no unit without the harness: {v_dx.get('skipped')}")
     # A harness table that breaks its rules is a FILE:LINE error.
     (data / "harness" / "inferencex_disagg.csv").write_text(
@@ -732,6 +737,11 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", "--deployments", str(d / "disagg.csv"), env=env, expect=2)
     check("inferencex_disagg.csv:2: decode_attention_dp 3 must be 1 or the worker's 4 GPUs" in r.stderr,
           f"validate: a bad harness table: {r.stderr}")
+    (data / "harness" / "inferencex_disagg.csv").write_text(
+        "\n".join([hx_header, hx.format("2026-13-01T00:00:00Z", "", "none", 8, ",,2,1,1,1,,,")]) + "\n")
+    r = run("validate", "--deployments", str(d / "disagg.csv"), env=env, expect=2)
+    check("inferencex_disagg.csv:2: valid_from '2026-13-01T00:00:00Z' .. valid_until '' is not a time span" in r.stderr,
+          f"validate: a harness entry of no time span: {r.stderr}")
     # --config-for names the config.json of a model filed under another name.
     cfg = d / "model_configs" / "meta-llama--Llama-3.1-8B-Instruct_config.json"
     v = json.loads(run("validate", "--deployments", str(d / "silicon.csv"), "--json", "--config-for",
