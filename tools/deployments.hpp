@@ -5,9 +5,10 @@
 // deployment: the model from its config.json, the GPU, the worker's TP degree, the
 // concurrency as the batch cap, the clients starting together as the benchmark's do.
 // The weights are quantized as the row's gemm_quant_mode and moe_quant_mode say; the KV
-// cache as Options::kv says (KvPolicy). A row costdsl cannot express yet (int4
-// weight-only, a disaggregated or pipelined deployment, a GPU or family it does not
-// know) is a counted skip with its reason, never a silent guess.
+// cache as Options::kv says (KvPolicy). A disaggregated row without its worker counts
+// takes them from its harness (DisaggHarness). A row costdsl cannot express yet (a
+// pipelined deployment, speculative decoding, a layout, GPU or family it does not know) is
+// a counted skip with its reason, never a silent guess.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
