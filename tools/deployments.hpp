@@ -161,19 +161,15 @@ inline Table read(const std::filesystem::path& path) {
     if (!d.disaggregated) {
       if (const std::string why = layout("", d.worker); !why.empty()) return skip(why);
       d.clients = d.worker.batch * d.worker.dp;
+    } else if (!given("prefill_num_workers") && !given("decode_num_workers") && given("prefill_tp_size") &&
+               given("decode_tp_size")) {
+      d.unit_recorded = false;  // what the row records, for its harness to complete
+      d.prefill.tp = detail::small_count(r, "prefill_tp_size");
+      d.prefill.moe_ep = degree("prefill_moe_ep_size");
+      d.worker.tp = detail::small_count(r, "decode_tp_size");
     } else {
-      if (!given("prefill_num_workers") && !given("decode_num_workers") && given("prefill_tp_size") &&
-          given("decode_tp_size")) {
-        d.unit_recorded = false;  // what the row records, for its harness to complete
-        d.prefill.tp = detail::small_count(r, "prefill_tp_size");
-        d.prefill.moe_ep = degree("prefill_moe_ep_size");
-        d.worker.tp = detail::small_count(r, "decode_tp_size");
-      }
       for (const char* col : {"prefill_num_workers", "decode_num_workers"})
-        if (!given(col) && d.unit_recorded)
-          return skip(fmt::format("{} empty: the disaggregated unit is not recorded", col));
-    }
-    if (d.disaggregated && d.unit_recorded) {
+        if (!given(col)) return skip(fmt::format("{} empty: the disaggregated unit is not recorded", col));
       if (const std::string why = layout("prefill_", d.prefill); !why.empty()) return skip(why);
       if (const std::string why = layout("decode_", d.worker); !why.empty()) return skip(why);
       d.prefill_workers = detail::small_count(r, "prefill_num_workers");

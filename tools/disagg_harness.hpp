@@ -56,11 +56,11 @@ class DisaggHarness {
     std::uint32_t decode_workers = 0, decode_gpus = 0, decode_ep = 1, decode_attention_dp = 1;
     std::uint32_t decode_max_batch = 0;  // per attention-DP rank; 0: not named
 
-    // The layout, the caps and whether it speculates: what must agree for a row to be resolved.
+    // What the row does not record (the rest it matched on): entries that match one row
+    // must agree on it for the row to be resolved.
     auto unit() const {
-      return std::tie(spec_decoding, prefill_workers, prefill_gpus, prefill_ep, prefill_attention_dp,
-                      prefill_max_batch, prefill_max_tokens, decode_workers, decode_gpus, decode_ep,
-                      decode_attention_dp, decode_max_batch);
+      return std::tie(spec_decoding, prefill_workers, prefill_attention_dp, prefill_max_batch, prefill_max_tokens,
+                      decode_workers, decode_ep, decode_attention_dp, decode_max_batch);
     }
   };
 
