@@ -54,6 +54,9 @@ struct Recipe {
   // else to cuda_graph_batches (empty: a graph for every size, nothing padded).
   bool framework_graphs = false;
   std::vector<std::uint32_t> cuda_graph_batches;
+  // Kernel kinds the deployment ran with a kernel no shipped table measures: their leaves
+  // take the roofline (Timing::with_roofline_kinds), not another kernel's measurements.
+  std::vector<std::string> roofline_kinds;
 
   // Lays the launch flags over a framework's defaults (the token budget is the caller's).
   // SGLang's stream interval does not apply to a scheduler that lags its first token
@@ -116,6 +119,18 @@ inline Recipe recipe_for(const Provenance& p) {
     // (DisaggHarness), the engines' flags the frameworks' defaults.
     r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
                "the framework's defaults (no recipe read)";
+    // TensorRT-LLM's fp8 recipes pick the experts' kernel per worker (moe_config.backend):
+    // DEEPGEMM on the prefill and attention-DP decode workers of B200 and GB200, WIDEEP and
+    // CUTLASS on H100, TRTLLM only on attention-TP decode workers (srt-slurm
+    // recipes/trtllm/{b200,gb200,h100}-fp8/*/stp/ctx*.yaml). The fused-MoE tables time
+    // trtllm-gen's kernel (FlashInfer's, SGLang's table), whose per-token cost over every
+    // gathered token is not DeepGEMM's: the experts take the roofline.
+    if (p.backend == "trtllm" && p.precision == "fp8") {
+      r.roofline_kinds = {"fused_moe"};
+      r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
+                 "srt-slurm recipes/trtllm/*-fp8 moe_config.backend (the experts' kernel); the framework's "
+                 "defaults";
+    }
     return r;
   }
   const std::string_view m = p.model_path;

@@ -15,6 +15,7 @@
 #include "fields_json.hpp"
 #include "family.hpp"
 #include "costdsl/coverage.hpp"
+#include "costdsl/kernels/all.hpp"
 #include "costdsl/load_timing.hpp"
 #include "costdsl/metrics.hpp"
 #include "costdsl/reflect.hpp"
@@ -236,6 +237,7 @@ struct TimingOptions {
   std::string timing = "auto";
   std::string profile_dir;
   std::string kernel_framework;  // empty: not given (the command's --framework, else any)
+  std::vector<std::string> roofline_kinds;
 
   void add(CLI::App& cmd, bool gpu_required = true) {
     auto* g = cmd.add_option("--gpu", gpu, "GPU name or alias (see `costdsl gpus`)");
@@ -251,6 +253,13 @@ struct TimingOptions {
                    "trtllm, vllm, or any (the fastest measured); default: --framework's where the command has one, "
                    "else any (the shipped tables are SGLang's)")
         ->check(CLI::IsMember({"sglang", "trtllm", "vllm", "any"}));
+    std::vector<std::string> kinds;
+    boost::mp11::mp_for_each<kernels::All>([&](auto k) { kinds.emplace_back(decltype(k)::kind); });
+    cmd.add_option("--roofline-kind", roofline_kinds,
+                   "a kernel kind whose leaves take the roofline though a table holds their config: the deployment "
+                   "runs a kernel no table measures (e.g. fused_moe under DeepGEMM experts); repeatable")
+        ->check(CLI::IsMember(kinds))
+        ->type_name("KIND");
   }
 
   // `framework`: the command's serving framework (--framework), whose kernels the leaves
@@ -258,7 +267,9 @@ struct TimingOptions {
   Timing make(std::string_view framework = {}) const {
     std::optional<std::filesystem::path> dir;
     if (!profile_dir.empty()) dir = profile_dir;
-    return load_timing(gpu, parse_timing_mode(timing), dir).with_kernel_framework(kernels_of(framework));
+    return load_timing(gpu, parse_timing_mode(timing), dir)
+        .with_kernel_framework(kernels_of(framework))
+        .with_roofline_kinds(roofline_kinds);
   }
   std::string kernels_of(std::string_view framework) const {
     if (kernel_framework == "any") return {};

@@ -189,6 +189,7 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                           {"token_budget", s.token_budget},
                           {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
+    if (!s.roofline_kinds.empty()) j["roofline_kinds"] = s.roofline_kinds;
     if (d.disaggregated) {  // the unit as simulated, and where it was read when the row did not record it
       const auto role = [](const deployments::WorkerLayout& w, std::uint32_t workers) {
         return nlohmann::json{{"workers", workers}, {"tp", w.tp},       {"attention_dp", w.dp},
@@ -373,6 +374,7 @@ void add_validate_command(CLI::App& app) {
       o.timing = parse_timing_mode(st->timing.timing);
       if (!st->timing.profile_dir.empty()) o.profile_dir = st->timing.profile_dir;
       if (!st->timing.kernel_framework.empty()) o.kernel_framework = st->timing.kernels_of({});
+      if (cmd->count("--roofline-kind") > 0) o.roofline_kinds = st->timing.roofline_kinds;
       deployments::Table table = deployments::read(st->deployments);
       // A disaggregated row without its worker counts takes them from its harness's sweep
       // config where its provenance names InferenceX (data/harness/, DisaggHarness).

@@ -305,6 +305,9 @@ struct Options {
   // row's framework's (the simulated scheduler's, when it is sglang, trtllm or vllm);
   // empty, the fastest measured, whoever's.
   std::optional<std::string> kernel_framework;
+  // Kinds whose leaves take the roofline (Timing::with_roofline_kinds): unset, each row's
+  // recipe's (Recipe::roofline_kinds).
+  std::optional<std::vector<std::string>> roofline_kinds;
 };
 
 struct Simulated {
@@ -314,6 +317,7 @@ struct Simulated {
   serve::Framework framework{};     // the scheduler simulated
   std::string_view harness;         // whose launch flags and load (Recipe::harness)
   std::uint32_t token_budget = 0;   // of the (prefill or aggregated) worker, over its attention groups
+  std::vector<std::string> roofline_kinds;  // kinds timed by the roofline whatever the tables hold
   double ttft_err() const { return ttft_ms / row->ttft_ms - 1; }
   double tpot_err() const { return tpot_ms / row->tpot_ms - 1; }
 };
@@ -399,8 +403,10 @@ class Simulator {
     return *it->second;
   }
 
-  // A system's Timing, loaded once, and one copy per kernel framework sharing its tables.
-  const Timing* timing(const std::string& system, const std::string& kernel_framework, std::string& why) {
+  // A system's Timing, loaded once, and one copy per kernel framework and set of kinds on
+  // the roofline (Recipe::roofline_kinds), sharing its tables.
+  const Timing* timing(const std::string& system, const std::string& kernel_framework,
+                       const std::vector<std::string>& roofline_kinds, std::string& why) {
     auto base = systems_.find(system);
     if (base == systems_.end()) {
       std::pair<std::unique_ptr<Timing>, std::string> loaded;
@@ -415,11 +421,12 @@ class Simulator {
       why = base->second.second;
       return nullptr;
     }
-    auto it = timings_.find({system, kernel_framework});
+    const auto key = std::make_tuple(system, kernel_framework, roofline_kinds);
+    auto it = timings_.find(key);
     if (it == timings_.end())
       it = timings_
-               .emplace(std::pair{system, kernel_framework},
-                        std::make_unique<Timing>(base->second.first->with_kernel_framework(kernel_framework)))
+               .emplace(key, std::make_unique<Timing>(base->second.first->with_kernel_framework(kernel_framework)
+                                                          .with_roofline_kinds(roofline_kinds)))
                .first;
     return it->second.get();
   }
@@ -507,14 +514,15 @@ class Simulator {
       return fmt::format("{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch);
     };
     const Recipe r = recipe_of(d);
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                        d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
                        layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
                        dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
                        dtype(d.quantization.kv_dtype), d.int4_weight_only, r.harness, r.rounds, r.min_length_ratio,
                        r.token_budget, r.framework_budget, r.batch_wait_iters, r.batch_wait_tokens_ratio,
                        r.stream_interval, r.recv_interval, r.reserve_fraction,
-                       r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")));
+                       r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")),
+                       fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","));
   }
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
@@ -527,7 +535,8 @@ class Simulator {
         o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
     const std::string kernels = o_.kernel_framework.value_or(
         Timing::is_kernel_framework(name(framework)) ? std::string(name(framework)) : std::string());
-    const Timing* t = timing(d.system, kernels, why);
+    const Recipe recipe = recipe_of(d);
+    const Timing* t = timing(d.system, kernels, o_.roofline_kinds.value_or(recipe.roofline_kinds), why);
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
     const std::optional<serve::Parallel> worker = parallel(d.worker, *m, d.disaggregated ? "decode_" : "", why);
@@ -542,7 +551,6 @@ class Simulator {
     spec.concurrency = d.clients;
     spec.client_start = o_.client_start;
     spec.warmup = o_.warmup;
-    const Recipe recipe = recipe_of(d);
     spec.rounds = o_.rounds.value_or(recipe.rounds);
     spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
     // The framework's defaults, the recipe's launch flags over them, the command's flags over both.
@@ -575,6 +583,13 @@ class Simulator {
       const bool mxfp4_checkpoint = config.has("quantization_config.quant_method") &&
                                     config.text("quantization_config.quant_method") == "mxfp4";
       if (mxfp4_checkpoint && (q.gemm_dtype == Dtype::fp4 || q.expert_dtype == Dtype::fp4)) q = {};
+      // A row's fp8 names the precision, not the scaling: a checkpoint published in fp8 with
+      // 128x128 block scales (DeepSeek-R1, MiniMax-M2.5, GLM-5-FP8) is served as shipped,
+      // block-scaled; no framework requantizes it per tensor on load.
+      const bool block_fp8_checkpoint = config.has("quantization_config.quant_method") &&
+                                        config.text("quantization_config.quant_method") == "fp8" &&
+                                        config.has("quantization_config.weight_block_size");
+      if (block_fp8_checkpoint && q.expert_dtype == Dtype::fp8) q.expert_dtype = Dtype::fp8_block;
       switch (o_.kv) {
         case KvPolicy::modelopt:
           if (q.gemm_dtype == Dtype::fp8 || q.gemm_dtype == Dtype::fp4) q.kv_dtype = Dtype::fp8;
@@ -634,7 +649,7 @@ class Simulator {
                        (mean ? r.r.ttft_s.mean : r.r.ttft_s.p50) * 1e3,
                        (mean ? r.r.tpot_s.mean : r.r.tpot_s.p50) * 1e3,
                        config.quantization().text(),
-                       framework, recipe.harness, c.token_budget};
+                       framework, recipe.harness, c.token_budget, t->roofline_kinds()};
     } catch (const Error& e) {
       why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());
       return std::nullopt;
@@ -643,7 +658,8 @@ class Simulator {
 
   Options o_;
   std::map<std::string, std::pair<std::unique_ptr<Timing>, std::string>> systems_;  // Timing, or why not
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<Timing>> timings_;  // (system, kernel framework)
+  std::map<std::tuple<std::string, std::string, std::vector<std::string>>, std::unique_ptr<Timing>>
+      timings_;  // (system, kernel framework, kinds on the roofline)
   std::map<std::string, ModelEntry> models_;
   std::map<std::tuple<const ModelEntry*, std::string, const Timing*>, std::unique_ptr<serve::ModelSource>> sources_;
 };

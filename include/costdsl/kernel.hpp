@@ -275,7 +275,8 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
     });
     name_request(timing, kind, text);  // same_answers_as
   }
-  if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_))
+  if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_) &&
+      !timing.takes_roofline(kind))
     bind_profiles(*timing.profiles(), timing.kernel_framework());
   if constexpr (detail::count_input<Input>) {
     if (!measured_ && mode_ != TimingMode::profile && timing.analytic_memo() > 0)

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "costdsl/error.hpp"
 #include "costdsl/gpu_spec.hpp"
@@ -86,6 +87,21 @@ class Timing {
     t.kernel_framework_ = std::move(framework);
     return t;
   }
+  // Kinds whose kernel in the deployment being modelled is not the one any table measured
+  // (a serving recipe's choice, e.g. DeepGEMM experts where the fused-MoE tables time
+  // another kernel): their leaves take the roofline, flagged ANALYTIC, rather than another
+  // kernel's measurements. Empty by default.
+  bool takes_roofline(std::string_view kind) const noexcept {
+    for (const std::string& k : roofline_kinds_)
+      if (k == kind) return true;
+    return false;
+  }
+  const std::vector<std::string>& roofline_kinds() const noexcept { return roofline_kinds_; }
+  Timing with_roofline_kinds(std::vector<std::string> kinds) const {
+    Timing t = *this;
+    t.roofline_kinds_ = std::move(kinds);
+    return t;
+  }
   // The backend names that are a serving framework's (aiconfigurator's tables name them).
   static constexpr std::string_view kernel_frameworks[] = {"sglang", "trtllm", "vllm"};
   // The number of a binding request (detail::AnswerIds): equal only for equal requests
@@ -105,6 +121,7 @@ class Timing {
   TimingMode mode_;
   std::uint32_t analytic_memo_ = default_analytic_memo;
   std::string kernel_framework_;
+  std::vector<std::string> roofline_kinds_;
   std::shared_ptr<detail::AnswerIds> answer_ids_ = std::make_shared<detail::AnswerIds>();
 };
 

@@ -639,6 +639,36 @@ TEST_CASE("profile tables: a preferred framework's kernels, where its table hold
                        costdsl::InputError);
 }
 
+// A kind the deployment runs with a kernel no table measures (Timing::with_roofline_kinds)
+// takes the roofline though a table holds its config; other kinds keep their tables, and
+// the two bindings answer apart (their requests differ: same_answers_as).
+TEST_CASE("profile tables: kinds a deployment runs unmeasured take the roofline") {
+  namespace fs = std::filesystem;
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  const ScratchProfiles dir("costdsl_test_roofline_kinds");
+  {
+    std::ofstream out(dir.root / "h200_sxm" / "gemm.csv", std::ios::binary);
+    out << "dtype,n,k,m,backend,time_ms\n";
+    for (const int m : {1, 64, 4096}) out << "bf16,4096,4096," << m << ",sglang," << 0.010 + 1e-5 * m << '\n';
+  }
+  const costdsl::Timing timing = costdsl::load_timing("h200", costdsl::TimingMode::automatic, dir.root);
+  const costdsl::Timing unmeasured = timing.with_roofline_kinds({"gemm"});
+  const costdsl::Timing other = timing.with_roofline_kinds({"fused_moe"});
+  CHECK(unmeasured.takes_roofline("gemm"));
+  CHECK_FALSE(timing.takes_roofline("gemm"));
+  const Gemm::Config c{costdsl::Dtype::bf16, 4096, 4096};
+  const Kernel<Gemm> measured(timing, c), analytic(unmeasured, c), kept(other, c);
+  CHECK(measured.source() == "profile");
+  CHECK(measured.eval({64}).time_s == doctest::Approx((0.010 + 64e-5) * 1e-3).scale(0));
+  CHECK(analytic.source() == "roofline");
+  CHECK(analytic.eval({64}).coverage == costdsl::Coverage::analytic);
+  CHECK(analytic.eval({64}).time_s != doctest::Approx(measured.eval({64}).time_s).scale(0));
+  CHECK(kept.source() == "profile");
+  CHECK_FALSE(analytic.same_answers_as(measured));
+  CHECK(kept.same_answers_as(measured));
+}
+
 // Who measured a table (the optional framework and version columns) names the group and
 // the leaf that answers from it; each distinct text once, in file order.
 TEST_CASE("profile tables: a group's provenance and the leaf's") {

@@ -725,6 +725,46 @@ with tempfile.TemporaryDirectory() as d:
         check(sum(e["count"] for k, e in dskip.items() if needle in k) == 1,
               f"validate: one InferenceX disaggregated row skipped for {needle!r}: {dskip}")
     check(v_dx.get("simulated") == 3, f"validate: 3 of the 7 disaggregated rows simulated: {v_dx.get('simulated')}")
+    # A row's fp8 names the precision; a checkpoint shipped with 128x128 block scales (here a
+    # 2-layer MiniMax-M2.5) runs its experts block-scaled (the fp8_block fused-MoE tables).
+    # TensorRT-LLM's disaggregated fp8 recipes run DeepGEMM experts, which no table measures:
+    # those leaves take the roofline, and the row is `simulate --roofline-kind fused_moe`.
+    mm2 = {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072,
+           "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 1536,
+           "num_local_experts": 256, "num_experts_per_tok": 8, "vocab_size": 200064, "num_hidden_layers": 2,
+           "max_position_embeddings": 196608, "rotary_dim": 64, "shared_intermediate_size": 0,
+           "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
+    (d / "model_configs" / "acme--Mm-2L_config.json").write_text(json.dumps(mm2))
+    (data / "harness" / "inferencex_disagg.csv").write_text("\n".join(harness_rows + [
+        hx.format("2026-01-01T00:00:00Z", "", "none", 8, "2,4096,2,1,1,1,4,,r.yaml")
+          .replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L").replace(",bf16,", ",fp8,")]) + "\n")
+    (d / "block.csv").write_text("\n".join([
+        dx_header,
+        dx.format("blk", 8, "2026-01-15T10:00:00Z").replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L")
+          .replace(",bf16,disagg,1024,128,bf16,,", ",fp8,disagg,1024,128,fp8,fp8,")]) + "\n")
+    v_blk = json.loads(run("validate", "--deployments", str(d / "block.csv"), "--json", env=env).stdout or "{}")
+    blk = {w["id"]: w for w in v_blk.get("worst", [])}.get("blk", {})
+    sim_blk = ["simulate", "--model-config", str(d / "model_configs" / "acme--Mm-2L_config.json"), "--gpu", "h100",
+               "--mode", "disagg", "--prefill-tp", "1", "--prefill-workers", "1", "--prefill-batch", "2", "--tp", "1",
+               "--decode-workers", "2", "--batch", "4", "--framework", "trtllm", "--token-budget", "4096", "--isl",
+               "1024", "--osl", "128", "--concurrency", "8", "--rounds", "10", "--min-length-ratio", "0.8", "--quant",
+               "gemm=fp8,moe=fp8_block", "--kv-dtype", "fp8", "--json"]
+    s_blk = json.loads(run(*sim_blk, "--roofline-kind", "fused_moe").stdout or "{}")
+    s_tab = json.loads(run(*sim_blk).stdout or "{}")
+    check(blk.get("quantization") == "gemm=fp8 moe=fp8_block kv=fp8" and blk.get("roofline_kinds") == ["fused_moe"] and
+          s_blk and abs(blk["ttft_ms"]["modelled"] - s_blk["ttft_ms"]["mean"]) < 1e-9 and
+          abs(blk["tpot_ms"]["modelled"] - s_blk["tpot_ms"]["mean"]) < 1e-9 and
+          s_tab and s_tab["ttft_ms"]["mean"] != s_blk["ttft_ms"]["mean"],
+          f"validate: block-scaled experts, DeepGEMM's on the roofline: {blk} / {s_blk.get('ttft_ms')} / "
+          f"{s_tab.get('ttft_ms')}")
+    # --roofline-kind on validate replaces every row's recipe's choice.
+    v_blk = json.loads(run("validate", "--deployments", str(d / "block.csv"), "--json", "--roofline-kind", "gemm",
+                           env=env).stdout or "{}")
+    blk_g = {w["id"]: w for w in v_blk.get("worst", [])}.get("blk", {})
+    check(blk_g.get("roofline_kinds") == ["gemm"] and blk_g["ttft_ms"]["modelled"] != blk["ttft_ms"]["modelled"],
+          f"validate --roofline-kind gemm: the command's kinds, not the recipe's: {blk_g}")
+    r = run("simulate", *sim_blk[1:], "--roofline-kind", "fused_mo", expect=2)
+    check("--roofline-kind" in r.stderr and "fused_mo" in r.stderr, f"--roofline-kind: an unknown kind: {r.stderr}")
     # --recipe aiconfigurator reads no harness: the rows keep their unit unrecorded.
     v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", "--recipe", "aiconfigurator",
                           env=env).stdout or "{}")

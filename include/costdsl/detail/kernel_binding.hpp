@@ -38,7 +38,7 @@ class KernelBinding {
   bool memoised() const noexcept { return memo_ != nullptr; }
 
   // Whether another kernel gives this one's metrics for every input: the same binding
-  // request (kind, config, backends, framework: Timing::answer_id) through the same Timing
+  // request (kind, config, backends, framework, roofline kinds: Timing::answer_id) through the same Timing
   // (its roofline object, which each kernel owns, so its address is never another
   // Timing's). A repeated slot's test on the hot path (detail/shared_slots.hpp).
   bool same_answers_as(const KernelBinding& o) const noexcept {
@@ -110,9 +110,10 @@ class KernelBinding {
 
   void make_memo(std::uint32_t capacity) { memo_ = std::make_shared<AnalyticMemo>(capacity); }
 
-  // The request's text (kind, preferred framework, the backends and their count, then
-  // each config field's name and text, every part length-prefixed: two requests have the
-  // same text only if they are the same) and its number through `timing`.
+  // The request's text (kind, preferred framework, whether the kind takes the roofline,
+  // the backends and their count, then each config field's name and text, every part
+  // length-prefixed: two requests have the same text only if they are the same) and its
+  // number through `timing`.
   void name_request(const Timing& timing, std::string_view kind, const std::vector<std::string>& config_text) {
     std::string request;
     const auto add = [&](std::string_view part) {
@@ -122,6 +123,7 @@ class KernelBinding {
     };
     add(kind);
     add(timing.kernel_framework());
+    add(timing.takes_roofline(kind) ? "roofline" : "");
     add(std::to_string(backends_.size()));
     for (const std::string& b : backends_) add(b);
     for (const std::string& f : config_text) add(f);
