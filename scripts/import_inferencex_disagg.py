@@ -11,7 +11,15 @@ line holds while that entry stood in the config: from the commit that added it
 there at the last commit read). Needs python3-yaml (Debian 12) and a clone of
 https://github.com/SemiAnalysisAI/InferenceX (Apache-2.0).
 
-    python3 scripts/import_inferencex_disagg.py --repo PATH [--until 2026-04-10] > data/harness/inferencex_disagg.csv
+With --srt-slurm (a clone of srt-slurm, whose recipes the entries launch: CONFIG_FILE),
+each role's experts' kernel is read from its recipe as it stood when the entry left the
+config (the last srt-slurm commit at or before valid_until, else --until):
+prefill_moe_backend / decode_moe_backend are SGLang's `deepep` where the role dispatches
+through DeepEP (moe-a2a-backend), else its moe-runner-backend; TensorRT-LLM's
+moe_config.backend; empty where the recipe is not in the clone or names none.
+
+    python3 scripts/import_inferencex_disagg.py --repo PATH [--srt-slurm PATH] [--until 2026-04-10] \
+        > data/harness/inferencex_disagg.csv
 """
 import argparse
 import csv
@@ -34,7 +42,7 @@ COLUMNS = ["valid_from", "valid_until", "commit", "config", "model_path", "syste
            "prefill_workers", "prefill_gpus", "prefill_ep", "prefill_attention_dp",
            "prefill_max_batch", "prefill_max_tokens",
            "decode_workers", "decode_gpus", "decode_ep", "decode_attention_dp",
-           "decode_max_batch", "decode_max_tokens", "recipe"]
+           "decode_max_batch", "decode_max_tokens", "recipe", "prefill_moe_backend", "decode_moe_backend"]
 
 
 def git(repo, *args):
@@ -84,10 +92,41 @@ def entries(doc):
                            decode_batch, ds.get("DECODE_MAX_NUM_TOKENS", ""), recipe)
 
 
+def moe_backends(repo, recipe, before, cache):
+    """(prefill, decode) experts' kernel of an srt-slurm recipe at the last commit before `before`."""
+    if not repo or not recipe:
+        return "", ""
+    key = (recipe, before)
+    if key not in cache:
+        out = ("", "")
+        for path in (recipe, recipe.replace("recipies/", "recipes/", 1)):  # an old spelling of the folder
+            commit = git(repo, "rev-list", "-1", f"--before={before}", "HEAD", "--", path).strip()
+            try:  # the last commit to touch it may have deleted it: then it was not there
+                doc = yaml.safe_load(git(repo, "show", f"{commit}:{path}")) if commit else None
+            except subprocess.CalledProcessError:
+                doc = None
+            if not isinstance(doc, dict):
+                continue
+            be = doc.get("backend") or {}
+            if be.get("sglang_config"):
+                def sglang(role):
+                    r = be["sglang_config"].get(role) or {}
+                    return "deepep" if r.get("moe-a2a-backend") == "deepep" else str(r.get("moe-runner-backend", ""))
+                out = (sglang("prefill"), sglang("decode"))
+            elif be.get("trtllm_config"):
+                def trtllm(role):
+                    return str(((be["trtllm_config"].get(role) or {}).get("moe_config") or {}).get("backend", ""))
+                out = (trtllm("prefill"), trtllm("decode"))
+            break
+        cache[key] = out
+    return cache[key]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", required=True, help="a clone of SemiAnalysisAI/InferenceX")
     ap.add_argument("--until", default="2026-04-10", help="last commit date read (the sample's export: 2026-04-06)")
+    ap.add_argument("--srt-slurm", default="", help="a clone of srt-slurm: each role's experts' kernel from its recipe")
     a = ap.parse_args()
     log = [line.split() for line in git(a.repo, "log", "--reverse", "--format=%H %cI", "--", CONFIG).splitlines()]
     log = [(h, utc(t)) for h, t in log if utc(t)[:10] <= a.until]
@@ -106,6 +145,8 @@ def main():
         for k in now:
             open_since.setdefault(k, (when, commit[:12]))
     rows += [(since, "", c) + k for k, (since, c) in open_since.items()]
+    cache = {}
+    rows = [r + moe_backends(a.srt_slurm, r[-1], r[1] or f"{a.until}T23:59:59Z", cache) for r in rows]
     rows.sort(key=lambda r: (tuple(r[3:13]), r[0], str(r)))  # one order, whatever the hash seed
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(COLUMNS)

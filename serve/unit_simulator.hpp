@@ -43,8 +43,12 @@ namespace costdsl::serve {
 class UnitSimulator {
  public:
   // spec is held by reference: the caller keeps it alive (the Planner owns its copy).
-  UnitSimulator(ModelSource& models, const Timing& timing, const PlanSpec& spec)
-      : models_(models), timing_(timing), spec_(spec) {}
+  // prefill_models: where a disaggregated unit's prefill workers are built from when they
+  // are timed apart from its decode workers (a role whose kernels differ: a serving recipe
+  // that runs another experts' kernel per role); nullptr: `models`, as every plan candidate.
+  UnitSimulator(ModelSource& models, const Timing& timing, const PlanSpec& spec, ModelSource* prefill_models = nullptr)
+      : models_(models), prefill_models_(prefill_models != nullptr ? *prefill_models : models), timing_(timing),
+        spec_(spec) {}
 
   // The worker at p with its KV room, or nullopt when the arch rejects p (`why` then
   // holds the arch's message). A worker whose weights fill the GPUs has 0 tokens of room.
@@ -159,7 +163,7 @@ class UnitSimulator {
   // One request's latency, roughly, from three iterations: its prompt alone, then its
   // outputs at the worker's batch cap half-way through them. Only spreads the clients.
   double latency_estimate_s(const Candidate& c, const WorkerOption& worker, const WorkerOption* prefill) {
-    AnyModel& first_model = models_.model(prefill != nullptr ? prefill->p : worker.p);
+    AnyModel& first_model = prefill != nullptr ? prefill_models_.model(prefill->p) : models_.model(worker.p);
     const ops::PrefillChunk prompt{spec_.cached_tokens, spec_.input_tokens - spec_.cached_tokens};
     const double first = first_model.iteration_s({std::span<const ops::PrefillChunk>(&prompt, 1), {}});
     estimate_kv_.assign(std::max<std::uint32_t>(std::min(c.batch, c.clients), 1),
@@ -174,7 +178,7 @@ class UnitSimulator {
       WorkerSetup s{server_of(w, c.token_budget, c.batch), w.kv_tokens()};
       return simulate_aggregated(wm, s, load, spec_.sla);
     }
-    AnyModel& pm = models_.model(prefill->p);
+    AnyModel& pm = prefill_models_.model(prefill->p);
     WorkerSetup ps{server_of(*prefill, c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
     WorkerSetup ds{server_of(w, c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
     return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
@@ -189,6 +193,7 @@ class UnitSimulator {
   }
 
   ModelSource& models_;
+  ModelSource& prefill_models_;
   const Timing& timing_;
   const PlanSpec& spec_;
   std::vector<std::uint32_t> estimate_kv_;

@@ -116,15 +116,16 @@ inline Recipe recipe_for(const Provenance& p) {
     // Multi-node runs go through srt-slurm's sa-bench, the same client with the same
     // defaults (--random-range-ratio 0.8, 10 × CONC prompts, 2 × CONC warm-ups:
     // src/srtctl/benchmarks/scripts/sa-bench/bench.sh); the layout is the sweep config's
-    // (DisaggHarness), the engines' flags the frameworks' defaults.
+    // (DisaggHarness, with each role's experts' kernel from its srt-slurm recipe), the
+    // engines' other flags the frameworks' defaults.
     r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
-               "the framework's defaults (no recipe read)";
-    // TensorRT-LLM's fp8 recipes pick the experts' kernel per worker (moe_config.backend):
-    // DEEPGEMM on the prefill and attention-DP decode workers of B200 and GB200, WIDEEP and
-    // CUTLASS on H100, TRTLLM only on attention-TP decode workers (srt-slurm
-    // recipes/trtllm/{b200,gb200,h100}-fp8/*/stp/ctx*.yaml). The fused-MoE tables time
-    // trtllm-gen's kernel (FlashInfer's, SGLang's table), whose per-token cost over every
-    // gathered token is not DeepGEMM's: the experts take the roofline.
+               "the framework's defaults (no recipe read but its experts' kernel)";
+    // TensorRT-LLM's fp8 recipes pick the experts' kernel per worker (moe_config.backend,
+    // DisaggHarness's prefill_ / decode_moe_backend): DEEPGEMM, WIDEEP or CUTLASS on 173 of
+    // the 229 entries' prefill workers and 144 of their decode workers. The fused-MoE
+    // tables time trtllm-gen's kernel (FlashInfer's, SGLang's table), whose per-token cost
+    // over every gathered token is not DeepGEMM's: the experts take the roofline on both
+    // roles (the TRTLLM roles on the table measured worse: docs/accuracy.md).
     if (p.backend == "trtllm" && p.precision == "fp8") {
       r.roofline_kinds = {"fused_moe"};
       r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "

@@ -189,14 +189,18 @@ void report_deployments(const deployments::Table& table, const std::vector<deplo
                           {"token_budget", s.token_budget},
                           {"ttft_ms", {{"measured", d.ttft_ms}, {"modelled", s.ttft_ms}}},
                           {"tpot_ms", {{"measured", d.tpot_ms}, {"modelled", s.tpot_ms}}}};
-    if (!s.roofline_kinds.empty()) j["roofline_kinds"] = s.roofline_kinds;
+    if (!d.disaggregated && !s.roofline_kinds.empty()) j["roofline_kinds"] = s.roofline_kinds;
     if (d.disaggregated) {  // the unit as simulated, and where it was read when the row did not record it
-      const auto role = [](const deployments::WorkerLayout& w, std::uint32_t workers) {
-        return nlohmann::json{{"workers", workers}, {"tp", w.tp},       {"attention_dp", w.dp},
-                              {"moe_tp", w.moe_tp}, {"moe_ep", w.moe_ep}, {"batch", w.batch}};
+      const auto role = [](const deployments::WorkerLayout& w, std::uint32_t workers,
+                           const std::vector<std::string>& roofline_kinds) {
+        nlohmann::json r{{"workers", workers}, {"tp", w.tp},       {"attention_dp", w.dp},
+                         {"moe_tp", w.moe_tp}, {"moe_ep", w.moe_ep}, {"batch", w.batch}};
+        if (!w.moe_kernel.empty()) r["moe_kernel"] = w.moe_kernel;
+        if (!roofline_kinds.empty()) r["roofline_kinds"] = roofline_kinds;
+        return r;
       };
-      j["prefill"] = role(d.prefill, d.prefill_workers);
-      j["decode"] = role(d.worker, d.decode_workers);
+      j["prefill"] = role(d.prefill, d.prefill_workers, s.prefill_roofline_kinds);
+      j["decode"] = role(d.worker, d.decode_workers, s.roofline_kinds);
       if (!d.unit_source.empty()) j["unit_source"] = d.unit_source;
     }
     return j;

@@ -46,10 +46,20 @@ namespace costdsl::cli::deployments {
 
 // One worker's layout as a row gives it: tp GPUs of attention TP in each of dp attention
 // groups (attention_dp_size), its experts over moe_tp × moe_ep = tp × dp GPUs, each
-// group running up to `batch` requests.
+// group running up to `batch` requests; moe_kernel: the experts' kernel its recipe names
+// (DisaggHarness; empty: not recorded).
 struct WorkerLayout {
   std::uint32_t tp = 1, dp = 1, moe_tp = 1, moe_ep = 1, batch = 0;
+  std::string moe_kernel;
 };
+
+// Whether a role's recipe dispatches its experts through DeepEP (SGLang's
+// moe-a2a-backend deepep): DeepEP's normal (prefill) or low-latency (decode) exchange with
+// DeepGEMM's or CuteDSL's grouped GEMM, not the fused kernel the fused-MoE tables time
+// over every gathered token. aiconfigurator measured that path on GB200 (wideep_context_moe,
+// wideep_generation_moe): DeepSeek at EP 16-32, 8,192-16,384 tokens, 0.5-1.0 ms a layer
+// where the fused table says 3.2-6.8 ms; at EP 32 and 256 tokens 0.08 against 0.17 ms.
+inline bool dispatches_through_deepep(const WorkerLayout& w) { return w.moe_kernel == "deepep"; }
 
 // One measured deployment. Aggregated: one worker (tp_size, attention_dp_size,
 // moe_*_size, batch_size). Disaggregated: prefill_num_workers prefill and
@@ -317,7 +327,9 @@ struct Simulated {
   serve::Framework framework{};     // the scheduler simulated
   std::string_view harness;         // whose launch flags and load (Recipe::harness)
   std::uint32_t token_budget = 0;   // of the (prefill or aggregated) worker, over its attention groups
-  std::vector<std::string> roofline_kinds;  // kinds timed by the roofline whatever the tables hold
+  // Kinds timed by the roofline whatever the tables hold: the (decode or aggregated)
+  // worker's and a disaggregated unit's prefill workers'.
+  std::vector<std::string> roofline_kinds, prefill_roofline_kinds;
   double ttft_err() const { return ttft_ms / row->ttft_ms - 1; }
   double tpot_err() const { return tpot_ms / row->tpot_ms - 1; }
 };
@@ -511,7 +523,7 @@ class Simulator {
   std::string simulation_key(const Deployment& d) const {
     const auto dtype = [](const std::optional<Dtype>& t) { return t ? std::string(name(*t)) : std::string("-"); };
     const auto layout = [](const WorkerLayout& w) {
-      return fmt::format("{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch);
+      return fmt::format("{}/{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch, w.moe_kernel);
     };
     const Recipe r = recipe_of(d);
     return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
@@ -536,7 +548,17 @@ class Simulator {
     const std::string kernels = o_.kernel_framework.value_or(
         Timing::is_kernel_framework(name(framework)) ? std::string(name(framework)) : std::string());
     const Recipe recipe = recipe_of(d);
-    const Timing* t = timing(d.system, kernels, o_.roofline_kinds.value_or(recipe.roofline_kinds), why);
+    // Each role's kinds on the roofline: the command's, else its recipe's, with the experts
+    // where the role dispatches through DeepEP.
+    const auto roofline_kinds = [&](const WorkerLayout& w) {
+      if (o_.roofline_kinds) return *o_.roofline_kinds;
+      std::vector<std::string> kinds = recipe.roofline_kinds;
+      if (dispatches_through_deepep(w) && std::find(kinds.begin(), kinds.end(), "fused_moe") == kinds.end())
+        kinds.emplace_back("fused_moe");
+      return kinds;
+    };
+    const Timing* t = timing(d.system, kernels, roofline_kinds(d.worker), why);
+    const Timing* t_prefill = d.disaggregated && t ? timing(d.system, kernels, roofline_kinds(d.prefill), why) : t;
     const ModelEntry* m = t ? model(d.model_path, why) : nullptr;
     if (!m) return std::nullopt;
     const std::optional<serve::Parallel> worker = parallel(d.worker, *m, d.disaggregated ? "decode_" : "", why);
@@ -606,7 +628,8 @@ class Simulator {
                           d.model_path);
         return std::nullopt;
       }
-      serve::UnitSimulator units(source(*m, config, *t), *t, spec);
+      serve::UnitSimulator units(source(*m, config, *t), *t, spec,
+                                 t_prefill != t ? &source(*m, config, *t_prefill) : nullptr);
       // A worker the arch rejects, or whose KV cannot hold one request, is no deployment.
       const auto option = [&](serve::Parallel p, std::uint64_t need, std::string_view role) {
         std::string rejected;
@@ -649,7 +672,8 @@ class Simulator {
                        (mean ? r.r.ttft_s.mean : r.r.ttft_s.p50) * 1e3,
                        (mean ? r.r.tpot_s.mean : r.r.tpot_s.p50) * 1e3,
                        config.quantization().text(),
-                       framework, recipe.harness, c.token_budget, t->roofline_kinds()};
+                       framework, recipe.harness, c.token_budget, t->roofline_kinds(),
+                       t_prefill->roofline_kinds()};
     } catch (const Error& e) {
       why = fmt::format("{} on {}: {}", d.model_path, d.system, e.what());
       return std::nullopt;

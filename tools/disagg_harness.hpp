@@ -55,12 +55,17 @@ class DisaggHarness {
     std::uint32_t prefill_max_batch = 0, prefill_max_tokens = 0;  // 0: not named
     std::uint32_t decode_workers = 0, decode_gpus = 0, decode_ep = 1, decode_attention_dp = 1;
     std::uint32_t decode_max_batch = 0;  // per attention-DP rank; 0: not named
+    // Each role's experts' kernel as its recipe names it (SGLang: `deepep` where it
+    // dispatches through DeepEP, else its moe-runner-backend; TensorRT-LLM: moe_config.backend);
+    // empty: not read (no recipe, or no such columns).
+    std::string prefill_moe_backend, decode_moe_backend;
 
     // What the row does not record (the rest it matched on): entries that match one row
     // must agree on it for the row to be resolved.
     auto unit() const {
       return std::tie(spec_decoding, prefill_workers, prefill_attention_dp, prefill_max_batch, prefill_max_tokens,
-                      decode_workers, decode_ep, decode_attention_dp, decode_max_batch);
+                      decode_workers, decode_ep, decode_attention_dp, decode_max_batch, prefill_moe_backend,
+                      decode_moe_backend);
     }
   };
 
@@ -100,6 +105,8 @@ class DisaggHarness {
                          e.precision = r.text("precision");
                          e.spec_decoding = r.text("spec_decoding");
                          e.recipe = r.text("recipe");
+                         if (r.has("prefill_moe_backend")) e.prefill_moe_backend = r.text("prefill_moe_backend");
+                         if (r.has("decode_moe_backend")) e.decode_moe_backend = r.text("decode_moe_backend");
                          e.where = r.where();
                          e.isl = positive("isl");
                          e.osl = positive("osl");
@@ -184,6 +191,8 @@ class DisaggHarness {
     layout(d.worker, e.decode_gpus, e.decode_ep, e.decode_attention_dp);
     d.prefill_workers = e.prefill_workers;
     d.decode_workers = e.decode_workers;
+    d.prefill.moe_kernel = e.prefill_moe_backend;
+    d.worker.moe_kernel = e.decode_moe_backend;
     d.prefill.batch = e.prefill_max_batch;  // 0: the framework's cap
     const std::uint32_t ranks = e.decode_workers * e.decode_attention_dp;
     d.worker.batch = e.decode_max_batch != 0 ? e.decode_max_batch : (d.clients + ranks - 1) / ranks;

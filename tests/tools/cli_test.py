@@ -751,7 +751,9 @@ with tempfile.TemporaryDirectory() as d:
                "gemm=fp8,moe=fp8_block", "--kv-dtype", "fp8", "--json"]
     s_blk = json.loads(run(*sim_blk, "--roofline-kind", "fused_moe").stdout or "{}")
     s_tab = json.loads(run(*sim_blk).stdout or "{}")
-    check(blk.get("quantization") == "gemm=fp8 moe=fp8_block kv=fp8" and blk.get("roofline_kinds") == ["fused_moe"] and
+    check(blk.get("quantization") == "gemm=fp8 moe=fp8_block kv=fp8" and
+          blk.get("prefill", {}).get("roofline_kinds") == ["fused_moe"] and
+          blk.get("decode", {}).get("roofline_kinds") == ["fused_moe"] and
           s_blk and abs(blk["ttft_ms"]["modelled"] - s_blk["ttft_ms"]["mean"]) < 1e-9 and
           abs(blk["tpot_ms"]["modelled"] - s_blk["tpot_ms"]["mean"]) < 1e-9 and
           s_tab and s_tab["ttft_ms"]["mean"] != s_blk["ttft_ms"]["mean"],
@@ -761,8 +763,33 @@ with tempfile.TemporaryDirectory() as d:
     v_blk = json.loads(run("validate", "--deployments", str(d / "block.csv"), "--json", "--roofline-kind", "gemm",
                            env=env).stdout or "{}")
     blk_g = {w["id"]: w for w in v_blk.get("worst", [])}.get("blk", {})
-    check(blk_g.get("roofline_kinds") == ["gemm"] and blk_g["ttft_ms"]["modelled"] != blk["ttft_ms"]["modelled"],
+    check(blk_g.get("decode", {}).get("roofline_kinds") == ["gemm"] and
+          blk_g["ttft_ms"]["modelled"] != blk["ttft_ms"]["modelled"],
           f"validate --roofline-kind gemm: the command's kinds, not the recipe's: {blk_g}")
+    # Each role's experts' kernel from its srt-slurm recipe (the harness's prefill_ /
+    # decode_moe_backend): an SGLang decode worker that dispatches through DeepEP times its
+    # experts by the roofline, its prefill worker on flashinfer's kernel keeps the tables.
+    hx_kernels = hx_header + ",prefill_moe_backend,decode_moe_backend"
+    sg_entry = (hx.format("2026-01-01T00:00:00Z", "", "none", 8, "2,4096,2,1,1,1,4,,r.yaml")
+                .replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L").replace(",bf16,", ",fp8,")
+                .replace(",trtllm,", ",sglang,"))
+    sg_row = (dx.format("sg", 8, "2026-01-15T10:00:00Z").replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L")
+              .replace(",bf16,disagg,1024,128,bf16,,", ",fp8,disagg,1024,128,fp8,fp8_block,")
+              .replace("sg,trtllm,", "sg,sglang,"))
+    (d / "sglang.csv").write_text("\n".join([dx_header, sg_row]) + "\n")
+    runs = {}
+    for kernels in ("flashinfer_trtllm,deepep", ","):
+        (data / "harness" / "inferencex_disagg.csv").write_text(
+            "\n".join([hx_kernels, sg_entry + "," + kernels]) + "\n")
+        v_sg = json.loads(run("validate", "--deployments", str(d / "sglang.csv"), "--json", env=env).stdout or "{}")
+        runs[kernels] = {w["id"]: w for w in v_sg.get("worst", [])}.get("sg", {})
+    deepep, tables = runs["flashinfer_trtllm,deepep"], runs[","]
+    check(deepep.get("decode", {}).get("moe_kernel") == "deepep" and
+          deepep["decode"].get("roofline_kinds") == ["fused_moe"] and "roofline_kinds" not in deepep.get("prefill", {}) and
+          deepep["prefill"].get("moe_kernel") == "flashinfer_trtllm" and "roofline_kinds" not in tables.get("decode", {}) and
+          tables and deepep["tpot_ms"]["modelled"] != tables["tpot_ms"]["modelled"],
+          f"validate: a DeepEP decode worker's experts on the roofline, the prefill worker's on the tables: {deepep} / "
+          f"{tables}")
     r = run("simulate", *sim_blk[1:], "--roofline-kind", "fused_mo", expect=2)
     check("--roofline-kind" in r.stderr and "fused_mo" in r.stderr, f"--roofline-kind: an unknown kind: {r.stderr}")
     # --recipe aiconfigurator reads no harness: the rows keep their unit unrecorded.
