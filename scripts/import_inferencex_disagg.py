@@ -17,6 +17,8 @@ config (the last srt-slurm commit at or before valid_until, else --until):
 prefill_moe_backend / decode_moe_backend are SGLang's `deepep` where the role dispatches
 through DeepEP (moe-a2a-backend), else its moe-runner-backend; TensorRT-LLM's
 moe_config.backend; empty where the recipe is not in the clone or names none.
+decode_stream_interval: an SGLang decode worker's stream-interval (SGLang streams a
+request's output when its token count is a multiple of it; empty: not named).
 
     python3 scripts/import_inferencex_disagg.py --repo PATH [--srt-slurm PATH] [--until 2026-04-10] \
         > data/harness/inferencex_disagg.csv
@@ -42,7 +44,8 @@ COLUMNS = ["valid_from", "valid_until", "commit", "config", "model_path", "syste
            "prefill_workers", "prefill_gpus", "prefill_ep", "prefill_attention_dp",
            "prefill_max_batch", "prefill_max_tokens",
            "decode_workers", "decode_gpus", "decode_ep", "decode_attention_dp",
-           "decode_max_batch", "decode_max_tokens", "recipe", "prefill_moe_backend", "decode_moe_backend"]
+           "decode_max_batch", "decode_max_tokens", "recipe", "prefill_moe_backend", "decode_moe_backend",
+           "decode_stream_interval"]
 
 
 def git(repo, *args):
@@ -92,13 +95,14 @@ def entries(doc):
                            decode_batch, ds.get("DECODE_MAX_NUM_TOKENS", ""), recipe)
 
 
-def moe_backends(repo, recipe, before, cache):
-    """(prefill, decode) experts' kernel of an srt-slurm recipe at the last commit before `before`."""
+def recipe_facts(repo, recipe, before, cache):
+    """(prefill experts' kernel, decode experts' kernel, SGLang decode stream-interval) of an
+    srt-slurm recipe at the last commit before `before`."""
     if not repo or not recipe:
-        return "", ""
+        return "", "", ""
     key = (recipe, before)
     if key not in cache:
-        out = ("", "")
+        out = ("", "", "")
         for path in (recipe, recipe.replace("recipies/", "recipes/", 1)):  # an old spelling of the folder
             commit = git(repo, "rev-list", "-1", f"--before={before}", "HEAD", "--", path).strip()
             try:  # the last commit to touch it may have deleted it: then it was not there
@@ -112,11 +116,12 @@ def moe_backends(repo, recipe, before, cache):
                 def sglang(role):
                     r = be["sglang_config"].get(role) or {}
                     return "deepep" if r.get("moe-a2a-backend") == "deepep" else str(r.get("moe-runner-backend", ""))
-                out = (sglang("prefill"), sglang("decode"))
+                interval = (be["sglang_config"].get("decode") or {}).get("stream-interval", "")
+                out = (sglang("prefill"), sglang("decode"), str(interval))
             elif be.get("trtllm_config"):
                 def trtllm(role):
                     return str(((be["trtllm_config"].get(role) or {}).get("moe_config") or {}).get("backend", ""))
-                out = (trtllm("prefill"), trtllm("decode"))
+                out = (trtllm("prefill"), trtllm("decode"), "")
             break
         cache[key] = out
     return cache[key]
@@ -146,7 +151,7 @@ def main():
             open_since.setdefault(k, (when, commit[:12]))
     rows += [(since, "", c) + k for k, (since, c) in open_since.items()]
     cache = {}
-    rows = [r + moe_backends(a.srt_slurm, r[-1], r[1] or f"{a.until}T23:59:59Z", cache) for r in rows]
+    rows = [r + recipe_facts(a.srt_slurm, r[-1], r[1] or f"{a.until}T23:59:59Z", cache) for r in rows]
     rows.sort(key=lambda r: (tuple(r[3:13]), r[0], str(r)))  # one order, whatever the hash seed
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(COLUMNS)

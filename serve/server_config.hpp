@@ -55,7 +55,8 @@ struct ServerConfig {
   // token reaches the client with its stream_interval-th
   // (python/sglang/srt/managers/scheduler_output_processor_mixin.py, stream_output:
   // `len(req.output_ids) % self.stream_interval == 0`; 1, every token, by default). An
-  // aggregated worker's TTFT counts to that token. TensorRT-LLM streams a request's first
+  // aggregated or decode worker's TTFT counts to that token (the prefill worker's first
+  // token is the decode worker's first of output_ids). TensorRT-LLM streams a request's first
   // token whatever its interval, so the two are not combined with lagged_first_token.
   std::uint32_t stream_interval = 1;
   // Requests received in batches: SGLang's --scheduler-recv-interval N (1, off, by

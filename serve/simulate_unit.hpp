@@ -15,7 +15,8 @@
 // worker): the decode server streams every token, the first included, once the KV has
 // landed (SGLang's decode server emits it with the prebuilt batch that follows the
 // transfer, python/sglang/srt/disaggregation/decode.py; vLLM's and TensorRT-LLM's
-// routers stream the decode instance's response).
+// routers stream the decode instance's response). A decode server streaming in chunks
+// (ServerConfig::stream_interval) sends that first token with the interval's last.
 //
 // The workers advance in order of their next event (the smallest clock among those with
 // work): an iteration starts once every event before it is known, so a request that
@@ -456,8 +457,12 @@ UnitResult simulate_disaggregated(PrefillModel& prefill_model, std::uint32_t pre
     } else {
       const StepEvents ev = d[which].step(horizon);
       if (!ev.iteration) continue;
-      // Taken into the batch: the first token reaches the client as this iteration starts.
-      for (const std::uint32_t id : ev.admitted) rec.first_token(id, ev.start_s);
+      // Taken into the batch: the first token reaches the client as this iteration starts,
+      // or, streamed in chunks, with the iteration that makes its stream_interval-th.
+      if (decode.server.stream_interval > 1)
+        for (const std::uint32_t id : ev.first_tokens) rec.first_token(id, ev.end_s);
+      else
+        for (const std::uint32_t id : ev.admitted) rec.first_token(id, ev.start_s);
       rec.iterations(ev);
       for (const std::uint32_t id : ev.finished) rec.finished(id, ev.end_s, send);
     }

@@ -24,8 +24,8 @@
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
 // + output); `prefill` runs a request's prefill only and hands it on with its first
 // token (footprint: input); `decode` takes a request whose KV arrived from a prefill
-// worker (input written, first token out) and decodes the rest (footprint: input +
-// output).
+// worker (input written, first token out; streamed with the stream_interval-th where the
+// output goes out in chunks) and decodes the rest (footprint: input + output).
 //
 // Nothing in step() allocates once the buffers have grown to the batch cap (they are
 // reserved up front), and nothing sorts: arrivals are inserted in order when they come.
@@ -472,6 +472,8 @@ class Worker {
       if (role_ == Role::decode) {  // its KV came with it; the prefill worker produced the first token
         used_ += q.input_tokens;
         push_decoder(id, q);
+        // Streamed in chunks, that first token goes out with the stream_interval-th.
+        if (cfg_.stream_interval > 1 && q.output_tokens > 1) unseen_.push_back(id);
       } else {
         used_ += q.cached_tokens;
         prefilling_.push_back({id, q.cached_tokens, 0});

@@ -189,7 +189,7 @@ struct EngineOptions {
         ->check(CLI::Range(0.0, 1.0));
     cmd.add_option("--stream-interval", stream_interval,
                    "tokens per streamed chunk, SGLang's --stream-interval: a first token reaches the client with the "
-                   "N-th token (aggregated workers); default: the framework's (1)")
+                   "N-th token (aggregated and decode workers); default: the framework's (1)")
         ->check(positive);
     cmd.add_option("--recv-interval", recv_interval,
                    "a busy scheduler receives new requests once every N decode loops (a loop with prompt rows counts "

@@ -82,6 +82,9 @@ struct Deployment {
   // (DisaggHarness::resolve, which sets unit_source to where the unit was read).
   bool unit_recorded = true;
   std::string unit_source;
+  // A disaggregated unit's decode workers' stream interval where the harness read it from
+  // their recipe (SGLang's --stream-interval); 0: the framework's.
+  std::uint32_t decode_stream_interval = 0;
   std::uint32_t token_budget = 0;  // the harness's prefill (or aggregated) max tokens; 0: the recipe's
   std::uint32_t isl = 0, osl = 0, clients = 0;
   WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
@@ -526,7 +529,7 @@ class Simulator {
       return fmt::format("{}/{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch, w.moe_kernel);
     };
     const Recipe r = recipe_of(d);
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                        d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
                        layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
                        dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
@@ -534,7 +537,7 @@ class Simulator {
                        r.token_budget, r.framework_budget, r.batch_wait_iters, r.batch_wait_tokens_ratio,
                        r.stream_interval, r.recv_interval, r.reserve_fraction,
                        r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")),
-                       fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","));
+                       fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","), d.decode_stream_interval);
   }
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
@@ -577,7 +580,12 @@ class Simulator {
     spec.min_length_ratio = o_.min_length_ratio.value_or(recipe.min_length_ratio);
     // The framework's defaults, the recipe's launch flags over them, the command's flags over both.
     const serve::FrameworkDefaults engine =
-        o_.engine.resolve(framework, t->gpu(), [&](serve::ServerConfig& s) { recipe.launch(s); });
+        o_.engine.resolve(framework, t->gpu(), [&](serve::ServerConfig& s) {
+          recipe.launch(s);
+          // A prefill worker streams nothing: the interval is the decode workers' alone.
+          if (d.disaggregated && d.decode_stream_interval > 0 && !s.lagged_first_token)
+            s.stream_interval = d.decode_stream_interval;
+        });
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).
     const auto budget = [&](std::uint32_t batch) -> std::uint32_t {

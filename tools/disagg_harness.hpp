@@ -59,13 +59,15 @@ class DisaggHarness {
     // dispatches through DeepEP, else its moe-runner-backend; TensorRT-LLM: moe_config.backend);
     // empty: not read (no recipe, or no such columns).
     std::string prefill_moe_backend, decode_moe_backend;
+    // The decode worker's SGLang stream-interval as its recipe names it; 0: not named.
+    std::uint32_t decode_stream_interval = 0;
 
     // What the row does not record (the rest it matched on): entries that match one row
     // must agree on it for the row to be resolved.
     auto unit() const {
       return std::tie(spec_decoding, prefill_workers, prefill_attention_dp, prefill_max_batch, prefill_max_tokens,
                       decode_workers, decode_ep, decode_attention_dp, decode_max_batch, prefill_moe_backend,
-                      decode_moe_backend);
+                      decode_moe_backend, decode_stream_interval);
     }
   };
 
@@ -107,6 +109,7 @@ class DisaggHarness {
                          e.recipe = r.text("recipe");
                          if (r.has("prefill_moe_backend")) e.prefill_moe_backend = r.text("prefill_moe_backend");
                          if (r.has("decode_moe_backend")) e.decode_moe_backend = r.text("decode_moe_backend");
+                         if (r.has("decode_stream_interval")) e.decode_stream_interval = optional("decode_stream_interval");
                          e.where = r.where();
                          e.isl = positive("isl");
                          e.osl = positive("osl");
@@ -193,6 +196,7 @@ class DisaggHarness {
     d.decode_workers = e.decode_workers;
     d.prefill.moe_kernel = e.prefill_moe_backend;
     d.worker.moe_kernel = e.decode_moe_backend;
+    d.decode_stream_interval = e.decode_stream_interval;
     d.prefill.batch = e.prefill_max_batch;  // 0: the framework's cap
     const std::uint32_t ranks = e.decode_workers * e.decode_attention_dp;
     d.worker.batch = e.decode_max_batch != 0 ? e.decode_max_batch : (d.clients + ranks - 1) / ranks;

@@ -165,7 +165,10 @@ class ReferenceWorker {
       if (reserved_ + need > capacity_) break;
       reserved_ += need;
       Running r{queue_[head_].id, q.cached_tokens, 0, 0, false, false};
-      if (role_ == serve::Role::decode) r.prefilled = q.input_tokens, r.generated = 1, r.seen = true;
+      // A decode worker's first token came from the prefill worker; streamed in chunks, the
+      // client sees it with the stream_interval-th.
+      if (role_ == serve::Role::decode)
+        r.prefilled = q.input_tokens, r.generated = 1, r.seen = cfg_.stream_interval <= 1 || q.output_tokens <= 1;
       used_ += r.prefilled;
       running_.push_back(r);
       ev.admitted.push_back(queue_[head_++].id);
@@ -650,6 +653,14 @@ TEST_CASE("roles: a prefill worker hands a request on at its first token; a deco
   CHECK(r.tpot_s.p50 == doctest::Approx((e2e - ttft) / 3).epsilon(1e-12));
   CHECK(r.tokens_per_s_user == doctest::Approx(3 / (e2e - ttft)).epsilon(1e-9));
   CHECK(r.iterations == 5);
+  // A decode server streaming every 3 tokens (SGLang's --stream-interval) sends the first
+  // token with the third, two decodes later; the last token is where it was.
+  serve::WorkerSetup chunked = decode;
+  chunked.server.stream_interval = 3;
+  const serve::UnitResult s =
+      serve::simulate_disaggregated(model, 1, prefill, model, 1, chunked, transfer, load, serve::Sla{});
+  CHECK(s.ttft_s.p50 == doctest::Approx(ttft + t({}, {3001}) + t({}, {3002})).epsilon(1e-12));
+  CHECK(s.e2e_s.p50 == doctest::Approx(e2e).epsilon(1e-12));
 }
 
 TEST_CASE("disaggregated TTFT: a request whose KV landed waits for room on the decode worker before its first token") {

@@ -769,7 +769,7 @@ with tempfile.TemporaryDirectory() as d:
     # Each role's experts' kernel from its srt-slurm recipe (the harness's prefill_ /
     # decode_moe_backend): an SGLang decode worker that dispatches through DeepEP times its
     # experts by the roofline, its prefill worker on flashinfer's kernel keeps the tables.
-    hx_kernels = hx_header + ",prefill_moe_backend,decode_moe_backend"
+    hx_kernels = hx_header + ",prefill_moe_backend,decode_moe_backend,decode_stream_interval"
     sg_entry = (hx.format("2026-01-01T00:00:00Z", "", "none", 8, "2,4096,2,1,1,1,4,,r.yaml")
                 .replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L").replace(",bf16,", ",fp8,")
                 .replace(",trtllm,", ",sglang,"))
@@ -778,18 +778,27 @@ with tempfile.TemporaryDirectory() as d:
               .replace("sg,trtllm,", "sg,sglang,"))
     (d / "sglang.csv").write_text("\n".join([dx_header, sg_row]) + "\n")
     runs = {}
-    for kernels in ("flashinfer_trtllm,deepep", ","):
+    for kernels in ("flashinfer_trtllm,deepep,", ",,", ",,10"):
         (data / "harness" / "inferencex_disagg.csv").write_text(
             "\n".join([hx_kernels, sg_entry + "," + kernels]) + "\n")
         v_sg = json.loads(run("validate", "--deployments", str(d / "sglang.csv"), "--json", env=env).stdout or "{}")
         runs[kernels] = {w["id"]: w for w in v_sg.get("worst", [])}.get("sg", {})
-    deepep, tables = runs["flashinfer_trtllm,deepep"], runs[","]
+    deepep, tables, streamed = runs["flashinfer_trtllm,deepep,"], runs[",,"], runs[",,10"]
     check(deepep.get("decode", {}).get("moe_kernel") == "deepep" and
           deepep["decode"].get("roofline_kinds") == ["fused_moe"] and "roofline_kinds" not in deepep.get("prefill", {}) and
           deepep["prefill"].get("moe_kernel") == "flashinfer_trtllm" and "roofline_kinds" not in tables.get("decode", {}) and
           tables and deepep["tpot_ms"]["modelled"] != tables["tpot_ms"]["modelled"],
           f"validate: a DeepEP decode worker's experts on the roofline, the prefill worker's on the tables: {deepep} / "
           f"{tables}")
+    # Its recipe's stream-interval 10 on the decode workers: the first token reaches the
+    # client with the tenth, as `simulate --stream-interval 10` has it.
+    sim_sg = [a if a != "trtllm" else "sglang" for a in sim_blk]
+    s_st = json.loads(run(*sim_sg, "--stream-interval", "10").stdout or "{}")
+    check(streamed and s_st and abs(streamed["ttft_ms"]["modelled"] - s_st["ttft_ms"]["mean"]) < 1e-9 and
+          abs(streamed["tpot_ms"]["modelled"] - s_st["tpot_ms"]["mean"]) < 1e-9 and
+          streamed["ttft_ms"]["modelled"] > tables["ttft_ms"]["modelled"],
+          f"validate: the decode workers' stream-interval from their recipe: {streamed} / {s_st.get('ttft_ms')} / "
+          f"{tables.get('ttft_ms')}")
     r = run("simulate", *sim_blk[1:], "--roofline-kind", "fused_mo", expect=2)
     check("--roofline-kind" in r.stderr and "fused_mo" in r.stderr, f"--roofline-kind: an unknown kind: {r.stderr}")
     # --recipe aiconfigurator reads no harness: the rows keep their unit unrecorded.
