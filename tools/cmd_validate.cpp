@@ -381,9 +381,12 @@ void add_validate_command(CLI::App& app) {
       if (cmd->count("--roofline-kind") > 0) o.roofline_kinds = st->timing.roofline_kinds;
       deployments::Table table = deployments::read(st->deployments);
       // A disaggregated row without its worker counts takes them from its harness's sweep
-      // config where its provenance names InferenceX (data/harness/, DisaggHarness).
-      if (o.recipes && std::any_of(table.rows.begin(), table.rows.end(),
-                                   [](const deployments::Deployment& d) { return !d.unit_recorded; }))
+      // config where its provenance names InferenceX (data/harness/, DisaggHarness), and one
+      // with them what its recipe ran.
+      if (o.recipes && std::any_of(table.rows.begin(), table.rows.end(), [](const deployments::Deployment& d) {
+            return !d.unit_recorded ||
+                   (d.disaggregated && deployments::recipe_for(deployments::provenance_of(d)).harness == "inferencex");
+          }))
         deployments::resolve_units(
             table, deployments::DisaggHarness::load(deployments::DisaggHarness::default_path(default_data_dir())));
       aic::Skips skips = table.skips;

@@ -323,6 +323,12 @@ struct Options {
   std::optional<std::vector<std::string>> roofline_kinds;
 };
 
+// What a row's provenance says, as the recipes read it (benchmark_recipe.hpp).
+inline Provenance provenance_of(const Deployment& d) {
+  return {d.source_file, d.measured, d.model_path, d.backend, d.system, d.precision,
+          d.isl,         d.osl,      d.worker.tp,  d.clients, !d.disaggregated};
+}
+
 struct Simulated {
   const Deployment* row = nullptr;
   double ttft_ms = 0, tpot_ms = 0;  // costdsl's means (or medians: Options::statistic) over the measured requests
@@ -515,11 +521,7 @@ class Simulator {
     return p;
   }
 
-  Recipe recipe_of(const Deployment& d) const {
-    return o_.recipes ? recipe_for({d.source_file, d.measured, d.model_path, d.backend, d.system, d.precision, d.isl,
-                                    d.osl, d.worker.tp, d.clients, !d.disaggregated})
-                      : Recipe{};
-  }
+  Recipe recipe_of(const Deployment& d) const { return o_.recipes ? recipe_for(provenance_of(d)) : Recipe{}; }
 
   // Every input simulate() reads from a row, its recipe's launch flags and client included:
   // rows with equal keys simulate alike.

@@ -157,7 +157,7 @@ class DisaggHarness {
     const auto standing = [&](std::int64_t slack) {
       std::vector<const Entry*> hits;
       for (const Entry& e : entries_)
-        if (e.model_path == d.model_path && e.system == d.system && e.backend == d.backend &&
+        if (same_model(e.model_path, d.model_path) && e.system == d.system && e.backend == d.backend &&
             e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
             e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep && e.decode_gpus == d.worker.tp &&
             e.from_s - slack <= *at && (e.until_s == std::numeric_limits<std::int64_t>::max() || *at < e.until_s + slack))
@@ -207,6 +207,44 @@ class DisaggHarness {
     return {};
   }
 
+  // InferenceX benchmarks DeepSeek-R1 only (the sweep's dsr1); the sample exports some of the
+  // same runs as deepseek-ai/DeepSeek-V3 (one architecture, the same measurements twice).
+  static bool same_model(std::string_view entry, std::string_view row) {
+    return entry == row || (entry == "deepseek-ai/DeepSeek-R1" && row == "deepseek-ai/DeepSeek-V3");
+  }
+
+  // A disaggregated row that records its unit (the results database's) takes what its
+  // recipe ran from the sweep entries of that layout that stood when it was measured
+  // (within a day): each role's experts' kernel and the decode stream interval, where those
+  // entries agree on them. Returns whether it did.
+  bool recipe_facts(Deployment& d) const {
+    const std::optional<std::int64_t> at = utc_seconds(d.measured_at);
+    if (!at || !d.disaggregated) return false;
+    const Entry* first = nullptr;
+    for (const Entry& e : entries_) {
+      const bool same_layout =
+          e.prefill_workers == d.prefill_workers && e.prefill_gpus == d.prefill.tp * d.prefill.dp &&
+          e.prefill_attention_dp == d.prefill.dp && e.prefill_ep == d.prefill.moe_ep &&
+          e.decode_workers == d.decode_workers && e.decode_gpus == d.worker.tp * d.worker.dp &&
+          e.decode_attention_dp == d.worker.dp && e.decode_ep == d.worker.moe_ep;
+      if (!same_layout || !same_model(e.model_path, d.model_path) || e.system != d.system || e.backend != d.backend ||
+          e.precision != d.precision || e.isl != d.isl || e.osl != d.osl || e.concurrency != d.clients ||
+          e.from_s - merge_slack_s > *at ||
+          (e.until_s != std::numeric_limits<std::int64_t>::max() && *at >= e.until_s + merge_slack_s))
+        continue;
+      if (first != nullptr && std::tie(first->prefill_moe_backend, first->decode_moe_backend,
+                                       first->decode_stream_interval) !=
+                                  std::tie(e.prefill_moe_backend, e.decode_moe_backend, e.decode_stream_interval))
+        return false;  // the recipes differ: which one ran is not recorded
+      first = &e;
+    }
+    if (first == nullptr) return false;
+    d.prefill.moe_kernel = first->prefill_moe_backend;
+    d.worker.moe_kernel = first->decode_moe_backend;
+    d.decode_stream_interval = first->decode_stream_interval;
+    return true;
+  }
+
   // How far from its measurement an entry may have stood when none stood at that moment.
   static constexpr std::int64_t merge_slack_s = 24 * 3600;
 
@@ -247,12 +285,14 @@ class DisaggHarness {
 };
 
 // Resolves every disaggregated row whose unit is not recorded from the harness, moving
-// the rows it cannot resolve to the table's skips.
+// the rows it cannot resolve to the table's skips; an InferenceX row that records its unit
+// takes its recipe's facts (recipe_facts).
 inline void resolve_units(Table& t, const DisaggHarness& h) {
   std::vector<Deployment> kept;
   kept.reserve(t.rows.size());
   for (Deployment& d : t.rows) {
     if (d.unit_recorded) {
+      if (recipe_for(provenance_of(d)).harness == "inferencex") h.recipe_facts(d);
       kept.push_back(std::move(d));
     } else if (std::string why = h.resolve(d); why.empty()) {
       kept.push_back(std::move(d));

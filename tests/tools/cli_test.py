@@ -776,13 +776,35 @@ with tempfile.TemporaryDirectory() as d:
     sg_row = (dx.format("sg", 8, "2026-01-15T10:00:00Z").replace("meta-llama/Llama-3.1-8B-Instruct", "acme/Mm-2L")
               .replace(",bf16,disagg,1024,128,bf16,,", ",fp8,disagg,1024,128,fp8,fp8_block,")
               .replace("sg,trtllm,", "sg,sglang,"))
-    (d / "sglang.csv").write_text("\n".join([dx_header, sg_row]) + "\n")
-    runs = {}
+    # The results database's row of that deployment records its unit; it takes what the
+    # recipe ran from the entry of its layout that stood that day.
+    rec_row = (sg_row.replace("sg,sglang,", "rec,sglang,").replace(",fp8_block,,,1,1,,,1,1,", ",fp8_block,2,1,1,1,4,2,1,1,")
+               .replace("source_file=2026-03-25.csv;", "db-dump/2026-04-27; config_id=1;")
+               .replace("measured=2026-01-15T10:00:00Z", "measured=2026-01-15T00:00:00.000Z"))
+    (d / "sglang.csv").write_text("\n".join([dx_header, sg_row, rec_row]) + "\n")
+    runs, recs = {}, {}
     for kernels in ("flashinfer_trtllm,deepep,", ",,", ",,10"):
         (data / "harness" / "inferencex_disagg.csv").write_text(
             "\n".join([hx_kernels, sg_entry + "," + kernels]) + "\n")
         v_sg = json.loads(run("validate", "--deployments", str(d / "sglang.csv"), "--json", env=env).stdout or "{}")
         runs[kernels] = {w["id"]: w for w in v_sg.get("worst", [])}.get("sg", {})
+        recs[kernels] = {w["id"]: w for w in v_sg.get("worst", [])}.get("rec", {})
+    # InferenceX benchmarks DeepSeek-R1 (dsr1); the sample exports some of the same runs as
+    # DeepSeek-V3: a V3 row takes R1's entry (here the 2-layer config under V3's name).
+    (d / "model_configs" / "deepseek-ai--DeepSeek-V3_config.json").write_text(json.dumps(mm2))
+    (data / "harness" / "inferencex_disagg.csv").write_text("\n".join(
+        [hx_kernels, sg_entry.replace("acme/Mm-2L", "deepseek-ai/DeepSeek-R1") + ",flashinfer_trtllm,deepep,"]) + "\n")
+    (d / "v3.csv").write_text("\n".join([dx_header] + [row.replace("acme/Mm-2L", "deepseek-ai/DeepSeek-V3")
+                                                         for row in (sg_row, rec_row)]) + "\n")
+    v_v3 = {w["id"]: w for w in json.loads(run("validate", "--deployments", str(d / "v3.csv"), "--json",
+                                               env=env).stdout or "{}").get("worst", [])}
+    check(v_v3.get("sg", {}).get("decode", {}).get("workers") == 2 and "unit_source" in v_v3["sg"] and
+          v_v3.get("rec", {}).get("decode", {}).get("roofline_kinds") == ["fused_moe"],
+          f"validate: DeepSeek-V3 rows take DeepSeek-R1's sweep entries: {v_v3}")
+    check(recs[",,10"] and recs[",,"] and "unit_source" not in recs[",,"] and
+          recs[",,10"]["ttft_ms"]["modelled"] > recs[",,"]["ttft_ms"]["modelled"] and
+          recs["flashinfer_trtllm,deepep,"].get("decode", {}).get("roofline_kinds") == ["fused_moe"],
+          f"validate: a recorded unit takes its recipe's kernel and stream interval from the harness: {recs}")
     deepep, tables, streamed = runs["flashinfer_trtllm,deepep,"], runs[",,"], runs[",,10"]
     check(deepep.get("decode", {}).get("moe_kernel") == "deepep" and
           deepep["decode"].get("roofline_kinds") == ["fused_moe"] and "roofline_kinds" not in deepep.get("prefill", {}) and
