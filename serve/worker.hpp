@@ -414,8 +414,9 @@ class Worker {
     std::uint32_t fewest = ~std::uint32_t{0};  // iterations until the first decoders finish
     costdsl::detail::for_each_index_blocked(decodes,
                                             [&](std::size_t i) { fewest = left[i] < fewest ? left[i] : fewest; });
-    for (const std::uint32_t id : unseen_)  // ... or until the next unseen first token streams
-      fewest = std::min(fewest, cfg_.stream_interval - produced(decoder_index(id)));
+    walk_unseen([&](std::size_t, std::size_t i) {  // ... or until the next unseen first token streams
+      fewest = std::min(fewest, cfg_.stream_interval - produced(i));
+    });
     const double until = std::min(horizon_s, next_admission_s());
     std::uint32_t more = 0;
     while (more < fewest && clock_ + same_instant_s < until) {
@@ -491,8 +492,17 @@ class Worker {
     dec_left_.push_back(q.output_tokens - 1);
   }
 
-  std::size_t decoder_index(std::uint32_t id) const noexcept {
-    return static_cast<std::size_t>(std::find(dec_id_.begin(), dec_id_.end(), id) - dec_id_.begin());
+  // Calls f(k, i) for each unseen request: its place k in unseen_ and its decoder's index
+  // i. unseen_ and the decoders' arrays are both in admission order, so one merged walk
+  // finds them all: O(decoders) a call, not O(unseen × decoders), which a decode worker of
+  // thousands of requests streaming in chunks would pay every iteration.
+  template <class F>
+  void walk_unseen(F&& f) {
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < unseen_.size(); ++k) {
+      while (dec_id_[i] != unseen_[k]) ++i;
+      f(k, i);
+    }
   }
   // Tokens decoder i has produced, its first included.
   std::uint32_t produced(std::size_t i) const noexcept { return reqs_[dec_id_[i]].output_tokens - dec_left_[i]; }
@@ -501,11 +511,11 @@ class Worker {
   // this iteration, in admission order.
   void stream_unseen() {
     std::size_t kept = 0;
-    for (const std::uint32_t id : unseen_) {
-      const std::size_t i = decoder_index(id);
+    walk_unseen([&](std::size_t k, std::size_t i) {
+      const std::uint32_t id = unseen_[k];  // read before a slot at or below k is written
       if (produced(i) >= cfg_.stream_interval || dec_left_[i] == 0) first_.push_back(id);
       else unseen_[kept++] = id;
-    }
+    });
     unseen_.resize(kept);
   }
 
