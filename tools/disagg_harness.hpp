@@ -157,10 +157,8 @@ class DisaggHarness {
     const auto standing = [&](std::int64_t slack) {
       std::vector<const Entry*> hits;
       for (const Entry& e : entries_)
-        if (same_model(e.model_path, d.model_path) && e.system == d.system && e.backend == d.backend &&
-            e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
-            e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep && e.decode_gpus == d.worker.tp &&
-            e.from_s - slack <= *at && (e.until_s == std::numeric_limits<std::int64_t>::max() || *at < e.until_s + slack))
+        if (stood_for(e, d, *at, slack) && e.prefill_gpus == d.prefill.tp && e.prefill_ep == d.prefill.moe_ep &&
+            e.decode_gpus == d.worker.tp)
           hits.push_back(&e);
       return hits;
     };
@@ -213,6 +211,14 @@ class DisaggHarness {
     return entry == row || (entry == "deepseek-ai/DeepSeek-R1" && row == "deepseek-ai/DeepSeek-V3");
   }
 
+  // Whether entry e is d's deployment (model, GPU, framework, precision, ISL/OSL and
+  // concurrency) and stood in the config within `slack` seconds of `at`, d's measurement.
+  static bool stood_for(const Entry& e, const Deployment& d, std::int64_t at, std::int64_t slack) {
+    return same_model(e.model_path, d.model_path) && e.system == d.system && e.backend == d.backend &&
+           e.precision == d.precision && e.isl == d.isl && e.osl == d.osl && e.concurrency == d.clients &&
+           e.from_s - slack <= at && (e.until_s == std::numeric_limits<std::int64_t>::max() || at < e.until_s + slack);
+  }
+
   // A disaggregated row that records its unit (the results database's) takes what its
   // recipe ran from the sweep entries of that layout that stood when it was measured
   // (within a day): each role's experts' kernel and the decode stream interval, where those
@@ -227,11 +233,7 @@ class DisaggHarness {
           e.prefill_attention_dp == d.prefill.dp && e.prefill_ep == d.prefill.moe_ep &&
           e.decode_workers == d.decode_workers && e.decode_gpus == d.worker.tp * d.worker.dp &&
           e.decode_attention_dp == d.worker.dp && e.decode_ep == d.worker.moe_ep;
-      if (!same_layout || !same_model(e.model_path, d.model_path) || e.system != d.system || e.backend != d.backend ||
-          e.precision != d.precision || e.isl != d.isl || e.osl != d.osl || e.concurrency != d.clients ||
-          e.from_s - merge_slack_s > *at ||
-          (e.until_s != std::numeric_limits<std::int64_t>::max() && *at >= e.until_s + merge_slack_s))
-        continue;
+      if (!same_layout || !stood_for(e, d, *at, merge_slack_s)) continue;
       if (first != nullptr && std::tie(first->prefill_moe_backend, first->decode_moe_backend,
                                        first->decode_stream_interval) !=
                                   std::tie(e.prefill_moe_backend, e.decode_moe_backend, e.decode_stream_interval))
