@@ -38,7 +38,7 @@ struct Fanout {
 template <class C>
 struct node_traits<Fanout<C>> : detail::one_child<C> {
   template <RankFold F>
-  COSTDSL_INLINE static constexpr algebra::MaxFold<F> fold(const Fanout<C>&) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::MaxFold<F> fold(const Fanout<C>&) noexcept {
     return {};
   }
   static constexpr LoweredNode lowered(const Fanout<C>& node) noexcept {

@@ -27,8 +27,8 @@ namespace algebra {
 // A Labeled node's fold: its child, untouched.
 struct LabeledFold {
   Metrics acc = empty();
-  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
-  COSTDSL_INLINE constexpr Metrics result() const noexcept { return acc; }
+  COSTDSL_ALWAYS_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
+  COSTDSL_ALWAYS_INLINE constexpr Metrics result() const noexcept { return acc; }
 };
 }  // namespace algebra
 
@@ -36,7 +36,7 @@ template <FixedString Name, class C>
 struct node_traits<Labeled<Name, C>> : detail::one_child<C> {
   static constexpr auto segment = Name;
   template <RankFold>
-  COSTDSL_INLINE static constexpr algebra::LabeledFold fold(const Labeled<Name, C>&) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::LabeledFold fold(const Labeled<Name, C>&) noexcept {
     return {};
   }
   static LoweredNode lowered(const Labeled<Name, C>& node) noexcept { return {NodeKind::labeled, 0, node.label}; }

@@ -24,14 +24,14 @@ struct MaxFold {
   Metrics acc = empty();
   double sum_time = 0;
   double count = 0;
-  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept {
+  COSTDSL_ALWAYS_INLINE constexpr void add(const Metrics& c) noexcept {
     accumulate_max(acc, c);
     if constexpr (F == RankFold::mean) {
       sum_time += c.time_s;
       count += 1;
     }
   }
-  COSTDSL_INLINE constexpr Metrics result() const noexcept {
+  COSTDSL_ALWAYS_INLINE constexpr Metrics result() const noexcept {
     Metrics out = acc;
     if constexpr (F == RankFold::mean)
       if (count > 0) out.time_s = sum_time / count;
@@ -43,7 +43,7 @@ struct MaxFold {
 template <class... C>
 struct node_traits<Max<C...>> : detail::tuple_children<C...> {
   template <RankFold F>
-  COSTDSL_INLINE static constexpr algebra::MaxFold<F> fold(const Max<C...>&) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::MaxFold<F> fold(const Max<C...>&) noexcept {
     return {};
   }
   static constexpr LoweredNode lowered(const Max<C...>&) noexcept { return {NodeKind::max, 0, {}}; }

@@ -33,7 +33,7 @@ struct Metrics {
 namespace algebra {
 
 // Sum: serial work on one stream.
-COSTDSL_INLINE constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
+COSTDSL_ALWAYS_INLINE constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noexcept {
   acc.time_s += c.time_s;
   acc.flops += c.flops;
   acc.bytes += c.bytes;
@@ -42,7 +42,7 @@ COSTDSL_INLINE constexpr void accumulate_sum(Metrics& acc, const Metrics& c) noe
 }
 
 // Max and Parallel: time is the max, work still sums (it never overlaps away).
-COSTDSL_INLINE constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
+COSTDSL_ALWAYS_INLINE constexpr void accumulate_max(Metrics& acc, const Metrics& c) noexcept {
   acc.time_s = acc.time_s < c.time_s ? c.time_s : acc.time_s;
   acc.flops += c.flops;
   acc.bytes += c.bytes;
@@ -51,10 +51,10 @@ COSTDSL_INLINE constexpr void accumulate_max(Metrics& acc, const Metrics& c) noe
 }
 
 // Parallel: concurrent streams on one device reach only `overlap` of perfect overlap.
-COSTDSL_INLINE constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
+COSTDSL_ALWAYS_INLINE constexpr void finish_parallel(Metrics& acc, double overlap) noexcept { acc.time_s /= overlap; }
 
 // Scale: n identical copies; coverage unchanged.
-COSTDSL_INLINE constexpr Metrics scale(Metrics m, double n) noexcept {
+COSTDSL_ALWAYS_INLINE constexpr Metrics scale(Metrics m, double n) noexcept {
   m.time_s *= n;
   m.flops *= n;
   m.bytes *= n;

@@ -56,8 +56,8 @@ namespace algebra {
 struct ParallelFold {
   double overlap = 1;
   Metrics acc = empty();
-  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { accumulate_max(acc, c); }
-  COSTDSL_INLINE constexpr Metrics result() const noexcept {
+  COSTDSL_ALWAYS_INLINE constexpr void add(const Metrics& c) noexcept { accumulate_max(acc, c); }
+  COSTDSL_ALWAYS_INLINE constexpr Metrics result() const noexcept {
     Metrics out = acc;
     finish_parallel(out, overlap);
     return out;
@@ -68,7 +68,7 @@ struct ParallelFold {
 template <class O, class... C>
 struct node_traits<Parallel<O, C...>> : detail::tuple_children<C...> {
   template <RankFold>
-  COSTDSL_INLINE static constexpr algebra::ParallelFold fold(const Parallel<O, C...>& node) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::ParallelFold fold(const Parallel<O, C...>& node) noexcept {
     return {node.overlap_value()};
   }
   static constexpr LoweredNode lowered(const Parallel<O, C...>& node) noexcept {

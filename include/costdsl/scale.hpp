@@ -34,15 +34,15 @@ namespace algebra {
 struct ScaleFold {
   double n = 1;
   Metrics acc = empty();
-  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
-  COSTDSL_INLINE constexpr Metrics result() const noexcept { return scale(acc, n); }
+  COSTDSL_ALWAYS_INLINE constexpr void add(const Metrics& c) noexcept { acc = c; }
+  COSTDSL_ALWAYS_INLINE constexpr Metrics result() const noexcept { return scale(acc, n); }
 };
 }  // namespace algebra
 
 template <class Count, class C>
 struct node_traits<Scale<Count, C>> : detail::one_child<C> {
   template <RankFold>
-  COSTDSL_INLINE static constexpr algebra::ScaleFold fold(const Scale<Count, C>& node) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::ScaleFold fold(const Scale<Count, C>& node) noexcept {
     return {node.factor()};
   }
   static constexpr LoweredNode lowered(const Scale<Count, C>& node) noexcept {

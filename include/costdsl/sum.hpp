@@ -19,15 +19,15 @@ namespace algebra {
 // A Sum's fold: serial work on one stream.
 struct SumFold {
   Metrics acc = empty();
-  COSTDSL_INLINE constexpr void add(const Metrics& c) noexcept { accumulate_sum(acc, c); }
-  COSTDSL_INLINE constexpr Metrics result() const noexcept { return acc; }
+  COSTDSL_ALWAYS_INLINE constexpr void add(const Metrics& c) noexcept { accumulate_sum(acc, c); }
+  COSTDSL_ALWAYS_INLINE constexpr Metrics result() const noexcept { return acc; }
 };
 }  // namespace algebra
 
 template <class... C>
 struct node_traits<Sum<C...>> : detail::tuple_children<C...> {
   template <RankFold>
-  COSTDSL_INLINE static constexpr algebra::SumFold fold(const Sum<C...>&) noexcept {
+  COSTDSL_ALWAYS_INLINE static constexpr algebra::SumFold fold(const Sum<C...>&) noexcept {
     return {};
   }
   static constexpr LoweredNode lowered(const Sum<C...>&) noexcept { return {NodeKind::sum, 0, {}}; }

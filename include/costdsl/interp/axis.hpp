@@ -122,7 +122,7 @@ class Axis {
   // log2(size) (seven on the 79-point GEMM axis, half the cost of a query). The bit
   // pattern of a positive double orders like its value and its top bits are the exponent
   // and leading mantissa bits, so the buckets are near log-spaced, like the token axes.
-  COSTDSL_INLINE std::size_t segment(double x) const noexcept {
+  COSTDSL_ALWAYS_INLINE std::size_t segment(double x) const noexcept {
     if (guide_.empty()) return search(x);
     const double* p = points_.data();
     const std::size_t last = points_.size() - 2;
@@ -155,7 +155,7 @@ class Axis {
   // segment(), locate() and Interp1D::query() are forced inline: as calls they spilled the
   // caller's live values and cost a quarter of a Llama-3 iteration (396 -> ~300 ns). The 2D
   // query stays a call: inlined, the larger bodies ran slower.
-  COSTDSL_INLINE AxisHit locate(double x) const noexcept {
+  COSTDSL_ALWAYS_INLINE AxisHit locate(double x) const noexcept {
     if (points_.size() < 2) return AxisHit{0, 0, 0.0, x != points_.front()};
     const std::size_t i = segment(x);
     const bool off = x < points_.front() || x > points_.back();

@@ -28,7 +28,7 @@ namespace detail {
 
 // Clamp at >= 0 and turn a non-finite result (only absurd queries overflow) into
 // NO_COVERAGE, so NaN never leaves an interpolator.
-COSTDSL_INLINE Interpolated finish(double v, Coverage cov) noexcept {
+COSTDSL_ALWAYS_INLINE Interpolated finish(double v, Coverage cov) noexcept {
   if (!std::isfinite(v)) return Interpolated{0.0, cov | Coverage::no_coverage};
   return Interpolated{v < 0 ? 0.0 : v, cov};
 }

@@ -54,7 +54,7 @@ class Interp1D {
     return out;
   }
 
-  COSTDSL_INLINE Interpolated query(double x) const noexcept {
+  COSTDSL_ALWAYS_INLINE Interpolated query(double x) const noexcept {
     if (values_.empty() || !std::isfinite(x)) return Interpolated{0.0, Coverage::no_coverage};
     const AxisHit h = axis_.locate(x);
     const double v = (1 - h.weight) * values_[h.lo] + h.weight * values_[h.hi];
