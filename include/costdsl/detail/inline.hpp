@@ -7,7 +7,7 @@
 // build (__OPTIMIZE__), NDEBUG or not. The project's own binaries keep their asserts
 // (b_ndebug=false): keyed on NDEBUG, these stayed calls in the CLI and in
 // libcostdsl-compiled, and accumulate_sum alone was a tenth of `validate --deployments`
-// (bench/README.md: 15% less CPU with them forced, the report the same byte for byte).
+// (docs/perf-history.md: 7-17% less CPU with them forced, the report byte for byte the same).
 //
 // COSTDSL_INLINE: the folds over the tree and the input builders. Forcing them is what
 // bench/ measures (the iteration benches build with NDEBUG), but it grows the compile
