@@ -62,12 +62,20 @@ class DisaggHarness {
     // The decode worker's SGLang stream-interval as its recipe names it; 0: not named.
     std::uint32_t decode_stream_interval = 0;
 
+    // What its recipe ran (read from srt-slurm), as take_recipe() hands it to a row.
+    auto recipe_ran() const { return std::tie(prefill_moe_backend, decode_moe_backend, decode_stream_interval); }
     // What the row does not record (the rest it matched on): entries that match one row
     // must agree on it for the row to be resolved.
     auto unit() const {
-      return std::tie(spec_decoding, prefill_workers, prefill_attention_dp, prefill_max_batch, prefill_max_tokens,
-                      decode_workers, decode_ep, decode_attention_dp, decode_max_batch, prefill_moe_backend,
-                      decode_moe_backend, decode_stream_interval);
+      return std::tuple_cat(std::tie(spec_decoding, prefill_workers, prefill_attention_dp, prefill_max_batch,
+                                     prefill_max_tokens, decode_workers, decode_ep, decode_attention_dp,
+                                     decode_max_batch),
+                            recipe_ran());
+    }
+    void take_recipe(Deployment& d) const {
+      d.prefill.moe_kernel = prefill_moe_backend;
+      d.worker.moe_kernel = decode_moe_backend;
+      d.decode_stream_interval = decode_stream_interval;
     }
   };
 
@@ -192,9 +200,7 @@ class DisaggHarness {
     layout(d.worker, e.decode_gpus, e.decode_ep, e.decode_attention_dp);
     d.prefill_workers = e.prefill_workers;
     d.decode_workers = e.decode_workers;
-    d.prefill.moe_kernel = e.prefill_moe_backend;
-    d.worker.moe_kernel = e.decode_moe_backend;
-    d.decode_stream_interval = e.decode_stream_interval;
+    e.take_recipe(d);
     d.prefill.batch = e.prefill_max_batch;  // 0: the framework's cap
     const std::uint32_t ranks = e.decode_workers * e.decode_attention_dp;
     d.worker.batch = e.decode_max_batch != 0 ? e.decode_max_batch : (d.clients + ranks - 1) / ranks;
@@ -234,16 +240,12 @@ class DisaggHarness {
           e.decode_workers == d.decode_workers && e.decode_gpus == d.worker.tp * d.worker.dp &&
           e.decode_attention_dp == d.worker.dp && e.decode_ep == d.worker.moe_ep;
       if (!same_layout || !stood_for(e, d, *at, merge_slack_s)) continue;
-      if (first != nullptr && std::tie(first->prefill_moe_backend, first->decode_moe_backend,
-                                       first->decode_stream_interval) !=
-                                  std::tie(e.prefill_moe_backend, e.decode_moe_backend, e.decode_stream_interval))
-        return false;  // the recipes differ: which one ran is not recorded
+      // Entries whose recipes differ: which one ran is not recorded.
+      if (first != nullptr && first->recipe_ran() != e.recipe_ran()) return false;
       first = &e;
     }
     if (first == nullptr) return false;
-    d.prefill.moe_kernel = first->prefill_moe_backend;
-    d.worker.moe_kernel = first->decode_moe_backend;
-    d.decode_stream_interval = first->decode_stream_interval;
+    first->take_recipe(d);
     return true;
   }
 
