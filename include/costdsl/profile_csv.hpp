@@ -89,9 +89,13 @@ class ProfileTable {
   }
 
   void add(const ProfileKey& key, ProfilePoint point, std::string_view provenance = {}) {
-    auto [it, inserted] = index_.try_emplace(key, groups_.size());
-    if (inserted) groups_.push_back(ProfileGroup{key, {}, {}});
-    ProfileGroup& g = groups_[it->second];
+    // A table's rows come grouped (the importer writes them so): the last row's group first.
+    if (last_ >= groups_.size() || !(groups_[last_].key == key)) {
+      auto [it, inserted] = index_.try_emplace(key, groups_.size());
+      if (inserted) groups_.push_back(ProfileGroup{key, {}, {}});
+      last_ = it->second;
+    }
+    ProfileGroup& g = groups_[last_];
     g.points.push_back(std::move(point));
     add_provenance(g.provenance, provenance);
   }
@@ -113,6 +117,7 @@ class ProfileTable {
   bool has_energy_ = false;
   std::vector<ProfileGroup> groups_;
   std::map<ProfileKey, std::size_t> index_;
+  std::size_t last_ = 0;  // the group the last add() went to
 };
 
 // data_dir/profiles/<gpu>/<kind>.csv

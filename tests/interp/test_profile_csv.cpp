@@ -202,6 +202,14 @@ TEST_CASE("profile csv: duplicate key names both lines") {
   CHECK(load(h + "1,2,bf16,3,torch,4\n1,2,bf16,3,cublaslt,4\n1,2,bf16,4,torch,4\n").point_count() == 3);
   // A row dropped for its time still counts: the file is malformed either way.
   CHECK(has(error_of(h + "1,2,bf16,3,torch,nan\n1,2,bf16,3,torch,4\n"), "already measured on line 2"));
+  // Groups need not be contiguous (the loader looks a row's group up past the last one):
+  // a group's rows after another's join it, and its duplicates are still found; -0 is 0.
+  const ProfileTable t = load(h + "1,2,bf16,3,torch,4\n5,6,bf16,3,torch,4\n1,2,bf16,7,torch,5\n");
+  REQUIRE(t.groups().size() == 2);
+  CHECK(t.groups()[0].points.size() == 2);
+  CHECK(t.groups()[0].points[1].line == 4);
+  CHECK(has(error_of(h + "1,2,bf16,3,torch,4\n5,6,bf16,3,torch,4\n1,2,bf16,3,torch,5\n"), "already measured on line 2"));
+  CHECK(has(error_of(h + "1,2,bf16,0,torch,4\n1,2,bf16,-0,torch,5\n"), "gemm.csv:3:1: duplicate row"));
 }
 
 TEST_CASE("profile csv: quotes and invalid UTF-8 are errors naming the line") {

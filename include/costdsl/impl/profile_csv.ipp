@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 #include <system_error>
-#include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -118,6 +118,21 @@ COSTDSL_DECL std::string expected_columns(const ProfileSchema& schema) {
   return out + "backend, time_ms [, energy_j, framework, version, source]";
 }
 
+// One sample of one group: a row's identity for the duplicate check.
+struct PointId {
+  std::size_t group;
+  std::vector<double> inputs;
+  friend bool operator==(const PointId&, const PointId&) = default;
+};
+struct PointIdHash {
+  std::size_t operator()(const PointId& p) const noexcept {
+    std::size_t h = std::hash<std::size_t>{}(p.group);
+    // -0.0 and 0.0 are one input value: they hash alike.
+    for (const double v : p.inputs) h = h * 1099511628211ULL ^ std::hash<double>{}(v == 0 ? 0.0 : v);
+    return h;
+  }
+};
+
 }  // namespace detail::profile_csv
 
 // The line reader of every costdsl CSV (profile tables here, measurement tables in
@@ -208,8 +223,12 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
   bool have_header = false, has_energy = false;
   std::size_t header_line = 0;
   ProfileTable table;
-  // (config, backend, inputs) -> first line, to name both lines of a duplicate.
-  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<double>>, std::size_t> seen;
+  // (config and backend, inputs) -> first line, to name both lines of a duplicate. Keys are
+  // numbered as they first appear; consecutive rows mostly share one, compared to the last.
+  std::map<ProfileKey, std::size_t> key_ids;
+  ProfileKey last_key;
+  std::size_t last_id = 0;
+  std::unordered_map<d::PointId, std::size_t, d::PointIdHash> seen;
 
   for_each_csv_line(text, file_label, [&](std::size_t line_no, std::string_view line, std::span<const CsvCell> cells) {
       if (!have_header) {
@@ -329,7 +348,11 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
         }
       }
 
-      auto [it, inserted] = seen.try_emplace(std::make_tuple(key.config, key.backend, point.inputs), line_no);
+      if (key_ids.empty() || !(key == last_key)) {
+        last_id = key_ids.try_emplace(key, key_ids.size()).first->second;
+        last_key = key;
+      }
+      auto [it, inserted] = seen.try_emplace(d::PointId{last_id, point.inputs}, line_no);
       if (!inserted) {
         std::string where;
         for (std::size_t k = 0; k < schema.config.size(); ++k)
