@@ -221,6 +221,10 @@ struct ReadOptions {
   // are the collective library's own times, whichever framework's harness ran them:
   // always read.
   std::set<std::string, std::less<>> frameworks;
+  // A framework's tables imported for these kernel kinds only (`--framework vllm:fused_moe`:
+  // one framework's kernels shipped where they are what its deployments run, another's
+  // elsewhere); a framework without an entry: every kind.
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> framework_kinds;
 };
 
 namespace detail {
@@ -702,6 +706,14 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       rep.skips.add(why, r.where());
       return;
     }
+    if (const auto only = opt.framework_kinds.find(fw); only != opt.framework_kinds.end() && sname != "nccl") {
+      const std::string_view kind = std::visit([](const auto& c) { return std::decay_t<decltype(c)>::Kind::kind; }, *call);
+      if (!only->second.contains(kind)) {
+        rep.skips.add(fmt::format("kind {}: not asked for (--framework {}:{})", kind, fw, fmt::join(only->second, ",")),
+                      r.where());
+        return;
+      }
+    }
     Row row{std::move(*call), backend_of(t, fw), *ms,
             Provenance{r.text_or("framework", ""), version, r.text_or("kernel_source", "")},
             t, file, line, opt.keep_text ? std::string(raw) : std::string()};
@@ -714,7 +726,7 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
 
 inline FileReport read_table_text(std::string_view text, const std::string& file, std::vector<Row>& out,
                                   bool keep_text = false) {
-  return read_table_text(text, file, out, ReadOptions{keep_text, {}});
+  return read_table_text(text, file, out, ReadOptions{keep_text, {}, {}});
 }
 
 // One table file, plain text or gzip (told by its first bytes, whatever its name).
@@ -753,7 +765,7 @@ inline ReadResult read_tables(const std::filesystem::path& path, const ReadOptio
 }
 
 inline ReadResult read_tables(const std::filesystem::path& path, bool keep_text = false) {
-  return read_tables(path, ReadOptions{keep_text, {}});
+  return read_tables(path, ReadOptions{keep_text, {}, {}});
 }
 
 // ---------------------------------------------------------------- the costdsl side

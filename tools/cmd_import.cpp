@@ -100,8 +100,10 @@ std::map<std::string, std::set<std::vector<std::string>>, std::less<>> wanted_co
           collect(options);
           continue;
         }
+        // ep a multiple of tp: DP attention groups over EP experts; ep 1 below tp: the
+        // experts split tp ways (TP experts, vLLM's and SGLang's default without EP).
         for (const std::uint32_t ep : shipped_ep) {
-          if (ep % tp != 0) continue;
+          if (ep % tp != 0 && ep != 1) continue;
           options.ep = ep;
           collect(options);
         }
@@ -222,6 +224,31 @@ void check_frameworks_found(const aic::ReadResult& read, const aic::ReadOptions&
                                    have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, ", "))));
 }
 
+// --framework's entries: FRAMEWORK (every table it measured) or FRAMEWORK:KIND (its tables of
+// that kernel kind only, e.g. vllm:fused_moe); the framework's name in any case (VLLM).
+void select_frameworks(const std::vector<std::string>& entries, aic::ReadOptions& opt) {
+  std::vector<std::string> kinds;
+  boost::mp11::mp_for_each<kernels::All>([&](auto k) { kinds.emplace_back(decltype(k)::kind); });
+  std::set<std::string> whole;
+  for (const std::string& entry : entries) {
+    const std::size_t colon = entry.find(':');
+    const std::string fw = aic::detail::lower(std::string_view(entry).substr(0, colon));
+    if (fw != "sglang" && fw != "trtllm" && fw != "vllm")
+      throw InputError(fmt::format("--framework {}: the framework must be sglang, trtllm or vllm", entry));
+    opt.frameworks.insert(fw);
+    if (colon == std::string::npos) {
+      whole.insert(fw);
+      continue;
+    }
+    const std::string kind = entry.substr(colon + 1);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+      throw InputError(fmt::format("--framework {}: no kernel kind '{}' (the kinds: {})", entry, kind,
+                                   fmt::join(kinds, ", ")));
+    opt.framework_kinds[fw].insert(kind);
+  }
+  for (const std::string& fw : whole) opt.framework_kinds.erase(fw);  // FRAMEWORK alone: all of its kinds
+}
+
 // create_directories that fails as bad input (exit 2, naming the flag) rather than with
 // std::filesystem's exception (an internal error): DIR may be an existing file.
 void make_output_directory(const std::filesystem::path& dir, std::string_view flag) {
@@ -260,9 +287,10 @@ void add_import_command(CLI::App& app) {
   aic_cmd
       ->add_option("--framework", st->frameworks,
                    "import only the tables these frameworks measured (sglang, trtllm, vllm; repeatable or a comma "
-                   "list; default: all found). NCCL's tables are read whatever the framework")
+                   "list; default: all found), or FRAMEWORK:KIND for that framework's tables of one kernel kind "
+                   "(e.g. sglang,vllm:fused_moe). NCCL's tables are read whatever the framework")
       ->delimiter(',')
-      ->transform(CLI::IsMember({"sglang", "trtllm", "vllm"}, CLI::ignore_case));  // VLLM reads as vllm
+      ->type_name("FRAMEWORK[:KIND]");
   aic_cmd->add_flag("--for-archs", st->for_archs,
                     "keep only the configs the shipped archs bind (TP 1-8, EP 1-64; bf16, fp8, fp8_block, nvfp4), "
                     "with the measured neighbours that interpolating configs need");
@@ -282,7 +310,7 @@ void add_import_command(CLI::App& app) {
       throw InputError("--complete writes every measured config: it does not take --for-archs or --for-models");
     aic::ReadOptions read_opt;
     read_opt.keep_text = !st->held_out_dir.empty();
-    read_opt.frameworks.insert(st->frameworks.begin(), st->frameworks.end());
+    select_frameworks(st->frameworks, read_opt);
     const aic::ReadResult read = aic::read_tables(st->dir, read_opt);
     check_frameworks_found(read, read_opt, st->dir);
     aic::ImportOptions opt;

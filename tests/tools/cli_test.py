@@ -400,6 +400,22 @@ with tempfile.TemporaryDirectory() as d:
     r = run("import", "aiconfigurator", str(src), "--gpu", "H100", "--out", str(d / "bad_model"), "--for-models",
             str(models / "foo_config.json"), expect=2)
     check("foo_config.json" in r.stderr, f"--for-models FILE that cannot be built is an error: {r.stderr}")
+    # A MoE model's experts at TP (EP 1: each expert's intermediate split tp ways, vLLM's and
+    # SGLang's default without expert parallelism) are wanted configs, as are its EP layouts.
+    moe_src = d / "moe_src"
+    moe_src.mkdir()
+    (moe_src / "moe_vllm.csv").write_text(
+        "framework,version,device,op_name,kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
+        "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n" + "".join(
+            f"VLLM,0.24.0,H100,moe,k,bfloat16,{t},2048,768,8,128,{tp},{ep},balanced,{0.01 + t * 1e-5:.6f}\n"
+            for t in (1, 16, 256) for tp, ep in ((4, 1), (1, 4), (3, 1))))
+    (models / "qwen3_30b_config.json").write_text((root / "data" / "models" / "qwen3_30b_a3b.json").read_text())
+    r = run("import", "aiconfigurator", str(moe_src), "--gpu", "H100", "--out", str(d / "moe_out"), "--for-models",
+            str(models / "qwen3_30b_config.json"))
+    moe_configs = {tuple(line.split(",")[:5]) for line in (d / "moe_out" / "h100_sxm" / "fused_moe.csv").read_text()
+                   .splitlines() if line.startswith("bf16,")}
+    check(moe_configs == {("bf16", "2048", "192", "128", "8"), ("bf16", "2048", "768", "32", "8")},
+          f"--for-models keeps the TP-expert (768 / 4) and EP (128 / 4 experts) layouts, not TP 3: {moe_configs}")
 
 # import aiconfigurator reads TensorRT-LLM's and vLLM's .csv.gz beside SGLang's .csv; --framework picks.
 with tempfile.TemporaryDirectory() as d:
@@ -429,6 +445,22 @@ with tempfile.TemporaryDirectory() as d:
     r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "two"), "--framework",
             "sglang,VLLM")
     check(backends(d / "two") == {"sglang", "vllm"}, f"--framework sglang,VLLM: {r.stdout[-1500:]}")
+    # FRAMEWORK:KIND: that framework's tables of one kernel kind only (the shipped tables take
+    # vLLM's fused MoE beside SGLang's kernels); its other rows are counted as not asked for.
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds"), "--framework",
+            "sglang,VLLM:fused_moe")
+    check(backends(d / "kinds") == {"sglang"}, f"--framework sglang,vllm:fused_moe keeps vLLM's GEMMs out: {r.stdout}")
+    check("kind gemm: not asked for (--framework vllm:fused_moe)" in r.stdout, f"the skipped rows' reason: {r.stdout}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds2"), "--framework",
+            "sglang,vllm:gemm")
+    check(backends(d / "kinds2") == {"sglang", "vllm"}, f"--framework sglang,vllm:gemm: {r.stdout[-1500:]}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds3"), "--framework",
+            "vllm:moe", expect=2)
+    check("--framework vllm:moe: no kernel kind 'moe'" in r.stderr and "fused_moe" in r.stderr,
+          f"an unknown kind names the kinds: {r.stderr}")
+    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds3"), "--framework",
+            "tensorrt:gemm", expect=2)
+    check("the framework must be sglang, trtllm or vllm" in r.stderr, f"an unknown framework: {r.stderr}")
     # The kernel reads an imported TRT-LLM table: trtllm is one of the gemm kind's backends.
     k = json.loads(run("kernel", "gemm", "--gpu", "h100", "--profile-dir", str(d / "trt"), "--m", "16", "--n", "2048",
                        "--k", "4096", "--json").stdout or "{}")

@@ -451,6 +451,20 @@ TEST_CASE("aiconfigurator: one framework per file; rows keep their framework as 
   for (const aic::Row& r : trt.rows) backends.insert(r.backend);
   CHECK(backends == std::set<std::string>{"nccl", "trtllm"});
   for (const aic::FileReport& f : trt.files) CHECK(f.selected == (f.framework == "trtllm" || f.table == "nccl"));
+  // A framework's tables for some kinds only: vLLM's GEMMs are not asked for (its fused MoE
+  // is), so its GEMM file is read and every row counted as skipped, with the flag that said so.
+  aic::ReadOptions some;
+  some.frameworks = {"sglang", "vllm"};
+  some.framework_kinds["vllm"] = {"fused_moe"};
+  const aic::ReadResult kinds = aic::read_tables(dir.path, some);
+  backends.clear();
+  for (const aic::Row& r : kinds.rows) backends.insert(r.backend);
+  CHECK(backends == std::set<std::string>{"nccl", "sglang"});
+  for (const aic::FileReport& f : kinds.files)
+    if (f.framework == "vllm") {
+      CHECK(f.mapped == 0);
+      CHECK(f.skips.reasons.count("kind gemm: not asked for (--framework vllm:fused_moe)") == 1);
+    }
   // The imported table: the TRT-LLM GEMM is a backend the gemm kind considers.
   const aic::ImportResult imp = aic::import_rows(trt.rows, {}, "h100_sxm");
   CHECK(has(imp.tables.at("gemm"), "bf16,4096,8192,16,trtllm,0.04,TRTLLM,1.3.0rc20,trtllm_gemm\n"));
