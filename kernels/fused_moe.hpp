@@ -12,6 +12,7 @@
 
 #include "costdsl/dim.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/expert_load.hpp"
 #include "costdsl/kernel_def.hpp"
 #include "costdsl/kernels/detail/compiled_once.hpp"
 #include "costdsl/reflect.hpp"
@@ -29,9 +30,11 @@ struct FusedMoe {
   // but for weight-only formats (gpt-oss: mxfp4 weights, bf16 activations). The tables
   // hold dtype-only configs (aiconfigurator measured weights at the activation dtype), so
   // weight_dtype is no table column and another weight dtype evaluates on the roofline.
+  // expert_load: the routing the table measured the kernel under (expert_load.hpp); the
+  // roofline takes its rows and active experts from the input instead.
   struct Config {
     COSTDSL_FIELDS((Dtype, dtype), (Dim, hidden), (Dim, moe_intermediate), (Dim, num_experts),
-                   (Dim, top_k), (Dtype, weight_dtype));
+                   (Dim, top_k), (Dtype, weight_dtype), (ExpertLoad, expert_load));
     static constexpr std::array<std::string_view, 1> untabled{"weight_dtype"};
   };
   static bool tables_hold(const Config& c) { return c.weight_dtype == c.dtype; }

@@ -508,10 +508,15 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
           {double(b), double(total)}, why);
     }
     case Table::moe: {
+      // The routing the kernel was timed under: balanced gating, or the power laws
+      // aiconfigurator looks its models up at (expert_load.hpp); a leaf binds the one its
+      // Timing names.
       const std::string_view dist = r.text("distribution");
-      if (dist != "balanced") {
-        why = fmt::format("distribution {}: costdsl routes tokens itself (ops/moe/routing.hpp); only balanced "
-                          "measurements are imported",
+      const auto load = std::find_if(all_expert_loads.begin(), all_expert_loads.end(),
+                                     [&](ExpertLoad l) { return name(l) == dist; });
+      if (load == all_expert_loads.end()) {
+        why = fmt::format("distribution {}: not one of the expert loads costdsl binds (balanced, power_law_1.01, "
+                          "power_law_1.2)",
                           dist);
         return std::nullopt;
       }
@@ -529,9 +534,11 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
         return std::nullopt;
       }
       // The rank's share: its num_experts / ep experts get tokens·top_k / ep rows on average.
+      // Under a power law the collector times the hottest EP group at that key: what the
+      // slowest rank of an evenly split batch costs.
       const double rows = double(tokens) * double(k) / double(ep);
       const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
-      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt}, {whole, 0}, {rows}, why);
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt, *load}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
       // all_gather: the vocabulary-parallel lm_head's logits (worklets/lm_head_tp.hpp).

@@ -40,8 +40,22 @@ void add_dtype_option(CLI::App& cmd, const std::string& flag, Dtype& v, const ch
       ->group(group);
 }
 
+// An expert load by its table name (balanced, power_law_1.01, power_law_1.2), balanced by
+// default: what a Timing without a model family binds.
+void add_expert_load_option(CLI::App& cmd, const std::string& flag, ExpertLoad& v, const char* group) {
+  v = ExpertLoad::balanced;
+  cmd.add_option_function<std::string>(
+         flag,
+         [&v, flag](const std::string& x) {
+           if (!parse_field_text(x, v))
+             throw InputError(fmt::format("{} {}: not one of balanced, power_law_1.01, power_law_1.2", flag, x));
+         },
+         "the routing the table measured: balanced, power_law_1.01, power_law_1.2 (default balanced)")
+      ->group(group);
+}
+
 // One option per reflected field: dims and counts are required numbers, dtypes
-// default to bf16.
+// default to bf16, an expert load to balanced.
 template <class S>
 void add_field_options(CLI::App& cmd, S& s, const char* group) {
   for_each_field(s, [&](std::string_view name, auto& v) {
@@ -51,6 +65,8 @@ void add_field_options(CLI::App& cmd, S& s, const char* group) {
       add_dim_option(cmd, flag, v, name, group);
     } else if constexpr (std::is_same_v<T, Dtype>) {
       add_dtype_option(cmd, flag, v, group);
+    } else if constexpr (std::is_same_v<T, ExpertLoad>) {
+      add_expert_load_option(cmd, flag, v, group);
     } else if (untabled_field<S>(name)) {  // a shape-only field (attn_prefill's window): 0 = its neutral value
       cmd.add_option(flag, v, std::string(name))->check(non_negative)->capture_default_str()->group(group);
     } else {

@@ -9,6 +9,7 @@
 // stacks take tp and ep, TP experts where ep 1 spans tp > 1 GPUs; MLA MoE stacks take tp, ep
 // and hp (MLA's KV-parallel grain; not with sparse attention), TP experts as the MoE stacks do.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,23 @@ inline constexpr bool is_mla<archs::MlaMoeConfig<Layer>> = true;
 template <class Config>
 inline constexpr bool is_sparse_mla = is_mla<Config> && archs::sparse_attention_v<typename Config::layer>;
 
+// The expert leaves' tables: those measured under the family's routing, as aiconfigurator
+// looks its models up (ai-dynamo/aiconfigurator at 28db912: power law 1.01 for the DeepSeek
+// models, `sdk/models/deepseek.py`; 1.2 for its generic MoE model, `sdk/models/moe.py`):
+// here 1.01 for the MLA families, 1.2 for the others; balanced ones where costdsl skews the
+// routing itself (--routing-skew), which would otherwise count the skew twice.
+template <class Config>
+Timing expert_timing(const Timing& timing, const ops::moe::Routing& routing) {
+  if (routing.exponent > 0) return timing.with_expert_load(ExpertLoad::balanced);
+  return timing.with_expert_load(is_mla<Config> ? ExpertLoad::power_law_1_01 : ExpertLoad::power_law_1_2);
+}
+template <class Config>
+std::optional<Timing> expert_timing(const Timing* timing, const ops::moe::Routing& routing) {
+  if (timing == nullptr) return std::nullopt;
+  return expert_timing<Config>(*timing, routing);
+}
+inline const Timing* timing_or_null(const std::optional<Timing>& t) { return t ? &*t : nullptr; }
+
 template <class Config>
 std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& options, const Timing* timing) {
   using Layer = typename Config::layer;
@@ -57,16 +75,18 @@ std::unique_ptr<Model> open_frame(const HfConfig& config, const ModelOptions& op
                        "head; split the KV with --hp instead)");
     const Config c = Config::from_hf(config, options.parallelism(options.expert_parallel()));
     const ops::moe::Routing routing{options.routing_skew};
+    const std::optional<Timing> t = expert_timing<Config>(timing, routing);
     // hp 1 is the tp tree (its own type), with TP experts where ep 1 spans tp > 1 GPUs; hp > 1
     // the KV-parallel grain.
-    if (c.hp != 1) return open<Hp>(c, timing, routing);
-    return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
+    if (c.hp != 1) return open<Hp>(c, timing_or_null(t), routing);
+    return tp_experts(c) ? open<TpExperts>(c, timing_or_null(t), routing) : open<Ep>(c, timing_or_null(t), routing);
   } else {
     using Ep = archs::MoeStack<Config>;
     using TpExperts = archs::MoeStack<Config, worklets::ExpertGrain::tp>;
     const Config c = Config::from_hf(config, options.parallelism(options.expert_parallel()));
     const ops::moe::Routing routing{options.routing_skew};
-    return tp_experts(c) ? open<TpExperts>(c, timing, routing) : open<Ep>(c, timing, routing);
+    const std::optional<Timing> t = expert_timing<Config>(timing, routing);
+    return tp_experts(c) ? open<TpExperts>(c, timing_or_null(t), routing) : open<Ep>(c, timing_or_null(t), routing);
   }
 }
 
@@ -93,7 +113,7 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
       return by_expert_grain<Ep, TpExperts>(Config::from_hf(config, p));
     };
     if constexpr (is_sparse_mla<Config>) {
-      return source(tp_tree, true, timing, routing);
+      return source(tp_tree, true, expert_timing<Config>(timing, routing), routing);
     } else {
       return grain_source(
           tp_tree,
@@ -101,7 +121,7 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
             p.hop_b = hop_b;  // the hp grain's option; the tp tree has no exchange
             return archs::MlaMoeStack<Config, worklets::AttnGrain::hptp>(Config::from_hf(config, p));
           },
-          true, timing, routing);
+          true, expert_timing<Config>(timing, routing), routing);
     }
   } else {
     return source(
@@ -109,7 +129,7 @@ std::unique_ptr<serve::ModelSource> frame_source(const HfConfig& config, const T
           return by_expert_grain<archs::MoeStack<Config>, archs::MoeStack<Config, worklets::ExpertGrain::tp>>(
               Config::from_hf(config, p));
         },
-        true, timing, routing);
+        true, expert_timing<Config>(timing, routing), routing);
   }
 }
 

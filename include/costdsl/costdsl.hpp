@@ -7,6 +7,7 @@
 #include "costdsl/data_dir.hpp"
 #include "costdsl/describe.hpp"
 #include "costdsl/dtype.hpp"
+#include "costdsl/expert_load.hpp"
 #include "costdsl/flat_tree.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/gpu_catalog.hpp"

@@ -79,7 +79,7 @@ std::string field_text(const T& v) {
 }
 
 // The inverse of field_text for a profile-table key: false where the text is no value
-// of the field's type (or the type has no parser: enums other than Dtype).
+// of the field's type (or the type has no parser: an enum without enum_values).
 template <class T>
 bool parse_field_text(std::string_view text, T& v) {
   const auto integer = [&](auto& out) {
@@ -104,6 +104,10 @@ bool parse_field_text(std::string_view text, T& v) {
     return true;
   } else if constexpr (std::is_integral_v<T>) {
     return integer(v);
+  } else if constexpr (requires { enum_values(v); }) {  // an enum that lists its values (ADL)
+    for (const T e : enum_values(v))
+      if (name(e) == text) return v = e, true;
+    return false;
   } else {
     return false;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "costdsl/error.hpp"
+#include "costdsl/expert_load.hpp"
 #include "costdsl/gpu_spec.hpp"
 #include "costdsl/profile_source.hpp"
 #include "costdsl/roofline.hpp"
@@ -102,6 +103,16 @@ class Timing {
     t.roofline_kinds_ = std::move(kinds);
     return t;
   }
+  // The expert routing the MoE leaves' tables were measured under (expert_load.hpp): a
+  // model opened through its family takes the family's (FamilyInfo::expert_load) unless
+  // costdsl skews the routing itself (--routing-skew), which balanced measurements then
+  // carry. Balanced by default.
+  ExpertLoad expert_load() const noexcept { return expert_load_; }
+  Timing with_expert_load(ExpertLoad load) const {
+    Timing t = *this;
+    t.expert_load_ = load;
+    return t;
+  }
   // The backend names that are a serving framework's (aiconfigurator's tables name them).
   static constexpr std::string_view kernel_frameworks[] = {"sglang", "trtllm", "vllm"};
   // The number of a binding request (detail::AnswerIds): equal only for equal requests
@@ -122,6 +133,7 @@ class Timing {
   std::uint32_t analytic_memo_ = default_analytic_memo;
   std::string kernel_framework_;
   std::vector<std::string> roofline_kinds_;
+  ExpertLoad expert_load_ = ExpertLoad::balanced;
   std::shared_ptr<detail::AnswerIds> answer_ids_ = std::make_shared<detail::AnswerIds>();
 };
 

@@ -139,8 +139,8 @@ TEST_CASE("GptOss: the expert GEMMs read mxfp4 weights at 4.25/16 of bf16's byte
   const Timing& t = roofline_h200();
   const double h = 2880, i = 2880;
   const std::uint64_t rows = 64, active = 16;
-  const Kernel<kernels::FusedMoe> bf16(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::bf16});
-  const Kernel<kernels::FusedMoe> mxfp4(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::mxfp4});
+  const Kernel<kernels::FusedMoe> bf16(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::bf16, ExpertLoad::balanced});
+  const Kernel<kernels::FusedMoe> mxfp4(t, {Dtype::bf16, 2880, 2880, 16, 4, Dtype::mxfp4, ExpertLoad::balanced});
   const Metrics m16 = bf16.eval({rows, active}), m4 = mxfp4.eval({rows, active});
   const double weights16 = 2.0 * active * 3 * h * i;  // gate/up (2i × h) and down (h × i) per active expert
   const double rest = m16.bytes - weights16;         // activations and outputs: bf16 either way
@@ -160,8 +160,8 @@ TEST_CASE("GptOss: the expert GEMMs read mxfp4 weights at 4.25/16 of bf16's byte
 TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls back to the roofline, flagged") {
   // h100_sxm's fused_moe table has (bf16, 2048, 768, 2 experts, top 8) from SGLang.
   const Timing t = load_timing("h100_sxm");
-  const Kernel<kernels::FusedMoe> measured(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::bf16});
-  const Kernel<kernels::FusedMoe> mx(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4});
+  const Kernel<kernels::FusedMoe> measured(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::bf16, ExpertLoad::balanced});
+  const Kernel<kernels::FusedMoe> mx(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced});
   CHECK(measured.source() == "profile");
   CHECK(!has(measured.eval({64, 0}).coverage, Coverage::analytic));
   CHECK(mx.source() == "roofline");
@@ -169,12 +169,13 @@ TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls ba
   CHECK(has(m.coverage, Coverage::analytic));
   CHECK(m.time_s > 0);
   const Timing profile_only = load_timing("h100_sxm", TimingMode::profile);
-  CHECK(has(Kernel<kernels::FusedMoe>(profile_only, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4}).eval({64, 0}).coverage,
+  CHECK(has(Kernel<kernels::FusedMoe>(profile_only, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced}).eval({64, 0}).coverage,
             Coverage::no_coverage));
-  // The table key leaves weight_dtype out; the manifest shows it.
-  CHECK(profile_key(kernels::FusedMoe::Config{Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4}) ==
-        std::vector<std::string>{"bf16", "2048", "768", "2", "8"});
-  CHECK(profile_schema<kernels::FusedMoe>().config.size() == 5);
+  // The table key leaves weight_dtype out (the manifest shows it) and names the routing
+  // the table measured.
+  CHECK(profile_key(kernels::FusedMoe::Config{Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced}) ==
+        std::vector<std::string>{"bf16", "2048", "768", "2", "8", "balanced"});
+  CHECK(profile_schema<kernels::FusedMoe>().config.size() == 6);
   // A windowed prefill is not in the attn_prefill tables (full causal prefills) either.
   const Kernel<kernels::AttnPrefill> full(t, {Dtype::bf16, 4, 1, 128, 0});
   const Kernel<kernels::AttnPrefill> windowed(t, {Dtype::bf16, 4, 1, 128, 128});

@@ -59,7 +59,7 @@ TEST_CASE("Mixtral-8x7B at tp 2 / ep 8: static and run-time forms agree bitwise;
   evaluate(st, s.inputs(b.it()), srow);
   const double h = 4096, i = 14336;
   CHECK(srow[13].flops == doctest::Approx(8320 * (6 * h * i + 4 * i)));
-  const Kernel<kernels::FusedMoe> one_rank(t, {Dtype::bf16, 4096, 14336, 1, 2, Dtype::bf16});
+  const Kernel<kernels::FusedMoe> one_rank(t, {Dtype::bf16, 4096, 14336, 1, 2, Dtype::bf16, ExpertLoad::balanced});
   CHECK(srow[13].time_s == one_rank.eval({1040, 1}).time_s);  // balanced: every rank as slow as one
 }
 

@@ -118,7 +118,7 @@ TEST_CASE("expert slots are Max-folded over ranks: time of the slowest, work of 
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   check_experts_slot(row[1], moe::route(4160, 128, 8, 8, skew),
-                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16}));
+                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16, ExpertLoad::balanced}));
   // gate/up + down = 6·rows·hidden·intermediate, SiLU·mul 4·rows·intermediate, over every routed row.
   CHECK(row[1].flops == 6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536);
   // The top-k sum after the combine: the busiest source rank's 520 tokens, 8 rows each.
@@ -155,7 +155,7 @@ TEST_CASE("the balanced view folds the expert slot's ranks with their mean: rout
   using Form = Fixed<deploy(qwen3_235b_a22b, {.tp = 1, .ep = 8})>;
   const worklets::MoeExpertEp<Form> w{Form{}};
   const auto tree = w.build(roofline_h200());
-  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16});
+  const Kernel<kernels::FusedMoe> experts(roofline_h200(), {Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16, ExpertLoad::balanced});
   const moe::Routing skew{1.0};
   double slowest = 0, rank_sum = 0;
   for (const auto& r : moe::route(4160, 128, 8, 8, skew).used()) {
@@ -184,7 +184,7 @@ TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wid
   const moe::Routing skew{1.0};
   evaluate(tree, w.inputs({4160, 520, skew}), row);
   check_experts_slot(row[1], moe::route(4160, 128, 8, 4, skew),  // routed over the 4 groups
-                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 768, 32, 8, Dtype::bf16}));
+                     Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 768, 32, 8, Dtype::bf16, ExpertLoad::balanced}));
   // Half the width on each of a group's 2 GPUs: half the expert work of one group per GPU,
   // the same work over all 8 GPUs as whole experts on 8 ranks.
   CHECK(row[1].flops == doctest::Approx(0.5 * (6.0 * 4160 * 8 * 4096 * 1536 + 4.0 * 4160 * 8 * 1536)));
@@ -230,7 +230,7 @@ TEST_CASE("experts split both ways (moe_tp): ep / moe_tp groups of moe_tp-th-wid
 }
 
 TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decomposition") {
-  const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16};
+  const kernels::FusedMoe::Config c{Dtype::bf16, 4096, 1536, 16, 8, Dtype::bf16, ExpertLoad::balanced};
   const kernels::FusedMoe::Input in{1024, 0};
   const Roofline& rf = *roofline_h200().roofline();
   const Metrics m = kernels::FusedMoe::roofline(rf, c, in);
@@ -249,7 +249,7 @@ TEST_CASE("fused_moe: measured as one module, analytic as its grouped-GEMM decom
   CHECK_THROWS_WITH_AS(kernels::FusedMoe::active(c, {8, 9}),
                        "fused_moe: active_experts 9 exceeds min(rows 8, num_experts 16) = 8", InputError);
   CHECK(kernels::FusedMoe::roofline(rf, c, {0, 0}) == Metrics{});
-  CHECK_THROWS_WITH_AS(Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 0, 8, Dtype::bf16}),
+  CHECK_THROWS_WITH_AS(Kernel<kernels::FusedMoe>(roofline_h200(), {Dtype::bf16, 4096, 1536, 0, 8, Dtype::bf16, ExpertLoad::balanced}),
                        "fused_moe: num_experts 0 must be in 1..16384", ConfigError);
   // moe_sum: read top_k rows and their fp32 weights, write one, per token.
   CHECK(kernels::MoeSum::bytes({Dtype::bf16, 4096, 8}, {10}) == 2.0 * 10 * 4096 * 9 + 4.0 * 10 * 8);

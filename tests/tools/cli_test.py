@@ -401,21 +401,46 @@ with tempfile.TemporaryDirectory() as d:
             str(models / "foo_config.json"), expect=2)
     check("foo_config.json" in r.stderr, f"--for-models FILE that cannot be built is an error: {r.stderr}")
     # A MoE model's experts at TP (EP 1: each expert's intermediate split tp ways, vLLM's and
-    # SGLang's default without expert parallelism) are wanted configs, as are its EP layouts.
+    # SGLang's default without expert parallelism) are wanted configs, as are its EP layouts,
+    # under the routing its family's leaves look up (Qwen3 MoE: power law 1.2).
     moe_src = d / "moe_src"
     moe_src.mkdir()
     (moe_src / "moe_vllm.csv").write_text(
         "framework,version,device,op_name,kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
         "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n" + "".join(
-            f"VLLM,0.24.0,H100,moe,k,bfloat16,{t},2048,768,8,128,{tp},{ep},balanced,{0.01 + t * 1e-5:.6f}\n"
-            for t in (1, 16, 256) for tp, ep in ((4, 1), (1, 4), (3, 1))))
+            f"VLLM,0.24.0,H100,moe,k,bfloat16,{t},2048,768,8,128,{tp},{ep},{dist},{0.01 + t * 1e-5:.6f}\n"
+            for t in (1, 16, 256) for tp, ep in ((4, 1), (1, 4), (3, 1)) for dist in ("balanced", "power_law_1.2")))
     (models / "qwen3_30b_config.json").write_text((root / "data" / "models" / "qwen3_30b_a3b.json").read_text())
     r = run("import", "aiconfigurator", str(moe_src), "--gpu", "H100", "--out", str(d / "moe_out"), "--for-models",
             str(models / "qwen3_30b_config.json"))
-    moe_configs = {tuple(line.split(",")[:5]) for line in (d / "moe_out" / "h100_sxm" / "fused_moe.csv").read_text()
+    moe_configs = {tuple(line.split(",")[:6]) for line in (d / "moe_out" / "h100_sxm" / "fused_moe.csv").read_text()
                    .splitlines() if line.startswith("bf16,")}
-    check(moe_configs == {("bf16", "2048", "192", "128", "8"), ("bf16", "2048", "768", "32", "8")},
-          f"--for-models keeps the TP-expert (768 / 4) and EP (128 / 4 experts) layouts, not TP 3: {moe_configs}")
+    check(moe_configs == {("bf16", "2048", "192", "128", "8", "power_law_1.2"),
+                          ("bf16", "2048", "768", "32", "8", "power_law_1.2")},
+          f"--for-models keeps the TP-expert (768 / 4) and EP (128 / 4 experts) layouts at the family's load, not "
+          f"TP 3 nor balanced: {moe_configs}")
+    # The model's experts read that table (measured), and balanced ones where costdsl skews
+    # the routing itself (none imported here: the roofline).
+    def experts_slot(*extra):
+        js = json.loads(run("eval", "--model-config", str(models / "qwen3_30b_config.json"), "--gpu", "h100", "--tp",
+                            "4", "--ep", "1", "--decode", "16x1024", "--profile-dir", str(d / "moe_out"), "--json",
+                            *extra).stdout or "{}")
+        return next((s for s in js.get("slots", []) if s["name"].endswith("moe.experts")), {})
+    s = experts_slot()
+    check(s.get("backend") == "vllm" and "ANALYTIC" not in s.get("coverage", []), f"power-law experts measured: {s}")
+    s = experts_slot("--routing-skew", "1")
+    check("ANALYTIC" in s.get("coverage", []), f"--routing-skew: balanced tables, none here: the roofline: {s}")
+    # `kernel fused_moe --expert-load NAME` picks the measurement; a name it does not know is refused.
+    def moe_kernel(load, expect=0):
+        return run("kernel", "fused_moe", "--gpu", "h100", "--profile-dir", str(d / "moe_out"), "--hidden", "2048",
+                   "--moe-intermediate", "192", "--num-experts", "128", "--top-k", "8", "--rows", "128",
+                   "--active-experts", "0", "--expert-load", load, "--json", expect=expect)
+    k = json.loads(moe_kernel("power_law_1.2").stdout or "{}")
+    check(k.get("source") == "profile" and k.get("backend") == "vllm", f"kernel --expert-load power_law_1.2: {k}")
+    k = json.loads(moe_kernel("balanced").stdout or "{}")
+    check(k.get("source") != "profile", f"kernel --expert-load balanced: no such table here: {k}")
+    r = moe_kernel("zipf", expect=2)
+    check("--expert-load zipf: not one of balanced, power_law_1.01, power_law_1.2" in r.stderr, r.stderr)
 
 # import aiconfigurator reads TensorRT-LLM's and vLLM's .csv.gz beside SGLang's .csv; --framework picks.
 with tempfile.TemporaryDirectory() as d:

@@ -168,13 +168,18 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
       "SGLang,0.5.14,H100,moe,marlin,int4_wo,1024,4096,1536,8,128,1,8,balanced,1.1\n"
       "SGLang,0.5.14,H100,moe,triton,fp8_block,1024,4096,1536,8,128,1,8,balanced,0.5\n"
       "SGLang,0.5.14,H100,moe,cutlass,fp8,1024,4096,1536,8,128,1,8,balanced,0.45\n"
-      "SGLang,0.5.14,B200,moe,cutlass,nvfp4,1024,4096,1536,8,128,1,8,balanced,0.3\n",
+      "SGLang,0.5.14,B200,moe,cutlass,nvfp4,1024,4096,1536,8,128,1,8,balanced,0.3\n"
+      "SGLang,0.5.14,H100,moe,triton,bfloat16,1024,4096,1536,8,128,1,8,power_law_sampled_1.9,1.2\n",
       &rep);
-  REQUIRE(moe.size() == 6);
+  REQUIRE(moe.size() == 7);
+  // The routing each row was timed under is part of its config: balanced, or a power law
+  // costdsl binds (expert_load.hpp); the collector's other distributions are skipped.
+  CHECK(std::get<aic::Call<kernels::FusedMoe>>(moe[0].call).config.expert_load == ExpertLoad::balanced);
+  CHECK(std::get<aic::Call<kernels::FusedMoe>>(moe[2].call).config.expert_load == ExpertLoad::power_law_1_2);
   // Each weight format is its own table: W8A8 / W4A4 measure activations in the weights'
   // format; int4_wo is costdsl's int4 (W4A16) path.
-  for (const auto& [i, d] : {std::pair{2, Dtype::int4}, std::pair{3, Dtype::fp8_block}, std::pair{4, Dtype::fp8},
-                             std::pair{5, Dtype::fp4}}) {
+  for (const auto& [i, d] : {std::pair{3, Dtype::int4}, std::pair{4, Dtype::fp8_block}, std::pair{5, Dtype::fp8},
+                             std::pair{6, Dtype::fp4}}) {
     const auto& c = std::get<aic::Call<kernels::FusedMoe>>(moe[static_cast<std::size_t>(i)].call).config;
     CHECK(c.dtype == d);
     CHECK(c.weight_dtype == d);
@@ -189,7 +194,8 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
   const auto& q = std::get<aic::Call<kernels::FusedMoe>>(moe[1].call);
   CHECK(q.point[0] == 0.25);
   CHECK(q.input.rows == 1);
-  CHECK(rep.skips.total() == 1);  // the power-law row
+  CHECK(rep.skips.total() == 1);  // the sampled power-law row
+  CHECK(rep.skips.reasons.begin()->first.starts_with("distribution power_law_sampled_1.9: not one of the expert loads"));
 
   const auto nccl = read_text(
       "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
