@@ -228,6 +228,15 @@ inline Rows load_rows(const std::filesystem::path& dir, const std::vector<std::s
           // counted, as the fit never saw these rows.
           (void)c;
           out.skipped.add("op_name all_gather: the roofline's collectives are fitted on all-reduces", where);
+        } else if constexpr (requires { c.config.expert_load; }) {
+          // The roofline routes rows itself (evenly, or skewed by --routing-skew): it is fitted
+          // on balanced gating's measurements.
+          if (c.config.expert_load != ExpertLoad::balanced)
+            out.skipped.add(fmt::format("distribution {}: the roofline is fitted on balanced experts' rows",
+                                        name(c.config.expert_load)),
+                            where);
+          else
+            build.add(c, gi, detail::group_of(c), r.time_ms, where);
         } else {
           build.add(c, gi, detail::group_of(c), r.time_ms, where);
         }

@@ -132,6 +132,11 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
       // framework's rows are a family of their own.
       const bool framework_row = Timing::is_kernel_framework(r.backend);
       if (framework_row && r.backend != "sglang") family += "." + r.backend;
+      // Experts timed under a power law are a family of their own: the roofline (and a table
+      // of another load) answer for balanced routing.
+      if constexpr (requires { c.config.expert_load; }) {
+        if (c.config.expert_load != ExpertLoad::balanced) family += "." + std::string(name(c.config.expert_load));
+      }
       const Metrics m = ev.eval(c, backends, framework_row ? r.backend : std::string());
       if (has(m.coverage, Coverage::no_coverage)) {
         ++uncovered[family];

@@ -461,30 +461,28 @@ with tempfile.TemporaryDirectory() as d:
         lines = (out / "h100_sxm" / "gemm.csv").read_text().splitlines()
         header = next(line for line in lines if not line.startswith("#")).split(",")
         return {line.split(",")[header.index("backend")] for line in lines[lines.index(",".join(header)) + 1:]}
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "all"))
+    def import_frameworks(out, frameworks=None, expect=0):
+        return run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / out),
+                   *(["--framework", frameworks] if frameworks else []), expect=expect)
+    r = import_frameworks("all")
     check(backends(d / "all") == {"sglang", "trtllm", "vllm"}, f"import of all frameworks: {r.stdout[-1500:]}")
     check("mapped rows by framework: sglang 6, trtllm 6, vllm 6" in r.stdout, f"per-framework counts: {r.stdout}")
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "trt"), "--framework", "trtllm")
+    r = import_frameworks("trt", "trtllm")
     check(backends(d / "trt") == {"trtllm"}, f"--framework trtllm imports trtllm rows only: {r.stdout[-1500:]}")
     check("not imported (--framework)" in r.stdout, f"--framework: the other files are listed as such: {r.stdout}")
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "two"), "--framework",
-            "sglang,VLLM")
+    r = import_frameworks("two", "sglang,VLLM")
     check(backends(d / "two") == {"sglang", "vllm"}, f"--framework sglang,VLLM: {r.stdout[-1500:]}")
     # FRAMEWORK:KIND: that framework's tables of one kernel kind only (the shipped tables take
     # vLLM's fused MoE beside SGLang's kernels); its other rows are counted as not asked for.
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds"), "--framework",
-            "sglang,VLLM:fused_moe")
+    r = import_frameworks("kinds", "sglang,VLLM:fused_moe")
     check(backends(d / "kinds") == {"sglang"}, f"--framework sglang,vllm:fused_moe keeps vLLM's GEMMs out: {r.stdout}")
     check("kind gemm: not asked for (--framework vllm:fused_moe)" in r.stdout, f"the skipped rows' reason: {r.stdout}")
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds2"), "--framework",
-            "sglang,vllm:gemm")
+    r = import_frameworks("kinds2", "sglang,vllm:gemm")
     check(backends(d / "kinds2") == {"sglang", "vllm"}, f"--framework sglang,vllm:gemm: {r.stdout[-1500:]}")
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds3"), "--framework",
-            "vllm:moe", expect=2)
+    r = import_frameworks("kinds3", "vllm:moe", expect=2)
     check("--framework vllm:moe: no kernel kind 'moe'" in r.stderr and "fused_moe" in r.stderr,
           f"an unknown kind names the kinds: {r.stderr}")
-    r = run("import", "aiconfigurator", str(src), "--gpu", "h100", "--out", str(d / "kinds3"), "--framework",
-            "tensorrt:gemm", expect=2)
+    r = import_frameworks("kinds3", "tensorrt:gemm", expect=2)
     check("the framework must be sglang, trtllm or vllm" in r.stderr, f"an unknown framework: {r.stderr}")
     # The kernel reads an imported TRT-LLM table: trtllm is one of the gemm kind's backends.
     k = json.loads(run("kernel", "gemm", "--gpu", "h100", "--profile-dir", str(d / "trt"), "--m", "16", "--n", "2048",
