@@ -325,7 +325,8 @@ inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
       ->check(positive)
       ->capture_default_str();
   cmd.add_option("--routing-skew", o.routing_skew,
-                 "MoE routing: power-law exponent of expert popularity (0 = uniform)")
+                 "MoE routing: power-law exponent of expert popularity costdsl deals the rows by (0: evenly, "
+                 "the experts' tables those measured under the family's power law; above 0: balanced tables)")
       ->check(non_negative_number)
       ->capture_default_str();
 }

@@ -149,7 +149,8 @@ void add_plan_command(CLI::App& app) {
       "plan", "Search the deployments of a model on N GPUs (aggregated and disaggregated) meeting an SLA, simulated");
   add_model_source_options(*cmd, st->model);
   cmd->add_option("--routing-skew", st->model.routing_skew,
-                  "MoE routing: power-law exponent of expert popularity (0 = uniform)")
+                  "MoE routing: power-law exponent of expert popularity costdsl deals the rows by (0: evenly, "
+                  "the experts' tables those measured under the family's power law; above 0: balanced tables)")
       ->check(non_negative_number)
       ->capture_default_str();
   st->timing.add(*cmd);
