@@ -4,6 +4,7 @@
 // token (one elementwise kernel), then runs the low-precision GEMM into bf16. Measured
 // fp8 tables time both, so the kind's work and roofline count both.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct Gemm {
     COSTDSL_FIELDS((std::uint64_t, m));
   };
   static constexpr std::array<std::string_view, 1> axes{"m"};
+  // m at a multiple of 16 (full row tiles, the libraries' aligned kernels) and the other
+  // m lie on two curves; the measured grids pair each edge with the row after it (256 and
+  // 257), so each curve is sampled on its own (interp1d.hpp).
+  static constexpr std::array<std::uint32_t, 1> axis_alignment{16};
   // Measured tables cover a grid of (n, k): a config between grid points interpolates
   // between the neighbouring configs' tables (Kernel binds them), off it extrapolates.
   static constexpr std::array<std::string_view, 2> interpolated_config{"n", "k"};

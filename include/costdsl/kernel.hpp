@@ -222,6 +222,14 @@ class Kernel : public detail::KernelBinding {
       return {};
     }
   }
+  static constexpr std::span<const std::uint32_t> axis_alignment() noexcept {
+    if constexpr (requires { K::axis_alignment; }) {
+      static_assert(dims == 1 && K::axis_alignment.size() == 1, "axis_alignment is for one-axis tables");
+      return K::axis_alignment;
+    } else {
+      return {};
+    }
+  }
   static constexpr std::span<const std::string_view> interpolated_config() noexcept {
     if constexpr (requires { K::interpolated_config; }) {
       static_assert(K::interpolated_config.size() <= 2, "a kernel blends along at most two config fields");
@@ -355,7 +363,7 @@ void Kernel<K>::bind_profiles(ProfileSource& source, const std::string& framewor
   const std::vector<std::string> key = profile_key(config_);
   const std::vector<BackendTables> tables =
       source.bind({gpu_, schema, key, backends_, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
-                   interpolated_config(), model_time(config_)});
+                   interpolated_config(), model_time(config_), axis_alignment()});
   bool (*bounded)(std::string_view) = nullptr;
   if constexpr (requires { K::bounded_backend(std::string_view{}); })
     bounded = [](std::string_view backend) -> bool { return K::bounded_backend(backend); };
@@ -390,7 +398,7 @@ void Kernel<K>::bind_scaled(ProfileSource& source, const ProfileSchema& schema, 
     const std::vector<std::string> one{backends_[backend]};
     const std::vector<BackendTables> tables =
         source.bind({gpu_, schema, nearest_key, one, detail::to_cache_fn<K>(), detail::off_grid<K>(), axis_scales(),
-                     interpolated_config(), model_time(nearest)});
+                     interpolated_config(), model_time(nearest), axis_alignment()});
     if (tables.empty() || tables[0].time.size() != 1) return;
     const auto ours = model_time(config_), theirs = model_time(nearest);
     adopt_scaled(backend,

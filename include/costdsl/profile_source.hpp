@@ -6,6 +6,7 @@
 // caches of its config. The interface keeps the CSV parse and the grid fit out of the
 // evaluation headers: ProfileDb (profile_db.hpp) implements it over data/profiles/;
 // tests may implement it in memory.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -37,6 +38,9 @@ struct TableRequest {
   // a query renormalizes over the corners present. A source fits a table once, so the
   // first binding of a config fills it for every later one.
   std::function<double(std::span<const double>)> model_time = {};
+  // Per input axis of a one-axis table: the alignment whose multiples form a curve of
+  // their own (interp::AxisSpec::alignment); empty: none.
+  std::span<const std::uint32_t> axis_alignment = {};
 };
 
 // A fitted cache (interp::Interp1D / 2D / 3D by schema.inputs.size()) and its weight.

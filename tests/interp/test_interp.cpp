@@ -355,6 +355,78 @@ TEST_CASE("interp1d: direct construction validates values") {
   CHECK(error_of([] { Interp1D(Axis("m", {1, 2}), {kNaN, 1}); }).find("finite") != std::string::npos);
 }
 
+namespace {
+
+// A GEMM-like m grid: 1..17, then each multiple of 16 paired with the row after it.
+std::vector<double> paired_m_grid() {
+  std::vector<double> m;
+  for (int i = 1; i <= 17; ++i) m.push_back(i);
+  for (int e = 32; e <= 512; e += 16) m.insert(m.end(), {double(e), double(e + 1)});
+  return m;
+}
+
+Interp1D aligned_table(const std::function<double(double)>& f, const std::vector<double>& points) {
+  std::vector<Interp1D::Sample> s;
+  for (double x : points) s.push_back({x, f(x)});
+  return Interp1D::fit(s, {"m", AxisScale::linear, 16});
+}
+
+}  // namespace
+
+TEST_CASE("interp1d: an aligned axis interpolates each class along its own curve") {
+  // Aligned m on one line, the row after an edge on a slower one: a held-back 256 (an
+  // aligned edge) lies between the unaligned 241 and 257 on the whole axis.
+  const auto time = [](double m) { return std::fmod(m, 16) == 0 ? m : 3 * m; };
+  std::vector<double> grid = paired_m_grid();
+  std::erase(grid, 256.0);
+  std::erase(grid, 321.0);
+  const auto t = aligned_table(time, grid);
+  CHECK(t.alignment() == 16);
+  const auto aligned = t.query(256);
+  CHECK(aligned.value == doctest::Approx(256));  // between 240 and 272, not 3 × 241..257
+  CHECK(aligned.coverage == Coverage::none);
+  CHECK(t.query(321).value == doctest::Approx(963));  // between 305 and 337, unaligned
+  // Grid points answer their own value; off both curves' brackets the whole axis answers.
+  for (double m : {1.0, 16.0, 17.0, 240.0, 257.0, 512.0, 513.0}) CHECK(t.query(m).value == time(m));
+  const auto off = t.query(600);
+  CHECK(off.coverage == Coverage::extrapolated);
+  CHECK(off.value == doctest::Approx(3 * 513 + (600 - 513) * (3 * 513 - 512)));
+  // An m of neither class (not a multiple of 16, not one past one) is on the whole axis.
+  CHECK(t.query(300).value == doctest::Approx(3 * 289 + (300.0 - 289) / (304 - 289) * (304 - 3 * 289)));
+  // So is the first point past a multiple: 17 belongs to the pairs, 1 does not.
+  CHECK(t.query(9).value == doctest::Approx(27));
+}
+
+TEST_CASE("interp1d: a table whose classes lie on one curve keeps one curve") {
+  // The table's own points decide: left out one at a time, the two curves predict no
+  // better than the one, so the finer spacing stays.
+  const auto t = aligned_table([](double m) { return 5 + 0.5 * m; }, paired_m_grid());
+  CHECK(t.alignment() == 0);
+  CHECK(t.query(100).value == doctest::Approx(55));
+  // Too few points for either class to bracket anything: one curve too.
+  const auto few = aligned_table([](double m) { return m; }, {1, 32});
+  CHECK(few.alignment() == 0);
+  CHECK(few.query(16).value == doctest::Approx(16));
+}
+
+TEST_CASE("interp1d: aligned queries allocate nothing; alignment is for one-axis tables") {
+  const auto t = aligned_table([](double m) { return std::fmod(m, 16) == 0 ? m : 2 * m; }, paired_m_grid());
+  REQUIRE(t.alignment() == 16);
+  const std::size_t before = g_allocations.load();
+  double sum = 0;
+  for (int m = 1; m < 700; ++m) sum += t.query(m).value;
+  CHECK(g_allocations.load() == before);
+  CHECK(sum > 0);
+  const std::vector<Interp2D::Sample> s{{1, 1, 1}, {2, 1, 2}, {1, 2, 3}, {2, 2, 4}};
+  std::string message;
+  try {
+    Interp2D::fit(s, {"x", AxisScale::linear, 16}, {"y"}, OffGrid::clamp);
+  } catch (const costdsl::InputError& e) {
+    message = e.what();
+  }
+  CHECK(message == "interp2d: axis 'x' declares alignment 16; aligned axes are for one-axis tables only");
+}
+
 // ---------------------------------------------------------------- 2D
 
 namespace {

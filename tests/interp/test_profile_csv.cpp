@@ -505,6 +505,39 @@ TEST_CASE("profile tables: an extrapolated answer is never below the hardware bo
   CHECK(leaf.eval({1572864}).time_s == doctest::Approx(0.01005e-3));
 }
 
+// A GEMM's measured m come in pairs (an aligned m and the row after it) on two curves: a
+// held-back aligned m is its class's neighbours' line, not a line bridging the classes;
+// an m of neither class and a table whose classes agree take the whole axis.
+TEST_CASE("profile tables: a GEMM's aligned m and the rows past them interpolate apart") {
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  const ScratchProfiles dir("costdsl_test_gemm_row_classes");
+  const auto aligned_ms = [](double m) { return 0.01 + 0.001 * m; };
+  const auto past_ms = [](double m) { return 0.05 + 0.002 * m; };  // another kernel, slower
+  {
+    std::ofstream out = dir.table("gemm");
+    out << "dtype,n,k,m,backend,time_ms\n";
+    for (int m = 1; m < 16; ++m) out << "fp8,4096,4096," << m << ",sglang," << past_ms(m) << '\n';
+    for (int e = 16; e <= 1024; e += 16) {
+      if (e != 512) out << "fp8,4096,4096," << e << ",sglang," << aligned_ms(e) << '\n';
+      if (e != 256) out << "fp8,4096,4096," << e + 1 << ",sglang," << past_ms(e + 1) << '\n';
+      // bf16's classes agree: one line, one curve.
+      out << "bf16,4096,4096," << e << ",sglang," << aligned_ms(e) << '\n';
+      out << "bf16,4096,4096," << e + 1 << ",sglang," << aligned_ms(e + 1) << '\n';
+    }
+  }
+  const costdsl::Timing timing = dir.timing(costdsl::TimingMode::profile);
+  const Kernel<Gemm> fp8(timing, {costdsl::Dtype::fp8, 4096, 4096});
+  CHECK(fp8.eval({512}).time_s == doctest::Approx(aligned_ms(512) * 1e-3));  // between 496 and 528
+  CHECK(fp8.eval({257}).time_s == doctest::Approx(past_ms(257) * 1e-3));     // between 241 and 273
+  CHECK(fp8.eval({512}).coverage == costdsl::Coverage::none);
+  // 300 is of neither class: the whole axis, between 289 (past an edge) and 304 (aligned).
+  const double w = (300.0 - 289) / (304 - 289);
+  CHECK(fp8.eval({300}).time_s == doctest::Approx(((1 - w) * past_ms(289) + w * aligned_ms(304)) * 1e-3));
+  const Kernel<Gemm> bf16(timing, {costdsl::Dtype::bf16, 4096, 4096});
+  CHECK(bf16.eval({300}).time_s == doctest::Approx(aligned_ms(300) * 1e-3));
+}
+
 // The complete tables (data/profiles/all/<gpu>/<kind>.csv.gz and its index): a config the
 // shipped table lacks is measured from them; they are read only on such a miss, and only
 // when the index lists the config: a corrupt complete table is never touched otherwise.

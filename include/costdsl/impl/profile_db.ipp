@@ -76,6 +76,10 @@ COSTDSL_DECL std::vector<BackendTables> ProfileDb::bind(const TableRequest& requ
   if (!request.axis_scales.empty() && request.axis_scales.size() != dims)
     throw InputError("profile schema '" + request.schema.kind + "': " + std::to_string(request.axis_scales.size()) +
                      " axis scales for " + std::to_string(dims) + " input axes");
+  if (!request.axis_alignment.empty() && request.axis_alignment.size() != dims)
+    throw InputError("profile schema '" + request.schema.kind + "': " +
+                     std::to_string(request.axis_alignment.size()) + " axis alignments for " + std::to_string(dims) +
+                     " input axes");
   // The shipped table first (the config, or its measured neighbours blended); where it
   // answers no backend, the complete one (a superset: the same source, the same rows held
   // back), read only then, so the shipped models start as fast as without it. (A backend
@@ -220,7 +224,8 @@ Cache fit_group(const ProfileGroup& g, const TableRequest& r, bool energy, std::
   }
   std::array<interp::AxisSpec, D> axes;
   for (std::size_t d = 0; d < D; ++d)
-    axes[d] = {r.schema.inputs[d], r.axis_scales.empty() ? interp::AxisScale::detect : r.axis_scales[d]};
+    axes[d] = {r.schema.inputs[d], r.axis_scales.empty() ? interp::AxisScale::detect : r.axis_scales[d],
+               r.axis_alignment.empty() ? 0u : r.axis_alignment[d]};
   Cache cache = [&] {
     if constexpr (D == 1) return Cache::fit(samples, axes[0], warnings, label);
     if constexpr (D == 2) return Cache::fit(samples, axes[0], axes[1], r.off_grid, warnings, label);

@@ -213,10 +213,14 @@ class Axis {
   std::uint64_t guide_base_ = 0;
 };
 
-// An axis as a fit call declares it: its name (used in messages) and scale.
+// An axis as a fit call declares it: its name (used in messages), scale and alignment.
+// alignment A > 0 (1D tables): the points at multiples of A and the others lie on two
+// curves of their own, and a query interpolates along its own class's curve where that
+// curve brackets it (interp1d.hpp). 0: one curve.
 struct AxisSpec {
   std::string name;
   AxisScale scale = AxisScale::linear;
+  std::uint32_t alignment = 0;
 };
 
 }  // namespace costdsl::interp

@@ -66,6 +66,10 @@ Grid<D> fit_grid(std::span<const std::array<double, D + 1>> samples, const std::
     for (std::size_t d = 0; d < D; ++d) out += specs[d].name + "=" + num(s[d]) + ", ";
     return out + "value=" + num(s[D]) + ")";
   };
+  for (std::size_t d = 0; D > 1 && d < D; ++d)
+    if (specs[d].alignment != 0)
+      throw InputError(std::string(label) + ": axis '" + specs[d].name + "' declares alignment " +
+                       std::to_string(specs[d].alignment) + "; aligned axes are for one-axis tables only");
   std::vector<std::array<double, D + 1>> kept;
   kept.reserve(samples.size());
   std::size_t dropped = 0;
