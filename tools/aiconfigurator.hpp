@@ -44,6 +44,7 @@
 
 #include "costdsl/detail/read_gzip_file.hpp"
 #include "costdsl/error.hpp"
+#include "costdsl/expert_load.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all_gather.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
@@ -59,6 +60,7 @@
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
 #include "costdsl/profile_csv.hpp"
+#include "costdsl/reflect.hpp"
 
 namespace costdsl::aic {
 
@@ -512,12 +514,9 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       // aiconfigurator looks its models up at (expert_load.hpp); a leaf binds the one its
       // Timing names.
       const std::string_view dist = r.text("distribution");
-      const auto load = std::find_if(all_expert_loads.begin(), all_expert_loads.end(),
-                                     [&](ExpertLoad l) { return name(l) == dist; });
-      if (load == all_expert_loads.end()) {
-        why = fmt::format("distribution {}: not one of the expert loads costdsl binds (balanced, power_law_1.01, "
-                          "power_law_1.2)",
-                          dist);
+      ExpertLoad load{};
+      if (!parse_field_text(dist, load)) {
+        why = fmt::format("distribution {}: not one of the expert loads costdsl binds ({})", dist, expert_load_names());
         return std::nullopt;
       }
       const std::string_view d = r.text("moe_dtype");
@@ -538,7 +537,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       // slowest rank of an evenly split batch costs.
       const double rows = double(tokens) * double(k) / double(ep);
       const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
-      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt, *load}, {whole, 0}, {rows}, why);
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt, load}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
       // all_gather: the vocabulary-parallel lm_head's logits (worklets/lm_head_tp.hpp).

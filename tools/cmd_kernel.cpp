@@ -12,6 +12,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "costdsl/expert_load.hpp"
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/all.hpp"
 
@@ -40,7 +41,7 @@ void add_dtype_option(CLI::App& cmd, const std::string& flag, Dtype& v, const ch
       ->group(group);
 }
 
-// An expert load by its table name (balanced, power_law_1.01, power_law_1.2), balanced by
+// An expert load by its table name (expert_load.hpp), balanced by
 // default: what a Timing without a model family binds.
 void add_expert_load_option(CLI::App& cmd, const std::string& flag, ExpertLoad& v, const char* group) {
   v = ExpertLoad::balanced;
@@ -48,9 +49,9 @@ void add_expert_load_option(CLI::App& cmd, const std::string& flag, ExpertLoad& 
          flag,
          [&v, flag](const std::string& x) {
            if (!parse_field_text(x, v))
-             throw InputError(fmt::format("{} {}: not one of balanced, power_law_1.01, power_law_1.2", flag, x));
+             throw InputError(fmt::format("{} {}: not one of {}", flag, x, expert_load_names()));
          },
-         "the routing the table measured: balanced, power_law_1.01, power_law_1.2 (default balanced)")
+         "the routing the table measured: " + expert_load_names() + " (default balanced)")
       ->group(group);
 }
 

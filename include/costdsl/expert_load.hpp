@@ -11,6 +11,7 @@
 // MiniMax-M2, Qwen3 MoE and gpt-oss); a served batch's routing is not balanced.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace costdsl {
@@ -32,5 +33,12 @@ constexpr std::string_view name(ExpertLoad l) noexcept {
 
 // Every value, for parsing a name back (reflect.hpp's parse_field_text).
 constexpr const std::array<ExpertLoad, 3>& enum_values(ExpertLoad) noexcept { return all_expert_loads; }
+
+// The names, comma-separated, for messages and help text.
+inline std::string expert_load_names() {
+  std::string out;
+  for (ExpertLoad l : all_expert_loads) out.append(out.empty() ? "" : ", ").append(name(l));
+  return out;
+}
 
 }  // namespace costdsl
