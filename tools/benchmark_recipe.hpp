@@ -95,6 +95,19 @@ inline std::vector<std::uint32_t> trtllm_padded_graphs(std::uint32_t max_batch_s
 }
 
 inline bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// The vLLM scripts launched with --max-num-batched-tokens "$((ISL * 2))", from the commit
+// that brought it: MiniMax-M2.5 fp8 on B200 from its upgrade (bddbf4031, 2026-04-03), fp4 on
+// B200 from its first script (79bd988e9, 2026-04-08), both on B300 from theirs (340d7854c,
+// 22d0f12f7, 2026-04-17; B300 rows of earlier dates ran a script not on main); Kimi-K2.5
+// fp4 on B200 from 6c3acebfa (2026-04-20). Before them, vLLM's default.
+inline bool budget_twice_isl(const Provenance& p) {
+  if (has(p.model_path, "MiniMax-M2.5"))
+    return p.measured >= (p.system == "b300_sxm" ? "2026-04-17" : p.precision == "fp4" ? "2026-04-08" : "2026-04-03");
+  if (has(p.model_path, "Kimi-K2.5"))
+    return p.system == "b200_sxm" && p.precision == "fp4" && p.measured >= "2026-04-20";
+  return false;
+}
 }  // namespace detail
 
 // The recipe of the row's harness; aiconfigurator's unless the provenance names InferenceX.
@@ -212,6 +225,15 @@ inline Recipe recipe_for(const Provenance& p) {
       r.token_budget = 20000;  // MAX_NUM_TOKENS=20000
       r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
     }
+  } else if (p.backend == "vllm" && blackwell && detail::budget_twice_isl(p)) {
+    // Their --stream-interval 20 holds no first token back (vLLM sends a request's first
+    // output at once: vllm/v1/engine/output_processor.py, PR #27869); --block-size 32 and
+    // graphs captured to 2,048 change nothing these rows reach (KV room to the block,
+    // batches above 512).
+    r.source = "InferenceX bddbf4031: benchmarks/single_node/minimaxm2.5_{fp8,fp4}_{b200,b300}.sh; "
+               "6c3acebfa: kimik2.5_fp4_b200.sh";
+    r.framework_budget = false;
+    r.token_budget = 2 * p.isl;  // --max-num-batched-tokens "$((ISL * 2))"
   } else if (p.backend == "vllm" && has(m, "gpt-oss") && blackwell) {
     r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_b200.sh";
     r.framework_budget = false;

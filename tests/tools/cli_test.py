@@ -711,6 +711,20 @@ with tempfile.TemporaryDirectory() as d:
           abs(sg["tpot_ms"]["modelled"] - s_sg["tpot_ms"]["mean"]) < 1e-9,
           f"validate: an InferenceX SGLang Qwen3.5 row is simulate with its script's flags: {sg} / "
           f"{s_sg.get('ttft_ms')} {s_sg.get('engine')}")
+    # An InferenceX vLLM MiniMax-M2.5 row measured once its script launched with
+    # --max-num-batched-tokens ISL × 2 (2026-04-03 on B200 fp8) runs that budget; one measured
+    # before it, vLLM's default (8192).
+    (d / "model_configs" / "MiniMaxAI--MiniMax-M2.5_config.json").write_text(
+        (root / "data/models/minimax_m2_5.json").read_text())
+    mm_src = "source_file=2026-04-06.csv; model=MiniMax-M2.5; silicon_concurrency=4; measured={}; wip=False"
+    mm_rows = [ix_header] + [f"{i},vllm,,MiniMaxAI/MiniMax-M2.5,b200_sxm,fp8,agg,1024,1024,fp8,fp8,4,2,1,1,2,1,"
+                             f"{mm_src.format(m)},60,9" for i, m in (("upgraded", "2026-04-03T00:00:00.000Z"),
+                                                                     ("before", "2026-03-28T00:00:00.000Z"))]
+    (d / "minimax.csv").write_text("\n".join(mm_rows) + "\n")
+    mm = {w["id"]: w for w in json.loads(run("validate", "--deployments", str(d / "minimax.csv"),
+                                             "--json").stdout or "{}").get("worst", [])}
+    check(mm.get("upgraded", {}).get("token_budget") == 2048 and mm.get("before", {}).get("token_budget") == 8192,
+          f"validate: MiniMax-M2.5 on vLLM takes ISL x 2 tokens an iteration from its script's upgrade: {mm}")
     # An InferenceX disaggregated row records neither its worker counts nor its caps: the sweep
     # entry that stood in InferenceX's config when it was measured gives them (DisaggHarness,
     # data/harness/). A data directory whose harness table is made up here: the first entry
