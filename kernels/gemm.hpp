@@ -28,9 +28,10 @@ struct Gemm {
     COSTDSL_FIELDS((std::uint64_t, m));
   };
   static constexpr std::array<std::string_view, 1> axes{"m"};
-  // m at a multiple of 16 (full row tiles, the libraries' aligned kernels) and the other
-  // m lie on two curves; the measured grids pair each edge with the row after it (256 and
-  // 257), so each curve is sampled on its own (interp1d.hpp).
+  // m at a multiple of 16 (full row tiles, the libraries' aligned kernels) and m one past
+  // one (a tile of one row, often another kernel) lie on curves of their own; the measured
+  // grids pair each edge with the row after it (256 and 257), so each curve is sampled on
+  // its own (interp1d.hpp).
   static constexpr std::array<std::uint32_t, 1> axis_alignment{16};
   // Measured tables cover a grid of (n, k): a config between grid points interpolates
   // between the neighbouring configs' tables (Kernel binds them), off it extrapolates.

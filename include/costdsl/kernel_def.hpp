@@ -14,7 +14,8 @@
 // and optionally: to_cache(point) (a change of axes, e.g. attention's A·B),
 // calls(input) (identical calls summed into the slot), off_grid (2D tables),
 // axis_scales (per cache axis: linear for additive loads; default: detected),
-// axis_alignment (one-axis tables: the multiples of it lie on a curve of their own),
+// axis_alignment (one-axis tables: its multiples and the points one past them lie on
+// curves of their own),
 // interpolated_config (config fields a missing config blends along, e.g. gemm n, k),
 // bounded_backend(name) (a backend that answers only on its measured grid),
 // input_at(config, cache_point) (the call a 2D table's cell stands for: its missing

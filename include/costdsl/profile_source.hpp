@@ -38,8 +38,8 @@ struct TableRequest {
   // a query renormalizes over the corners present. A source fits a table once, so the
   // first binding of a config fills it for every later one.
   std::function<double(std::span<const double>)> model_time = {};
-  // Per input axis of a one-axis table: the alignment whose multiples form a curve of
-  // their own (interp::AxisSpec::alignment); empty: none.
+  // Per input axis of a one-axis table: the alignment whose multiples, and the points one
+  // past them, form curves of their own (interp::AxisSpec::alignment); empty: none.
   std::span<const std::uint32_t> axis_alignment = {};
 };
 

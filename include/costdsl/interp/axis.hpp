@@ -214,9 +214,9 @@ class Axis {
 };
 
 // An axis as a fit call declares it: its name (used in messages), scale and alignment.
-// alignment A > 0 (1D tables): the points at multiples of A and the others lie on two
-// curves of their own, and a query interpolates along its own class's curve where that
-// curve brackets it (interp1d.hpp). 0: one curve.
+// alignment A > 0 (1D tables): the points at multiples of A and the points one past them
+// lie on curves of their own, and a query of either class interpolates along its class's
+// curve where that curve brackets it (interp1d.hpp). 0: one curve.
 struct AxisSpec {
   std::string name;
   AxisScale scale = AxisScale::linear;
