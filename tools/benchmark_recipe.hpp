@@ -71,6 +71,12 @@ struct Recipe {
   }
 };
 
+// Whether a row's source_file names one of InferenceX's exports (its dated files, or its
+// results database: "db-dump").
+inline bool inferencex_export(std::string_view source_file) {
+  return source_file == "2026-04-06.csv" || source_file == "2026-03-25.csv" || source_file == "db-dump";
+}
+
 // What a row's provenance says about it (silicon_data_source and the layout columns).
 struct Provenance {
   std::string_view source_file;  // source_file=…, "db-dump" for the database rows; empty where not recorded
@@ -116,8 +122,7 @@ inline Recipe recipe_for(const Provenance& p) {
   Recipe r;
   r.source = "aiconfigurator 095f58a: src/aiconfigurator/generator/rule_plugin/benchmark/*.rule, "
              "generator/config/backend_templates/benchmark/bench_run.sh.j2";
-  const bool inferencex = !p.measured.empty() && (p.source_file == "2026-04-06.csv" ||
-                                                  p.source_file == "2026-03-25.csv" || p.source_file == "db-dump");
+  const bool inferencex = !p.measured.empty() && inferencex_export(p.source_file);
   if (!inferencex) return r;
   r.harness = "inferencex";
   r.rounds = 10;

@@ -213,6 +213,18 @@ inline Table read(const std::filesystem::path& path) {
         if (c > 0 && c < 10'000'000) d.clients = static_cast<std::uint32_t>(c);
       }
     }
+    // InferenceX's exports write a single-node run of X GPUs with its experts EP X (its sweep
+    // config's `{ tp: X, ep: X }`, `multinode: false`, the dated files' ids ending `_tpX_epX`)
+    // with the GPU count multiplied by X: tp_size X² (under DP attention: attention_dp_size
+    // X², tp_size 1), moe_tp_size X, moe_ep_size X, and batch_size the clients over that DP
+    // count. Read as written it is a worker of X² GPUs with its experts split both ways.
+    if (WorkerLayout& w = d.worker; inferencex_export(d.source_file) && !d.disaggregated && w.moe_tp > 1 &&
+                                    w.moe_tp == w.moe_ep && w.tp * w.dp == w.moe_tp * w.moe_ep &&
+                                    (w.tp == 1 || w.dp == 1)) {
+      (w.dp == 1 ? w.tp : w.dp) = w.moe_ep;
+      w.moe_tp = 1;
+      w.batch = d.clients / w.dp;  // the clients stay: batch_size × attention_dp_size as written
+    }
     d.id = r.text("id");
     d.precision = r.text_or("precision", "");
     d.backend = r.text("backend");

@@ -725,6 +725,26 @@ with tempfile.TemporaryDirectory() as d:
                                              "--json").stdout or "{}").get("worst", [])}
     check(mm.get("upgraded", {}).get("token_budget") == 2048 and mm.get("before", {}).get("token_budget") == 8192,
           f"validate: MiniMax-M2.5 on vLLM takes ISL x 2 tokens an iteration from its script's upgrade: {mm}")
+    # InferenceX's exports write a single-node TP 8 / EP 8 run as tp_size 64, moe_tp_size 8,
+    # moe_ep_size 8: it runs as 8 GPUs, experts EP 8; the same columns from another source
+    # are read as written (64 GPUs, the experts split both ways).
+    (d / "model_configs" / "deepseek-ai--DeepSeek-V3_config.json").write_text(
+        (root / "data/models/deepseek_v3.json").read_text())
+    ds_src = ("source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=4; "
+              "measured=2026-02-05T00:00:00.000Z; wip=False")
+    ds_rows = [ix_header] + [f"{i},sglang,,deepseek-ai/DeepSeek-V3,b200_sxm,fp8,agg,1024,1024,fp8_block,fp8_block,"
+                             f"{layout},{src},300,9"
+                             for i, layout, src in (("ix", "4,64,1,1,8,8", ds_src), ("other", "4,64,1,1,8,8", "x=1"),
+                                                    ("dp", "1,1,1,64,8,8", ds_src))]
+    (d / "deepseek.csv").write_text("\n".join(ds_rows) + "\n")
+    ds = {w["id"]: w for w in json.loads(run("validate", "--deployments", str(d / "deepseek.csv"),
+                                             "--json").stdout or "{}").get("worst", [])}
+    check(ds.get("ix", {}).get("tp") == 8 and ds["ix"].get("moe_ep") == 8 and ds.get("other", {}).get("tp") == 64,
+          f"validate: InferenceX's tp_size X*X with moe_tp = moe_ep = X is a TP X, EP X worker: {ds}")
+    # Under DP attention the export multiplies attention_dp_size instead: DP 8, EP 8, the
+    # same 64 clients.
+    check(ds.get("dp", {}).get("tp") == 1 and ds["dp"].get("attention_dp") == 8 and ds["dp"].get("moe_ep") == 8 and
+          ds["dp"].get("concurrency") == 64, f"validate: InferenceX's DP X*X is DP X, EP X: {ds.get('dp')}")
     # An InferenceX disaggregated row records neither its worker counts nor its caps: the sweep
     # entry that stood in InferenceX's config when it was measured gives them (DisaggHarness,
     # data/harness/). A data directory whose harness table is made up here: the first entry
