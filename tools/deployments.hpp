@@ -225,6 +225,15 @@ inline Table read(const std::filesystem::path& path) {
       w.moe_tp = 1;
       w.batch = d.clients / w.dp;  // the clients stay: batch_size × attention_dp_size as written
     }
+    // Its vLLM rows of `{ tp: X, ep: X }` (one engine of X GPUs, `--enable-expert-parallel`
+    // over its TP ranks; no data parallelism in the scripts) come as tp_size X,
+    // attention_dp_size X, moe_ep_size X².
+    if (WorkerLayout& w = d.worker; inferencex_export(d.source_file) && !d.disaggregated && r.text("backend") == "vllm" &&
+                                    w.tp > 1 && w.dp == w.tp && w.moe_tp == 1 && w.moe_ep == w.tp * w.tp) {
+      w.dp = 1;
+      w.moe_ep = w.tp;
+      w.batch = d.clients;
+    }
     d.id = r.text("id");
     d.precision = r.text_or("precision", "");
     d.backend = r.text("backend");

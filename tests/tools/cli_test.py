@@ -745,6 +745,14 @@ with tempfile.TemporaryDirectory() as d:
     # same 64 clients.
     check(ds.get("dp", {}).get("tp") == 1 and ds["dp"].get("attention_dp") == 8 and ds["dp"].get("moe_ep") == 8 and
           ds["dp"].get("concurrency") == 64, f"validate: InferenceX's DP X*X is DP X, EP X: {ds.get('dp')}")
+    # Its vLLM rows of { tp: 4, ep: 4 } (one engine, experts EP over the TP ranks) come as tp 4,
+    # attention DP 4, EP 16: one TP 4 / EP 4 engine of the same 4 clients.
+    (d / "minimax_ep.csv").write_text("\n".join([ix_header, "mmx,vllm,,MiniMaxAI/MiniMax-M2.5,b200_sxm,fp8,agg,1024,1024,"
+                                                 f"fp8,fp8,1,4,1,4,1,16,{mm_src.format('2026-04-03')},60,9"]) + "\n")
+    mmx = {w["id"]: w for w in json.loads(run("validate", "--deployments", str(d / "minimax_ep.csv"),
+                                              "--json").stdout or "{}").get("worst", [])}.get("mmx", {})
+    check(mmx.get("tp") == 4 and mmx.get("attention_dp") == 1 and mmx.get("moe_ep") == 4 and
+          mmx.get("concurrency") == 4, f"validate: InferenceX's vLLM TP X / EP X written as DP X, EP X*X: {mmx}")
     # An InferenceX disaggregated row records neither its worker counts nor its caps: the sweep
     # entry that stood in InferenceX's config when it was measured gives them (DisaggHarness,
     # data/harness/). A data directory whose harness table is made up here: the first entry
