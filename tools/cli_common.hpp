@@ -302,6 +302,16 @@ inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
       ->type_name("DTYPE");
 }
 
+// --routing-skew: every command that builds a MoE model (plan takes it without the layout
+// options of add_model_options).
+inline void add_routing_skew_option(CLI::App& cmd, double& routing_skew) {
+  cmd.add_option("--routing-skew", routing_skew,
+                 "MoE routing: power-law exponent of expert popularity costdsl deals the rows by (0: evenly, "
+                 "the experts' tables those measured under the family's power law; above 0: balanced tables)")
+      ->check(non_negative_number)
+      ->capture_default_str();
+}
+
 inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
   add_model_source_options(cmd, o);
   cmd.add_option("--tp", o.tp, "tensor-parallel degree (MoE archs: attention TP inside each DP group)")
@@ -324,11 +334,7 @@ inline void add_model_options(CLI::App& cmd, ModelOptions& o) {
                  "as moe_tp_size x moe_ep_size = tp)")
       ->check(positive)
       ->capture_default_str();
-  cmd.add_option("--routing-skew", o.routing_skew,
-                 "MoE routing: power-law exponent of expert popularity costdsl deals the rows by (0: evenly, "
-                 "the experts' tables those measured under the family's power law; above 0: balanced tables)")
-      ->check(non_negative_number)
-      ->capture_default_str();
+  add_routing_skew_option(cmd, o.routing_skew);
 }
 
 inline nlohmann::json coverage_json(Coverage c) { return coverage_names(c); }

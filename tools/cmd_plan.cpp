@@ -148,11 +148,7 @@ void add_plan_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "plan", "Search the deployments of a model on N GPUs (aggregated and disaggregated) meeting an SLA, simulated");
   add_model_source_options(*cmd, st->model);
-  cmd->add_option("--routing-skew", st->model.routing_skew,
-                  "MoE routing: power-law exponent of expert popularity costdsl deals the rows by (0: evenly, "
-                  "the experts' tables those measured under the family's power law; above 0: balanced tables)")
-      ->check(non_negative_number)
-      ->capture_default_str();
+  add_routing_skew_option(*cmd, st->model.routing_skew);
   st->timing.add(*cmd);
   cmd->add_option("--gpus", st->gpus, "GPUs available (a deployment uses at most this many)")
       ->required()

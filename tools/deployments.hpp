@@ -128,6 +128,26 @@ inline std::uint32_t small_count(const aic::detail::Cells& r, std::string_view c
     throw DataError(fmt::format("{}: column '{}': {} must be in 1..1000000", r.where(col), col, v));
   return static_cast<std::uint32_t>(v);
 }
+// InferenceX's exports write a single-node run of X GPUs with its experts EP X (the sweep
+// config's `{ tp: X, ep: X }`, `multinode: false`; the dated files' ids end `_tpX_epX`) with
+// a GPU count multiplied by X: tp_size X² (under DP attention attention_dp_size X², tp_size
+// 1) with moe_tp_size = moe_ep_size = X; and its vLLM rows (one engine, `--enable-expert-
+// parallel` over its TP ranks, no data parallelism in the scripts) as tp_size X,
+// attention_dp_size X, moe_ep_size X². batch_size is the clients over the DP count as
+// written. Read as written these are workers of X² GPUs; they ran on X, experts EP X.
+inline void undo_inferencex_multiple(WorkerLayout& w, std::uint32_t clients, std::string_view backend) {
+  if (w.moe_tp > 1 && w.moe_tp == w.moe_ep && w.tp * w.dp == w.moe_tp * w.moe_ep && (w.tp == 1 || w.dp == 1)) {
+    (w.dp == 1 ? w.tp : w.dp) = w.moe_ep;
+    w.moe_tp = 1;
+  } else if (backend == "vllm" && w.tp > 1 && w.dp == w.tp && w.moe_tp == 1 && w.moe_ep == w.tp * w.tp) {
+    w.dp = 1;
+    w.moe_ep = w.tp;
+  } else {
+    return;
+  }
+  w.batch = clients / w.dp;  // the clients stay
+}
+
 }  // namespace detail
 
 // Reads the table; malformed cells are FILE:LINE:COL errors, rows costdsl cannot express
@@ -213,27 +233,8 @@ inline Table read(const std::filesystem::path& path) {
         if (c > 0 && c < 10'000'000) d.clients = static_cast<std::uint32_t>(c);
       }
     }
-    // InferenceX's exports write a single-node run of X GPUs with its experts EP X (its sweep
-    // config's `{ tp: X, ep: X }`, `multinode: false`, the dated files' ids ending `_tpX_epX`)
-    // with the GPU count multiplied by X: tp_size X² (under DP attention: attention_dp_size
-    // X², tp_size 1), moe_tp_size X, moe_ep_size X, and batch_size the clients over that DP
-    // count. Read as written it is a worker of X² GPUs with its experts split both ways.
-    if (WorkerLayout& w = d.worker; inferencex_export(d.source_file) && !d.disaggregated && w.moe_tp > 1 &&
-                                    w.moe_tp == w.moe_ep && w.tp * w.dp == w.moe_tp * w.moe_ep &&
-                                    (w.tp == 1 || w.dp == 1)) {
-      (w.dp == 1 ? w.tp : w.dp) = w.moe_ep;
-      w.moe_tp = 1;
-      w.batch = d.clients / w.dp;  // the clients stay: batch_size × attention_dp_size as written
-    }
-    // Its vLLM rows of `{ tp: X, ep: X }` (one engine of X GPUs, `--enable-expert-parallel`
-    // over its TP ranks; no data parallelism in the scripts) come as tp_size X,
-    // attention_dp_size X, moe_ep_size X².
-    if (WorkerLayout& w = d.worker; inferencex_export(d.source_file) && !d.disaggregated && r.text("backend") == "vllm" &&
-                                    w.tp > 1 && w.dp == w.tp && w.moe_tp == 1 && w.moe_ep == w.tp * w.tp) {
-      w.dp = 1;
-      w.moe_ep = w.tp;
-      w.batch = d.clients;
-    }
+    if (inferencex_export(d.source_file) && !d.disaggregated)
+      detail::undo_inferencex_multiple(d.worker, d.clients, r.text("backend"));
     d.id = r.text("id");
     d.precision = r.text_or("precision", "");
     d.backend = r.text("backend");
