@@ -53,6 +53,7 @@ class AnyModel {
   double kv_bytes_per_token_per_gpu() const { return impl_->kv_bytes_per_token_per_gpu(); }
   double weight_bytes_per_gpu() const { return impl_->weight_bytes_per_gpu(); }
   std::uint32_t gpus() const { return impl_->gpus(); }
+  double launches() { return impl_->launches(); }
   std::uint32_t kv_groups() const { return impl_->kv_groups(); }
   bool memoized() const noexcept { return memo_ != nullptr; }
   // Iterations asked for, and how many of them the memo answered.
@@ -69,6 +70,7 @@ class AnyModel {
     virtual double weight_bytes_per_gpu() const = 0;
     virtual std::uint32_t gpus() const = 0;
     virtual std::uint32_t kv_groups() const = 0;
+    virtual double launches() = 0;
   };
   template <class Arch>
   struct Holder final : Concept {
@@ -78,6 +80,7 @@ class AnyModel {
     double weight_bytes_per_gpu() const override { return model.weight_bytes_per_gpu(); }
     std::uint32_t gpus() const override { return model.gpus(); }
     std::uint32_t kv_groups() const override { return model.kv_groups(); }
+    double launches() override { return model.launches(); }
     ArchModel<Arch> model;
   };
 

@@ -5,19 +5,23 @@
 // over their groups), so once warm an iteration allocates nothing. A Reevaluator keeps
 // the leaves whose input the last iteration already had (the GEMMs of a full token
 // budget, everything but attention in a decode stretch): the time is evaluate()'s.
+#include <array>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "costdsl/arch_def.hpp"
 #include "costdsl/archs/support/batch_feed.hpp"
 #include "costdsl/error.hpp"
 #include "costdsl/evaluate.hpp"
-#include "costdsl/reevaluator.hpp"
+#include "costdsl/lower.hpp"
 #include "costdsl/ops/attention/batch.hpp"
 #include "costdsl/ops/moe/routing.hpp"
+#include "costdsl/reevaluator.hpp"
 #include "costdsl/serve/detail/arch_facts.hpp"
 #include "costdsl/timing.hpp"
 
@@ -56,6 +60,22 @@ class ArchModel {
   std::uint32_t kv_groups() const { return detail::kv_groups(arch_); }
   const Arch& arch() const noexcept { return arch_; }
 
+  // Kernel launches of one GPU's iteration with a prompt in it: the leaves that run for a
+  // probe batch (a 256-token prompt beside a decode; a leaf of zero time launches
+  // nothing), each as often as the tree repeats it (layers), the busiest rank's.
+  double launches() {
+    if (launches_ < 0) {
+      const std::uint32_t kv[] = {256};
+      const ops::PrefillChunk chunk[] = {{0, 256}};
+      std::array<Metrics, n_slots<Tree>> row{};
+      costdsl::evaluate(tree_, feed_(arch_, ops::AttentionBatch{chunk, kv}, routing_), std::span(row));
+      std::vector<Metrics> ones(row.size());
+      for (std::size_t i = 0; i < row.size(); ++i) ones[i].time_s = row[i].time_s > 0 ? 1.0 : 0.0;
+      launches_ = make_manifest(tree_).tree.aggregate(ones).time_s;
+    }
+    return launches_;
+  }
+
  private:
   using Tree = decltype(std::declval<const Arch&>().build(std::declval<const Timing&>()));
   Arch arch_;
@@ -66,6 +86,7 @@ class ArchModel {
                                                           std::declval<const ops::AttentionBatch&>(),
                                                           std::declval<ops::moe::Routing>()));
   Reevaluator<Tree, Ins> again_;
+  double launches_ = -1;
 };
 
 }  // namespace costdsl::serve

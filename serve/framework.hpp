@@ -53,7 +53,7 @@ struct FrameworkDefaults {
   ServerConfig server;       // max_seqs is left to the deployment (its batch cap)
   // Where each knob's default comes from: file and version.
   std::string_view max_batch_tokens_source, batching_source, chunked_prefill_source, kv_block_source,
-      reserve_source, first_token_source, cuda_graph_source, overlap_source;
+      reserve_source, first_token_source, cuda_graph_source, overlap_source, eager_source;
 };
 
 namespace detail {
@@ -63,6 +63,11 @@ inline void add_sizes(std::vector<std::uint32_t>& v, std::uint32_t from, std::ui
     if (v.empty() || b > v.back()) v.push_back(b);
 }
 }  // namespace detail
+
+// TensorRT-LLM's host time per kernel launch of an eager iteration (ServerConfig::eager_launch_s),
+// fitted to the silicon sample's TensorRT-LLM rows on H100 and checked on B200's
+// (docs/accuracy.md, "Eager prefills").
+inline constexpr double trtllm_eager_launch_s = 55e-6;
 
 // The defaults of framework f on `gpu` (some depend on its memory). Sources: vLLM at
 // commit 6241521 (2026-04-01, the 0.19 line; the sample ran 0.12-0.19), SGLang at commit
@@ -83,7 +88,7 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
     case Framework::ideal:
       d.version = "costdsl";
       d.max_batch_tokens_source = d.batching_source = d.chunked_prefill_source = d.kv_block_source =
-          d.reserve_source = d.first_token_source = d.cuda_graph_source = d.overlap_source =
+          d.reserve_source = d.first_token_source = d.cuda_graph_source = d.overlap_source = d.eager_source =
               "costdsl's engine (serve/worker.hpp)";
       break;
     case Framework::vllm:
@@ -118,6 +123,12 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       detail::add_sizes(s.cuda_graph_batches, 272, 512, 16);
       d.cuda_graph_source = "vllm/config/vllm.py:1433-1482, vllm/config/compilation.py:642-656; "
                             "vllm/v1/cudagraph_dispatcher.py:131-150 (padding)";
+      // Mixed and prompt batches replay piecewise graphs up to the largest captured size
+      // (min(2 × max_num_seqs, 512)) and run compiled but eager above it. Their host time
+      // is left at 0: the sample's vLLM rows show no first-token floor that holds while TP
+      // shrinks the GPU's work (docs/accuracy.md, "Eager prefills").
+      s.graph_prefill_tokens = 512;
+      d.eager_source = "vllm/config/vllm.py:1433-1482 (max_cudagraph_capture_size; cudagraph_mode FULL_AND_PIECEWISE)";
       break;
     case Framework::sglang: {
       d.version = "0.5.9+ (1ac74e6)";
@@ -155,6 +166,9 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       }
       d.cuda_graph_source = "python/sglang/srt/server_args.py:1148-1212,1327-1356; "
                             "model_executor/cuda_graph_runner.py:1085-1088 (padding)";
+      // Prompt batches run eagerly (enable_piecewise_cuda_graph off), but the sample's
+      // SGLang rows show no host floor: left at 0 (docs/accuracy.md, "Eager prefills").
+      d.eager_source = "python/sglang/srt/server_args.py (enable_piecewise_cuda_graph False)";
       break;
     }
     case Framework::trtllm:
@@ -181,6 +195,13 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       d.overlap_source = "tensorrt_llm/llmapi/llm_args.py (TorchLlmArgs.disable_overlap_scheduler False); "
                          "tensorrt_llm/_torch/pyexecutor/py_executor.py (the overlap executor loop schedules and "
                          "launches the next batch before handling the previous one's outputs)";
+      // The PyTorch backend captures graphs of generation batches only: an iteration with a
+      // context request runs the model eagerly, module by module, and with a few hundred
+      // prompt tokens on many GPUs its host outlasts the GPU (gpt-oss-120b on B200 measures
+      // the same ~40 ms TTFT at TP 1, 2, 4 and 8 while its GPU work shrinks 2×).
+      s.eager_launch_s = trtllm_eager_launch_s;
+      d.eager_source = "tensorrt_llm/llmapi/llm_args.py (TorchCompileConfig.enable_piecewise_cuda_graph False); "
+                       "the time per launch: docs/accuracy.md, Eager prefills";
       break;
   }
   return d;

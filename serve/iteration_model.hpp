@@ -15,4 +15,12 @@ concept IterationModel = requires(M& m, const M& cm, const ops::AttentionBatch& 
   { cm.weight_bytes_per_gpu() } -> std::convertible_to<double>;
 };
 
+// A model that also counts the kernels one GPU launches in an iteration with a prompt in
+// it (the host's share of an eager iteration: ServerConfig::eager_launch_s). A model
+// without the count runs every iteration at its GPU time.
+template <class M>
+concept CountsLaunches = requires(M& m) {
+  { m.launches() } -> std::convertible_to<double>;
+};
+
 }  // namespace costdsl::serve

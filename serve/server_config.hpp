@@ -69,6 +69,14 @@ struct ServerConfig {
   // requests runs the smallest captured size >= b, the extra rows as dummy requests
   // (KV length 1); above the largest, or empty (no padding), it runs as it is.
   std::vector<std::uint32_t> cuda_graph_batches{};
+  // An iteration with prompt rows runs eagerly (no CUDA graph) above graph_prefill_tokens new
+  // tokens, and then the host launches its kernels one by one, eager_launch_s each (the
+  // framework's Python, dispatch and the launch): where that outlasts the GPU's work the
+  // GPU waits, and the iteration takes launches × eager_launch_s (the model's launches(),
+  // serve/iteration_model.hpp). Decode-only iterations replay their captured graphs.
+  // 0 s: the host keeps ahead of the GPU.
+  double eager_launch_s = 0;
+  std::uint32_t graph_prefill_tokens = 0;
   // What a request's fixed state (linear-attention layers' recurrent state, whatever its
   // length) takes of the KV pool, in KV tokens' worth of its bytes: part of its footprint, as
   // vLLM's hybrid allocator gives each running request a state block from the one pool.

@@ -129,6 +129,8 @@ class Worker {
         throw InputError("cuda_graph_batches must be ascending batch sizes of at least 1");
     if (!(cfg.batch_wait_tokens_ratio >= 0 && cfg.batch_wait_tokens_ratio <= 1e6))
       throw InputError("batch_wait_tokens_ratio must be a number of at least 0");
+    if (!(cfg.eager_launch_s >= 0 && cfg.eager_launch_s <= 1))
+      throw InputError("eager_launch_s must be a number of seconds from 0 to 1");
     if (cfg.stream_interval == 0 || cfg.recv_interval == 0)
       throw InputError("stream_interval and recv_interval must be at least 1 (1: every token, every loop)");
     if (cfg.stream_interval > 1 && cfg.lagged_first_token)
@@ -383,7 +385,8 @@ class Worker {
   };
 
   // The model's time of the batch as it stands (the first `decodes` decoders and chunks_),
-  // a decode-only one padded to the next captured CUDA graph; the clock moves on.
+  // a decode-only one padded to the next captured CUDA graph, an eager one (prompt rows
+  // beyond the captured sizes) at least its host's launch time; the clock moves on.
   void run_iteration(std::size_t decodes, std::uint32_t tokens) {
     std::span<const std::uint32_t> decode_kv(dec_kv_.data(), decodes);
     const std::vector<std::uint32_t>& graphs = cfg_.cuda_graph_batches;
@@ -395,7 +398,10 @@ class Worker {
         decode_kv = padded_kv_;
       }
     }
-    const double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    if constexpr (CountsLaunches<Model>)
+      if (cfg_.eager_launch_s > 0 && !chunks_.empty() && tokens > cfg_.graph_prefill_tokens)
+        dt = std::max(dt, model_->launches() * cfg_.eager_launch_s);
     formed_s_ = clock_;  // scheduling ahead, the next batch is formed as this one launches
     clock_ += dt;
     stats_.busy_s += dt;

@@ -25,6 +25,7 @@
 //   srt-slurm's sa-bench, each deployment's layout from the sweep config (DisaggHarness).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,9 @@ struct Recipe {
   // else to cuda_graph_batches (empty: a graph for every size, nothing padded).
   bool framework_graphs = false;
   std::vector<std::uint32_t> cuda_graph_batches;
+  // Prompt iterations up to this many tokens replay captured piecewise graphs (TensorRT-LLM's
+  // torch_compile_config capture_num_tokens); unset: the framework's.
+  std::optional<std::uint32_t> graph_prefill_tokens;
   // Kernel kinds the deployment ran with a kernel no shipped table measures: their leaves
   // take the roofline (Timing::with_roofline_kinds), not another kernel's measurements.
   std::vector<std::string> roofline_kinds;
@@ -68,6 +72,7 @@ struct Recipe {
     if (!s.lagged_first_token) s.stream_interval = stream_interval;
     s.recv_interval = recv_interval;
     if (reserve_fraction >= 0) s.reserve_fraction = reserve_fraction;
+    if (graph_prefill_tokens) s.graph_prefill_tokens = *graph_prefill_tokens;
   }
 };
 
@@ -84,6 +89,7 @@ struct Provenance {
   std::string_view model_path, backend, system, precision;
   std::uint32_t isl = 0, osl = 0, tp = 1, clients = 1;
   bool aggregated = true;
+  std::uint32_t gpus = 1, ep = 1;  // the (decode or aggregated) worker's GPUs and experts' EP
 };
 
 namespace detail {
@@ -216,7 +222,8 @@ inline Recipe recipe_for(const Provenance& p) {
     if (deepseek) {
       // max_num_tokens = max(8192, CONC + ISL + 64 rounded up to 64); graphs padded up to
       // CONC; fp8 1k/1k from 64 clients also waits for fuller batches (from 2026-01-29).
-      r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_{fp8,fp4}_b200_trt.sh";
+      r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_{fp8,fp4}_b200_trt.sh (ec7bafaae, 6eecc0e66: "
+                 "piecewise CUDA graphs)";
       r.framework_budget = r.framework_graphs = false;
       r.token_budget = std::max<std::uint32_t>(8192, (p.clients + p.isl + 64 + 63) / 64 * 64);
       r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
@@ -224,6 +231,16 @@ inline Recipe recipe_for(const Provenance& p) {
         r.batch_wait_iters = 40;
         r.batch_wait_tokens_ratio = 0.8;
       }
+      // Piecewise CUDA graphs captured up to max_num_tokens, so no prompt iteration runs
+      // eagerly: fp8 from ec7bafaae (2026-01-29) at 1k/1k and 8k/1k from 64 clients, 1k/8k
+      // from 128 to 255; fp4 from 6eecc0e66 (2026-02-03) at 1k/1k on TP 8 with EP 8.
+      const bool piecewise =
+          p.precision == "fp8"
+              ? p.measured >= "2026-01-29" &&
+                    (p.osl == 1024 ? p.clients >= 64 && (p.isl == 1024 || p.isl == 8192)
+                                   : p.isl == 1024 && p.osl == 8192 && p.clients >= 128 && p.clients < 256)
+              : p.measured >= "2026-02-03" && p.isl == 1024 && p.osl == 1024 && p.gpus == 8 && p.ep == 8;
+      if (piecewise) r.graph_prefill_tokens = r.token_budget;
     } else if (has(m, "gpt-oss")) {
       r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_b200_trt.sh";
       r.framework_budget = r.framework_graphs = false;

@@ -136,13 +136,13 @@ struct EngineOptions {
   std::string framework = "ideal";
   std::string batching, chunked_prefill, lagged_first_token, overlap_scheduling,
       cuda_graph_padding;  // empty: the framework's
-  std::optional<double> frontend_ms, reserve_fraction, batch_wait_ratio;
-  std::optional<std::uint32_t> kv_block, batch_wait_iters, stream_interval, recv_interval;
+  std::optional<double> frontend_ms, reserve_fraction, batch_wait_ratio, eager_launch_us;
+  std::optional<std::uint32_t> kv_block, batch_wait_iters, stream_interval, recv_interval, graph_prefill_tokens;
   static constexpr const char* flags[] = {"--framework",        "--batching",           "--chunked-prefill",
                                           "--frontend-ms",      "--lagged-first-token", "--overlap-scheduling",
                                           "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding",
                                           "--batch-wait-iters", "--batch-wait-ratio",   "--stream-interval",
-                                          "--recv-interval"};
+                                          "--recv-interval",    "--eager-launch-us",    "--graph-prefill-tokens"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -195,6 +195,14 @@ struct EngineOptions {
                    "a busy scheduler receives new requests once every N decode loops (a loop with prompt rows counts "
                    "N), SGLang's --scheduler-recv-interval; default: the framework's (1, every loop)")
         ->check(positive);
+    cmd.add_option("--eager-launch-us", eager_launch_us,
+                   "host time per kernel launch of an iteration that runs without a CUDA graph (prompt rows above "
+                   "--graph-prefill-tokens): the iteration takes at least the model's launches times it; default: "
+                   "the framework's (trtllm 55, vllm and sglang 0)")
+        ->check(CLI::Range(0.0, 1e6));
+    cmd.add_option("--graph-prefill-tokens", graph_prefill_tokens,
+                   "iterations with prompt rows replay a captured (piecewise) CUDA graph up to this many new tokens "
+                   "and run eagerly above it; default: the framework's (vllm 512, trtllm and sglang 0)");
   }
 
   serve::Framework which() const { return *serve::parse_framework(framework); }
@@ -218,6 +226,8 @@ struct EngineOptions {
     if (batch_wait_ratio) d.server.batch_wait_tokens_ratio = *batch_wait_ratio;
     if (stream_interval) d.server.stream_interval = *stream_interval;
     if (recv_interval) d.server.recv_interval = *recv_interval;
+    if (eager_launch_us) d.server.eager_launch_s = *eager_launch_us * 1e-6;
+    if (graph_prefill_tokens) d.server.graph_prefill_tokens = *graph_prefill_tokens;
     return d;
   }
   serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }

@@ -347,8 +347,10 @@ struct Options {
 
 // What a row's provenance says, as the recipes read it (benchmark_recipe.hpp).
 inline Provenance provenance_of(const Deployment& d) {
-  return {d.source_file, d.measured, d.model_path, d.backend, d.system, d.precision,
-          d.isl,         d.osl,      d.worker.tp,  d.clients, !d.disaggregated};
+  return {d.source_file, d.measured,  d.model_path, d.backend,
+          d.system,      d.precision, d.isl,        d.osl,
+          d.worker.tp,   d.clients,   !d.disaggregated, d.worker.tp * d.worker.dp,
+          d.worker.moe_ep};
 }
 
 struct Simulated {
@@ -553,13 +555,13 @@ class Simulator {
       return fmt::format("{}/{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch, w.moe_kernel);
     };
     const Recipe r = recipe_of(d);
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                        d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
                        layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
                        dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
                        dtype(d.quantization.kv_dtype), d.int4_weight_only, r.harness, r.rounds, r.min_length_ratio,
                        r.token_budget, r.framework_budget, r.batch_wait_iters, r.batch_wait_tokens_ratio,
-                       r.stream_interval, r.recv_interval, r.reserve_fraction,
+                       r.stream_interval, r.recv_interval, r.reserve_fraction, r.graph_prefill_tokens.value_or(0),
                        r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")),
                        fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","), d.decode_stream_interval);
   }

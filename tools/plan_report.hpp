@@ -97,11 +97,18 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
       s.recv_interval > 1 ? fmt::format(", new requests received every {} decode loops", s.recv_interval) : std::string();
   const std::string stream =
       s.stream_interval > 1 ? fmt::format(", streamed every {} tokens", s.stream_interval) : std::string();
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}{}{}", who,
+  const std::string eager =
+      s.eager_launch_s == 0 ? std::string()
+      : s.graph_prefill_tokens == 0
+          ? fmt::format(", prompt iterations eager at {:g} us per launch", s.eager_launch_s * 1e6)
+          : fmt::format(", prompt iterations above {} tokens eager at {:g} us per launch", s.graph_prefill_tokens,
+                        s.eager_launch_s * 1e6);
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}{}{}{}", who,
                      serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
                      s.reserve_fraction * 100, s.frontend_s * 1e3,
                      s.overlap_scheduling ? ", batches formed one iteration ahead" : "",
-                     s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting, recv, stream);
+                     s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting, recv, stream,
+                     eager);
 }
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
@@ -119,7 +126,9 @@ inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
           {"batch_wait_iters", s.batch_wait_iters},
           {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio},
           {"recv_interval", s.recv_interval},
-          {"stream_interval", s.stream_interval}};
+          {"stream_interval", s.stream_interval},
+          {"eager_launch_us", s.eager_launch_s * 1e6},
+          {"graph_prefill_tokens", s.graph_prefill_tokens}};
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {

@@ -507,6 +507,19 @@ TEST_CASE("a decode stretch run in one step is the iterations stepped one by one
   CHECK(padded > 20);
 }
 
+TEST_CASE("an arch model counts the kernels one GPU launches in a prompt iteration: leaves that run, times layers") {
+  serve::ArchModel model(Arch{}, timing());
+  const std::uint32_t kv[] = {300, 900};
+  const ops::PrefillChunk chunk[] = {{0, 512}};
+  const double before = model.iteration_s(ops::AttentionBatch{chunk, kv});
+  // Llama-3-8B on one GPU: per layer 7 attention leaves (norm, qkv, rope, KV append,
+  // prefill, decode, o_proj) and 4 MLP leaves; the embedding, the final norm and the LM
+  // head; its all-reduces and all-gather take no time on one GPU and launch nothing.
+  CHECK(model.launches() == 32 * (7 + 4) + 3);
+  CHECK(model.iteration_s(ops::AttentionBatch{chunk, kv}) == before);  // the probe left the iteration as it was
+  static_assert(serve::CountsLaunches<serve::ArchModel<Arch>>);
+}
+
 TEST_CASE("a simulated unit with decode stretches is the unit stepped one iteration at a time") {
   // The figures of simulate_aggregated / simulate_disaggregated are stepping's (the test above
   // drives the worker); here the same closed-loop load through the arch model and the plain

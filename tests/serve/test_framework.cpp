@@ -277,6 +277,31 @@ TEST_CASE("a decode-only batch runs at the next captured CUDA-graph size; a mixe
                        "cuda_graph_batches must be ascending batch sizes of at least 1", InputError);
 }
 
+TEST_CASE("an eager prompt iteration takes at least its launches' host time; graphs and decode-only ones do not") {
+  struct Launching : LineModel {
+    double launches() const { return 2000; }  // 2,000 launches at 10 µs: 20 ms of host time
+  } model;
+  static_assert(serve::CountsLaunches<Launching> && !serve::CountsLaunches<LineModel>);
+  serve::WorkerSetup s{{4096, 16, 1, 0.1}, 1 << 20};
+  s.server.eager_launch_s = 10e-6;
+  const serve::Load load = closed_loop(5, 100, 3, 1);  // 5 prompts (500 rows) in one iteration, then 2 decode steps
+  const double gpu_prefill = LineModel::base + 500 * LineModel::per_row;  // 11 ms: the host's 20 ms binds
+  const double decode = LineModel::base + 5 * LineModel::per_decode;      // never floored
+  serve::UnitResult r = serve::simulate_aggregated(model, s, load);
+  CHECK(r.ttft_s.p50 == doctest::Approx(2000 * 10e-6).epsilon(1e-12));
+  CHECK(r.tpot_s.p50 == doctest::Approx(decode).epsilon(1e-12));
+  s.server.graph_prefill_tokens = 500;  // the prompt iteration replays a captured graph: its GPU time
+  r = serve::simulate_aggregated(model, s, load);
+  CHECK(r.ttft_s.p50 == doctest::Approx(gpu_prefill).epsilon(1e-12));
+  s.server.graph_prefill_tokens = 499;
+  CHECK(serve::simulate_aggregated(model, s, load).ttft_s.p50 == doctest::Approx(20e-3).epsilon(1e-12));
+  s.server.eager_launch_s = 1e-6;  // 2 ms of host: the GPU's 11 ms binds
+  CHECK(serve::simulate_aggregated(model, s, load).ttft_s.p50 == doctest::Approx(gpu_prefill).epsilon(1e-12));
+  s.server.eager_launch_s = -1e-6;
+  CHECK_THROWS_WITH_AS(serve::simulate_aggregated(model, s, load),
+                       "eager_launch_s must be a number of seconds from 0 to 1", InputError);
+}
+
 TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, and names") {
   const GpuCatalog gpus = GpuCatalog::load_default();
   const GpuSpec &h100 = gpus.find("h100"), &a100 = gpus.find("a100"), &b200 = gpus.find("b200");
@@ -316,7 +341,7 @@ TEST_CASE("framework defaults: each framework's knobs, the GPU-dependent ones, a
     const serve::FrameworkDefaults d = serve::framework_defaults(f, h100);
     for (const std::string_view src : {d.max_batch_tokens_source, d.batching_source, d.chunked_prefill_source,
                                        d.kv_block_source, d.reserve_source, d.first_token_source,
-                                       d.cuda_graph_source, d.overlap_source})
+                                       d.cuda_graph_source, d.overlap_source, d.eager_source})
       CHECK_FALSE(src.empty());
     CHECK(serve::parse_framework(serve::name(f)) == f);
   }

@@ -745,6 +745,21 @@ with tempfile.TemporaryDirectory() as d:
     # same 64 clients.
     check(ds.get("dp", {}).get("tp") == 1 and ds["dp"].get("attention_dp") == 8 and ds["dp"].get("moe_ep") == 8 and
           ds["dp"].get("concurrency") == 64, f"validate: InferenceX's DP X*X is DP X, EP X: {ds.get('dp')}")
+    # TensorRT-LLM runs a prompt iteration eagerly, its host launching kernel by kernel (55 µs
+    # each by default), unless the script captured piecewise graphs: InferenceX's
+    # dsr1_fp8_b200_trt.sh does at 1k/1k from 64 clients from ec7bafaae (2026-01-29). A row
+    # measured after it is the same with the host time off; one measured before it is not.
+    pw_src = "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=64; measured={}; wip=False"
+    (d / "piecewise.csv").write_text("\n".join([ix_header] + [
+        f"{i},trtllm,,deepseek-ai/DeepSeek-V3,b200_sxm,fp8,agg,1024,1024,fp8_block,fp8_block,64,8,1,1,1,8,"
+        f"{pw_src.format(m)},300,20" for i, m in (("piecewise", "2026-02-05T00:00:00.000Z"),
+                                                   ("eager", "2026-01-05T00:00:00.000Z"))]) + "\n")
+    pw, pw_off = ({w["id"]: w["ttft_ms"]["modelled"] for w in json.loads(
+        run("validate", "--deployments", str(d / "piecewise.csv"), "--json", *flags).stdout or "{}").get("worst", [])}
+        for flags in ((), ("--eager-launch-us", "0")))
+    check(len(pw) == 2 and pw == {**pw_off, "eager": pw.get("eager")} and pw.get("eager", 0) > pw_off.get("eager", 0),
+          f"validate: TensorRT-LLM's eager prompt iterations take their host time unless the script captured "
+          f"piecewise graphs: {pw} / without host time {pw_off}")
     # Its vLLM rows of { tp: 4, ep: 4 } (one engine, experts EP over the TP ranks) come as tp 4,
     # attention DP 4, EP 16: one TP 4 / EP 4 engine of the same 4 clients.
     (d / "minimax_ep.csv").write_text("\n".join([ix_header, "mmx,vllm,,MiniMaxAI/MiniMax-M2.5,b200_sxm,fp8,agg,1024,1024,"
