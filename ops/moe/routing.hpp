@@ -7,6 +7,11 @@
 //            picks an expert at most once), then integer rows by largest remainder
 //   ranks    num_experts / ep experts per rank, placed by popularity (strided: the i-th
 //            most popular expert sits on rank i % ep; contiguous: on rank i / (E/ep))
+//   active   the experts a rank expects to run: each token picks its experts on its own,
+//            so an expert given r of T tokens' rows on average has a row with probability
+//            1 - (1 - r/T)^T. A decode batch of T·top_k < num_experts rows then touches
+//            fewer experts than rows (16 tokens, top 4 of 128: 51, not 64), the weights a
+//            memory-bound expert GEMM reads
 //
 // Fixed-capacity arrays (max_ep ranks, max_experts experts) keep the per-iteration
 // path free of allocation; the worklet's resolve_config rejects configs beyond them.
@@ -37,7 +42,8 @@ struct Routing {
   Placement placement = Placement::strided;
 };
 
-// One EP rank's share: rows (token copies routed here) and experts with ≥ 1 row.
+// One EP rank's share: rows (token copies routed here) and the experts expected to get at
+// least one of them (the tokens choosing independently).
 struct RankLoad {
   std::uint32_t rows = 0;
   std::uint32_t active_experts = 0;
@@ -62,6 +68,37 @@ struct EpLoad {
 };
 
 namespace detail {
+// The expected active experts of a rank whose experts expect `rows` rows each (a share of
+// `tokens` tokens), summed in `sum` and rounded once per rank: at least one where the
+// rank has rows, at most its rows and its experts.
+inline double hit(double rows, std::uint64_t tokens) noexcept {
+  // From 40 rows on, (1 - r/T)^T <= e^-r lies below half an ulp of 1: exactly 1, no pow
+  // (a prefill's experts, and most decode batches' under wide EP).
+  if (rows >= 40) return 1.0;
+  return rows <= 0 ? 0.0 : 1.0 - std::pow(1.0 - rows / double(tokens), double(tokens));
+}
+inline std::uint32_t active(double sum, std::uint32_t rows, std::uint32_t experts) noexcept {
+  const auto a = static_cast<std::uint32_t>(std::llround(sum));
+  return std::min(std::max(a, rows > 0 ? 1u : 0u), std::min(rows, experts));
+}
+// Each of n experts' expected rows, most popular first: the first c (the heaviest) sit at
+// the cap, the rest share λ·w. Suffix sums are added from the tail: subtracting from the
+// total would cancel catastrophically. Only the first n entries are used (each written
+// before it is read): not zeroed, as 24 KB of memset per skewed iteration would cost more
+// than the water-fill itself.
+inline void water_fill(std::uint64_t total, std::uint64_t cap, const Routing& r, std::uint32_t n,
+                       std::array<double, max_experts>& quota) {
+  std::array<double, max_experts> w, rest;
+  for (std::uint32_t i = 0; i < n; ++i) w[i] = std::pow(double(i) + 1.0, -r.exponent);
+  for (std::uint32_t i = n; i-- > 0;) rest[i] = w[i] + (i + 1 < n ? rest[i + 1] : 0.0);
+  std::uint32_t c = 0;
+  double lambda = 0;
+  for (; c < n; ++c) {
+    lambda = (double(total) - double(c) * double(cap)) / rest[c];
+    if (lambda * w[c] <= double(cap)) break;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) quota[i] = i < c ? double(cap) : std::min(double(cap), lambda * w[i]);
+}
 inline void check_routing(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, const Routing& r) {
   if (num_experts == 0 || num_experts > max_experts)
     throw InputError("moe routing: num_experts " + std::to_string(num_experts) + " must be in 1.." +
@@ -86,20 +123,8 @@ inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing
     for (std::uint32_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(total / n + (i < total % n ? 1 : 0));
     return;
   }
-  // Water-fill: the first c experts (the heaviest) sit at the cap, the rest share λ·w.
-  // Suffix sums are added from the tail: subtracting from the total would cancel catastrophically.
-  // Only the first n entries are used (each written before it is read): not zeroed, as
-  // 24 KB of memset per skewed iteration would cost more than the water-fill itself.
-  std::array<double, max_experts> w, quota, rest;
-  for (std::uint32_t i = 0; i < n; ++i) w[i] = std::pow(double(i) + 1.0, -r.exponent);
-  for (std::uint32_t i = n; i-- > 0;) rest[i] = w[i] + (i + 1 < n ? rest[i + 1] : 0.0);
-  std::uint32_t c = 0;
-  double lambda = 0;
-  for (; c < n; ++c) {
-    lambda = (double(total) - double(c) * double(cap)) / rest[c];
-    if (lambda * w[c] <= double(cap)) break;
-  }
-  for (std::uint32_t i = 0; i < n; ++i) quota[i] = i < c ? double(cap) : std::min(double(cap), lambda * w[i]);
+  std::array<double, max_experts> quota;
+  detail::water_fill(total, cap, r, n, quota);
   // Largest remainder: floors first, then +1 by descending fraction (ties: more popular first).
   std::uint64_t given = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -172,6 +197,7 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
     detail::check_routing(tokens, num_experts, top_k, r);
     const std::uint64_t total = tokens * top_k;
     const auto q = static_cast<std::uint32_t>(total / num_experts), rem = static_cast<std::uint32_t>(total % num_experts);
+    const double each = detail::hit(double(total) / double(num_experts), tokens);  // every expert's chance
     for (std::uint32_t rank = 0; rank < ep; ++rank) {
       std::uint32_t extra = 0;  // this rank's experts below rem
       if (strided) {
@@ -180,20 +206,23 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
         const std::uint32_t first = rank * per_rank;
         extra = rem > first ? std::min(per_rank, rem - first) : 0;
       }
-      load.rank[rank] = {per_rank * q + extra, q > 0 ? per_rank : extra};
+      const std::uint32_t rows = per_rank * q + extra;
+      load.rank[rank] = {rows, detail::active(per_rank * each, rows, per_rank)};
     }
     return;
   }
   std::array<std::uint32_t, max_experts> rows;  // expert_rows writes the first num_experts
   expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
   std::fill_n(load.rank.begin(), ep, RankLoad{});
+  std::array<double, max_experts> quota;  // each expert's expected rows, the integers' source
+  detail::water_fill(tokens * top_k, tokens, r, num_experts, quota);
+  std::array<double, max_ep> hits{};
   // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
   // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
   std::uint32_t rank = 0, in_rank = 0;
   for (std::uint32_t i = 0; i < num_experts; ++i) {
-    RankLoad& dst = load.rank[rank];
-    dst.rows += rows[i];
-    dst.active_experts += rows[i] > 0 ? 1 : 0;
+    load.rank[rank].rows += rows[i];
+    hits[rank] += detail::hit(quota[i], tokens);
     if (strided) {
       rank = rank + 1 == ep ? 0 : rank + 1;
     } else if (++in_rank == per_rank) {
@@ -201,6 +230,8 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
       ++rank;
     }
   }
+  for (std::uint32_t k = 0; k < ep; ++k)
+    load.rank[k].active_experts = detail::active(hits[k], load.rank[k].rows, per_rank);
 }
 
 inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "costdsl/archs/qwen3_moe.hpp"
@@ -69,16 +70,51 @@ TEST_CASE("routing: uniform gating per rank in closed form equals the per-expert
             std::vector<std::uint32_t> rows(experts);
             moe::expert_rows(tokens, top_k, r, rows);
             std::vector<moe::RankLoad> walk(ep);
+            std::vector<double> hits(ep);
             for (std::uint32_t i = 0; i < experts; ++i) {
               const std::uint32_t rank = placement == moe::Placement::strided ? i % ep : i / (experts / ep);
               walk[rank].rows += rows[i];
-              walk[rank].active_experts += rows[i] > 0 ? 1 : 0;
+              hits[rank] += moe::detail::hit(double(tokens * top_k) / experts, tokens);  // each expert's share
             }
+            for (std::uint32_t k = 0; k < ep; ++k)
+              walk[k].active_experts = moe::detail::active(hits[k], walk[k].rows, experts / ep);
             const moe::EpLoad load = moe::route(tokens, experts, top_k, ep, r);
             REQUIRE(load.ranks == ep);
             for (std::uint32_t k = 0; k < ep; ++k) CHECK(load.rank[k] == walk[k]);
           }
       }
+}
+
+TEST_CASE("routing: the active experts are those tokens choosing on their own expect to reach") {
+  // 16 tokens, each picking 4 distinct experts of 128 at random: 64 rows on about
+  // 128 · (1 - (1 - 4/128)^16) = 51 experts, not on 64 (a perfect deal).
+  const moe::EpLoad d = moe::route(16, 128, 4, 1, {});
+  CHECK(d.rank[0].rows == 64);
+  CHECK(d.rank[0].active_experts == 51);
+  std::mt19937 gen(7);
+  double distinct = 0;
+  const int trials = 4000;
+  for (int t = 0; t < trials; ++t) {
+    std::array<bool, 128> hit{};
+    for (int token = 0; token < 16; ++token) {
+      std::array<int, 128> ids;
+      std::iota(ids.begin(), ids.end(), 0);
+      for (int j = 0; j < 4; ++j) {  // a partial shuffle: 4 distinct experts
+        std::uniform_int_distribution<int> pick(j, 127);
+        std::swap(ids[j], ids[pick(gen)]);
+        hit[ids[j]] = true;
+      }
+    }
+    distinct += std::count(hit.begin(), hit.end(), true);
+  }
+  CHECK(distinct / trials == doctest::Approx(50.98).epsilon(0.01));
+  // Split over EP 8, each rank expects its share; a batch that fills every expert many
+  // times over runs all of them; one token its top_k.
+  for (const auto& r : moe::route(16, 128, 4, 8, {}).used()) CHECK((r.rows == 8 && r.active_experts == 6));
+  for (const auto& r : moe::route(4096, 128, 4, 8, {}).used()) CHECK(r.active_experts == 16);
+  CHECK(moe::route(1, 128, 4, 1, {}).rank[0].active_experts == 4);
+  // Skewed gating concentrates the rows: fewer experts than the uniform batch reaches.
+  CHECK(moe::route(16, 128, 4, 1, {1.0}).rank[0].active_experts < 51);
 }
 
 TEST_CASE("dispatch and combine mirror each other and follow the busiest ranks") {
