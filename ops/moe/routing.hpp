@@ -112,20 +112,13 @@ inline void check_routing(std::uint64_t tokens, std::uint32_t num_experts, std::
     throw InputError("moe routing: tokens " + std::to_string(tokens) + " * top_k " + std::to_string(top_k) +
                      " overflows 32 bits");
 }
-}  // namespace detail
-
-// Rows per expert, most popular first, into out (out.size() = num_experts). Σ out = tokens·top_k.
-inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing& r, std::span<std::uint32_t> out) {
+// Skewed gating: each expert's expected rows into quota (water_fill), and the integer rows
+// into out (out.size() experts) by largest remainder: floors first, then +1 by descending
+// fraction (ties: more popular first).
+inline void skewed_rows(std::uint64_t total, std::uint64_t cap, const Routing& r, std::span<std::uint32_t> out,
+                        std::array<double, max_experts>& quota) {
   const auto n = static_cast<std::uint32_t>(out.size());
-  detail::check_routing(tokens, n, top_k, r);
-  const std::uint64_t total = tokens * top_k, cap = tokens;
-  if (r.exponent == 0.0) {  // uniform: exact integers, the remainder to the first experts
-    for (std::uint32_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(total / n + (i < total % n ? 1 : 0));
-    return;
-  }
-  std::array<double, max_experts> quota;
-  detail::water_fill(total, cap, r, n, quota);
-  // Largest remainder: floors first, then +1 by descending fraction (ties: more popular first).
+  water_fill(total, cap, r, n, quota);
   std::uint64_t given = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     out[i] = static_cast<std::uint32_t>(std::floor(quota[i]));
@@ -141,6 +134,20 @@ inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing
     if (out[order[j]] < cap) ++out[order[j]], ++given;
   for (std::uint32_t j = n - 1; given > total; j = (j == 0 ? n - 1 : j - 1))  // or overshoot: trim the smallest
     if (out[order[j]] > 0) --out[order[j]], --given;
+}
+}  // namespace detail
+
+// Rows per expert, most popular first, into out (out.size() = num_experts). Σ out = tokens·top_k.
+inline void expert_rows(std::uint64_t tokens, std::uint32_t top_k, const Routing& r, std::span<std::uint32_t> out) {
+  const auto n = static_cast<std::uint32_t>(out.size());
+  detail::check_routing(tokens, n, top_k, r);
+  const std::uint64_t total = tokens * top_k, cap = tokens;
+  if (r.exponent == 0.0) {  // uniform: exact integers, the remainder to the first experts
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = static_cast<std::uint32_t>(total / n + (i < total % n ? 1 : 0));
+    return;
+  }
+  std::array<double, max_experts> quota;
+  detail::skewed_rows(total, cap, r, out, quota);
 }
 
 // A routed load as the expert slots take it: a pointer, so that the 2 KB rank table is
@@ -211,11 +218,13 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
     }
     return;
   }
-  std::array<std::uint32_t, max_experts> rows;  // expert_rows writes the first num_experts
-  expert_rows(tokens, top_k, r, std::span<std::uint32_t>(rows.data(), num_experts));
+  detail::check_routing(tokens, num_experts, top_k, r);
+  // Each expert's expected rows (its chance of a row) and its integer rows, one water-fill
+  // for both; only the first num_experts entries are written and read.
+  std::array<std::uint32_t, max_experts> rows;
+  std::array<double, max_experts> quota;
+  detail::skewed_rows(tokens * top_k, tokens, r, std::span<std::uint32_t>(rows.data(), num_experts), quota);
   std::fill_n(load.rank.begin(), ep, RankLoad{});
-  std::array<double, max_experts> quota;  // each expert's expected rows, the integers' source
-  detail::water_fill(tokens * top_k, tokens, r, num_experts, quota);
   std::array<double, max_ep> hits{};
   // Expert i lives on rank i % ep (strided) or i / (num_experts / ep) (contiguous): walked
   // with wrapping counters, not a divide per expert (that was most of an MoE layer's routing).
