@@ -68,6 +68,10 @@ inline void add_sizes(std::vector<std::uint32_t>& v, std::uint32_t from, std::ui
 // fitted to the silicon sample's TensorRT-LLM rows on H100 and checked on B200's
 // (docs/accuracy.md, "Eager prefills").
 inline constexpr double trtllm_eager_launch_s = 55e-6;
+// vLLM's: the same PyTorch host path launching a compiled model without its graph, and the
+// same figure, not refitted: TensorRT-LLM's value checked on vLLM's rows (docs/accuracy.md,
+// "Eager prefills").
+inline constexpr double vllm_eager_launch_s = trtllm_eager_launch_s;
 
 // The defaults of framework f on `gpu` (some depend on its memory). Sources: vLLM at
 // commit 6241521 (2026-04-01, the 0.19 line; the sample ran 0.12-0.19), SGLang at commit
@@ -124,10 +128,10 @@ inline FrameworkDefaults framework_defaults(Framework f, const GpuSpec& gpu) {
       d.cuda_graph_source = "vllm/config/vllm.py:1433-1482, vllm/config/compilation.py:642-656; "
                             "vllm/v1/cudagraph_dispatcher.py:131-150 (padding)";
       // Mixed and prompt batches replay piecewise graphs up to the largest captured size
-      // (min(2 × max_num_seqs, 512)) and run compiled but eager above it. Their host time
-      // is left at 0: the sample's vLLM rows show no first-token floor that holds while TP
-      // shrinks the GPU's work (docs/accuracy.md, "Eager prefills").
+      // (min(2 × max_num_seqs, 512)) and run compiled but without a graph above it, the host
+      // launching each kernel.
       s.graph_prefill_tokens = 512;
+      s.eager_launch_s = vllm_eager_launch_s;
       d.eager_source = "vllm/config/vllm.py:1433-1482 (max_cudagraph_capture_size; cudagraph_mode FULL_AND_PIECEWISE)";
       break;
     case Framework::sglang: {

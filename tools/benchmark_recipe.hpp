@@ -176,6 +176,10 @@ inline Recipe recipe_for(const Provenance& p) {
       r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_docker.sh, 70b_fp8_h100_docker.sh";
       r.framework_budget = false;
       r.token_budget = 8192;  // max-num-batched-tokens: 8192
+      // B200's compilation-config: cudagraph_mode FULL_DECODE_ONLY, splitting_ops []: only
+      // decode-only batches replay a graph, every iteration with prompt rows runs eagerly.
+      // H100's keeps vLLM's default (piecewise graphs of mixed batches).
+      if (p.system == "b200_sxm") r.graph_prefill_tokens = 0;
     }
     return r;
   }
@@ -249,17 +253,23 @@ inline Recipe recipe_for(const Provenance& p) {
     }
   } else if (p.backend == "vllm" && blackwell && detail::budget_twice_isl(p)) {
     // Their --stream-interval 20 holds no first token back (vLLM sends a request's first
-    // output at once: vllm/v1/engine/output_processor.py, PR #27869); --block-size 32 and
-    // graphs captured to 2,048 change nothing these rows reach (KV room to the block,
-    // batches above 512).
+    // output at once: vllm/v1/engine/output_processor.py, PR #27869); --block-size 32
+    // changes nothing these rows reach (KV room to the block). Graphs captured to 2,048
+    // tokens: mixed batches to 2,048 tokens replay one (decode batches above 512 run here at
+    // their own size, not padded to the next multiple of 16: under 3% more rows).
     r.source = "InferenceX bddbf4031: benchmarks/single_node/minimaxm2.5_{fp8,fp4}_{b200,b300}.sh; "
                "6c3acebfa: kimik2.5_fp4_b200.sh";
     r.framework_budget = false;
     r.token_budget = 2 * p.isl;  // --max-num-batched-tokens "$((ISL * 2))"
-  } else if (p.backend == "vllm" && has(m, "gpt-oss") && blackwell) {
-    r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_b200.sh";
+    r.graph_prefill_tokens = 2048;  // --max-cudagraph-capture-size 2048: mixed batches to 2,048 tokens replay
+  } else if (p.backend == "vllm" && has(m, "gpt-oss") && (blackwell || p.system == "h100_sxm")) {
+    // The same two settings on both GPUs from the first scripts (cuda-graph-sizes 2048 until
+    // vLLM renamed it max-cudagraph-capture-size).
+    r.source = "InferenceX 626932a110a2: benchmarks/single_node/gptoss_fp4_{b200,h100}.sh; 9596d23d74e9: "
+               "benchmarks/gptoss_fp4_{b200,h100}_docker.sh";
     r.framework_budget = false;
-    r.token_budget = 8192;  // max-num-batched-tokens: 8192
+    r.token_budget = 8192;          // max-num-batched-tokens: 8192
+    r.graph_prefill_tokens = 2048;  // max-cudagraph-capture-size: 2048
   }
   return r;
 }

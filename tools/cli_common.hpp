@@ -198,7 +198,7 @@ struct EngineOptions {
     cmd.add_option("--eager-launch-us", eager_launch_us,
                    "host time per kernel launch of an iteration that runs without a CUDA graph (prompt rows above "
                    "--graph-prefill-tokens): the iteration takes at least the model's launches times it; default: "
-                   "the framework's (trtllm 55, vllm and sglang 0)")
+                   "the framework's (trtllm and vllm 55, sglang 0)")
         ->check(CLI::Range(0.0, 1e6));
     cmd.add_option("--graph-prefill-tokens", graph_prefill_tokens,
                    "iterations with prompt rows replay a captured (piecewise) CUDA graph up to this many new tokens "

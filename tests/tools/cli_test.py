@@ -725,6 +725,27 @@ with tempfile.TemporaryDirectory() as d:
                                              "--json").stdout or "{}").get("worst", [])}
     check(mm.get("upgraded", {}).get("token_budget") == 2048 and mm.get("before", {}).get("token_budget") == 8192,
           f"validate: MiniMax-M2.5 on vLLM takes ISL x 2 tokens an iteration from its script's upgrade: {mm}")
+    # vLLM runs an iteration with prompt rows above its captured sizes without a graph, its host
+    # launching each kernel (55 µs by default). The upgraded script captures to 2,048 tokens, so
+    # its 2,048-token iterations replay graphs: the same TTFT with the host time off; before it,
+    # vLLM's 512 leaves the 4 clients' 4,096-token iterations eager.
+    mm_off = {w["id"]: w["ttft_ms"]["modelled"] for w in json.loads(
+        run("validate", "--deployments", str(d / "minimax.csv"), "--json", "--eager-launch-us", "0").stdout or
+        "{}").get("worst", [])}
+    check(mm_off.get("upgraded") == mm.get("upgraded", {}).get("ttft_ms", {}).get("modelled") and
+          mm.get("before", {}).get("ttft_ms", {}).get("modelled", 0) > mm_off.get("before", 1e9),
+          f"validate: vLLM's prompt iterations above its captured sizes take their host time: {mm} / off {mm_off}")
+    # InferenceX's Llama-3.1-70B script on B200 captured decode-only graphs (FULL_DECODE_ONLY):
+    # one client's 256-token prompt runs eagerly there, and replays a piecewise graph on H100.
+    l_src = "source_file=2026-04-06.csv; model=Llama-3.1-70B; silicon_concurrency=1; measured=2025-10-29; wip=False"
+    (d / "llama_vllm.csv").write_text("\n".join([ix_header] + [
+        f"{g},vllm,,meta-llama/Llama-3.1-70B,{g}_sxm,fp8,agg,256,64,fp8,,1,8,1,1,1,1,{l_src},30,7"
+        for g in ("b200", "h100")]) + "\n")
+    lv, lv_off = ({w["id"]: w["ttft_ms"]["modelled"] for w in json.loads(
+        run("validate", "--deployments", str(d / "llama_vllm.csv"), "--json", *flags).stdout or "{}").get("worst", [])}
+        for flags in ((), ("--eager-launch-us", "0")))
+    check(len(lv) == 2 and lv["h100"] == lv_off["h100"] and lv["b200"] > lv_off["b200"],
+          f"validate: vLLM with decode-only graphs runs every prompt iteration eagerly: {lv} / off {lv_off}")
     # InferenceX's exports write a single-node TP 8 / EP 8 run as tp_size 64, moe_tp_size 8,
     # moe_ep_size 8: it runs as 8 GPUs, experts EP 8; the same columns from another source
     # are read as written (64 GPUs, the experts split both ways).
