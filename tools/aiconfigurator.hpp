@@ -953,7 +953,8 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
     detail::with_kind(kind, [&](auto k) { schema = profile_schema<typename decltype(k)::type>(); });
     std::string out = fmt::format(
         "# {} on {}: NVIDIA aiconfigurator measurements (Apache-2.0) imported by `costdsl import aiconfigurator`;\n"
-        "# framework, version and source (the kernel the framework ran) name each row's origin.\n",
+        "# framework, version and source (the kernel the framework ran) name each row's origin; \"=\" repeats the "
+        "cell above.\n",
         kind, gpu);
     std::vector<std::string> cols;
     for (const auto& c : schema.config) cols.push_back(c.name);
@@ -977,6 +978,7 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
       const auto ka = num_key(ca), kb = num_key(cb);
       return std::tie(ka, ba, pa) < std::tie(kb, bb, pb);
     });
+    std::array<std::string, 3> provenance_above;  // the last written row's framework, version, source
     for (const auto* e : order) {
       const auto& [config, backend, point] = e->first;
       const Point& p = e->second;
@@ -1001,14 +1003,18 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
       rep.merged += n - 1;
       std::vector<std::string> cells = config;
       for (double v : point) cells.push_back(detail::number_text(v));
-      // Provenance is free text in the table: a comma in it would split the cell.
-      auto clean = [](std::string s) {
-        std::replace(s.begin(), s.end(), ',', ';');
-        return s;
-      };
-      out += fmt::format("{},{},{:.7g},{},{},{}\n", fmt::join(cells, ","), backend, median,
-                         clean(p.rows[0]->provenance.framework), clean(p.rows[0]->provenance.version),
-                         clean(p.rows[0]->provenance.source));
+      // Provenance is free text in the table: a comma in it would split the cell, and a lone
+      // "=" repeats the cell above (the loader's ditto), which a run of equal cells is written as.
+      const std::array<std::string, 3> provenance{p.rows[0]->provenance.framework, p.rows[0]->provenance.version,
+                                                  p.rows[0]->provenance.source};
+      std::array<std::string, 3> written;
+      for (std::size_t i = 0; i < provenance.size(); ++i) {
+        std::string text = provenance[i] == "=" ? std::string("(=)") : provenance[i];
+        std::replace(text.begin(), text.end(), ',', ';');
+        written[i] = rep.rows > 0 && text == provenance_above[i] ? std::string("=") : text;
+        provenance_above[i] = std::move(text);
+      }
+      out += fmt::format("{},{},{:.7g},{}\n", fmt::join(cells, ","), backend, median, fmt::join(written, ","));
       ++rep.rows;
       groups.insert({config, backend});
     }

@@ -206,6 +206,13 @@ TEST_CASE("bad_input: csv unknown extra column") {
                          {"t/gemm.csv:1:29:", "unknown column 'stddev_ms' for kind 'gemm'", "expected columns"});
 }
 
+TEST_CASE("bad_input: csv ditto on the first row") {
+  // "=" repeats the provenance cell above it; the first row has none to repeat.
+  check_error<DataError>(
+      [] { load_csv("dtype,n,k,m,backend,time_ms,framework\nbf16,1,1,1,x,1,=\n"); },
+      {"t/gemm.csv:2:16:", "column 'framework': '=' repeats the cell above it, but this is the first row"});
+}
+
 TEST_CASE("bad_input: csv trailing comma (spreadsheet export)") {
   check_error<DataError>([] { load_csv("dtype,n,k,m,backend,time_ms,\n"); },
                          {"t/gemm.csv:1:29:", "header column 7 has no name"});

@@ -712,6 +712,38 @@ TEST_CASE("profile tables: kinds a deployment runs unmeasured take the roofline"
 
 // Who measured a table (the optional framework and version columns) names the group and
 // the leaf that answers from it; each distinct text once, in file order.
+TEST_CASE("profile csv: a provenance cell \"=\" repeats the cell above it") {
+  // The same rows written out in full and with dittos read alike; a ditto follows the row
+  // above, dropped or not, and a changed cell starts a new run.
+  const std::string full =
+      "n,k,dtype,m,backend,time_ms,framework,version,source\n"
+      "8,8,bf16,1,sglang,0.01,SGLang,0.5.14,torch\n"
+      "8,8,bf16,2,sglang,0,SGLang,0.5.14,torch\n"
+      "8,8,bf16,3,sglang,0.03,SGLang,0.5.14,torch\n"
+      "8,8,bf16,1,vllm,0.04,vLLM,0.24.0,torch\n"
+      "8,8,bf16,2,vllm,0.05,vLLM,0.25.dev1,torch\n";
+  const std::string ditto =
+      "n,k,dtype,m,backend,time_ms,framework,version,source\n"
+      "8,8,bf16,1,sglang,0.01,SGLang,0.5.14,torch\n"
+      "8,8,bf16,2,sglang,0,=,=,=\n"
+      "8,8,bf16,3,sglang,0.03,=,=,=\n"
+      "8,8,bf16,1,vllm,0.04,vLLM,0.24.0,=\n"
+      "8,8,bf16,2,vllm,0.05,=,0.25.dev1,=\n";
+  const ProfileTable a = load(full), b = load(ditto);
+  REQUIRE(a.groups().size() == 2);
+  REQUIRE(b.groups().size() == 2);
+  for (std::size_t g = 0; g < 2; ++g) {
+    CHECK(a.groups()[g].provenance == b.groups()[g].provenance);
+    CHECK(a.groups()[g].points.size() == b.groups()[g].points.size());
+  }
+  CHECK(b.groups()[0].provenance == "SGLang 0.5.14");
+  CHECK(b.groups()[1].provenance == "vLLM 0.24.0, vLLM 0.25.dev1");
+  // The first row has nothing above it.
+  CHECK_THROWS_WITH_AS(load("n,k,dtype,m,backend,time_ms,framework,version,source\n8,8,bf16,1,sglang,0.01,SGLang,=,x\n"),
+                       "gemm.csv:2:31: column 'version': '=' repeats the cell above it, but this is the first row",
+                       costdsl::DataError);
+}
+
 TEST_CASE("profile tables: a group's provenance and the leaf's") {
   namespace fs = std::filesystem;
   using costdsl::Kernel;

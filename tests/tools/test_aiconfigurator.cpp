@@ -277,8 +277,11 @@ TEST_CASE("aiconfigurator: import writes strict profile tables, merges duplicate
   CHECK(all.kinds[0].merged == 1);
   const std::string& table = all.tables.at("gemm");
   CHECK(has(table, "dtype,n,k,m,backend,time_ms,framework,version,source\n"));
-  // The duplicate keeps the median of 0.04 and 0.05.
-  CHECK(has(table, "bf16,1024,4096,4,sglang,0.045,SGLang,0.5.14,sglang_torch_linear\n"));
+  // The duplicate keeps the median of 0.04 and 0.05. The first row names its provenance, the
+  // rows below it of the same framework, version and kernel repeat it ("=").
+  CHECK(has(table, "bf16,1024,4096,4,sglang,0.045,=,=,=\n"));
+  CHECK(has(table, "source\nbf16,1024,4096,1,sglang,0.01,SGLang,0.5.14,sglang_torch_linear\n"));
+  CHECK(std::count(table.begin(), table.end(), '\n') == 3 + 20);  // two comment lines, the header, the rows
   const ProfileTable t = load_profile_csv_text(table, "gemm.csv", profile_schema<kernels::Gemm>());
   CHECK(t.point_count() == 20);
 
@@ -626,9 +629,10 @@ TEST_CASE("aiconfigurator: imported GDN tables are what the gdn kernels read, me
   REQUIRE(imp.tables.count("gdn_decode") == 1);
   CHECK(has(imp.tables.at("gdn_prefill"), "dtype,num_k_heads,head_k_dim,num_v_heads,head_v_dim,batch,seq_len,"
                                           "backend,time_ms,framework,version,source\n"));
+  CHECK(has(imp.tables.at("gdn_prefill"), "bf16,2,128,4,128,2,256,sglang,0.02512,=,=,=\n"));
   CHECK(has(imp.tables.at("gdn_prefill"),
-            "bf16,2,128,4,128,2,256,sglang,0.02512,SGLang,0.5.14,chunk_gated_delta_rule\n"));
-  CHECK(has(imp.tables.at("gdn_decode"), "bf16,2,128,4,128,4,sglang,0.008,SGLang,0.5.14,"));
+            "source\nbf16,2,128,4,128,1,64,sglang,0.02064,SGLang,0.5.14,chunk_gated_delta_rule\n"));
+  CHECK(has(imp.tables.at("gdn_decode"), "bf16,2,128,4,128,4,sglang,0.008,=,=,="));
 
   TempDir dir("gdn");
   fs::create_directories(dir.path / "h100_sxm");

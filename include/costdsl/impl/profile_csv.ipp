@@ -26,6 +26,10 @@ inline constexpr std::string_view energy_col = "energy_j";
 // framework and version name a group's source (ProfileGroup::provenance); tables the
 // importer writes carry all three.
 inline constexpr std::array<std::string_view, 3> provenance_cols{"framework", "version", "source"};
+// A provenance cell that repeats the one above it: the importer writes a run of rows from one
+// framework, version and kernel as its first row's text and "=" after it (half of a table's
+// bytes were the same three cells on every row).
+inline constexpr std::string_view ditto = "=";
 
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is invalid
@@ -229,6 +233,9 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
   ProfileKey last_key;
   std::size_t last_id = 0;
   std::unordered_map<d::PointId, std::size_t, d::PointIdHash> seen;
+  // Each provenance column's text on the row above, for a cell that repeats it ("=").
+  std::array<std::string, d::provenance_cols.size()> provenance_above;
+  bool row_above = false;
 
   for_each_csv_line(text, file_label, [&](std::size_t line_no, std::string_view line, std::span<const CsvCell> cells) {
       if (!have_header) {
@@ -329,10 +336,17 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
             time_col_no = cell.col;
             time_text = cell.text;
             break;
-          case Role::provenance:  // no rule on its text; framework and version name the group's source
-            if (slot.index == 0) framework = cell.text;
-            if (slot.index == 1) version = cell.text;
+          case Role::provenance: {  // no rule on its text; framework and version name the group's source
+            std::string& above = provenance_above[slot.index];
+            if (cell.text == d::ditto) {
+              if (!row_above) throw bad("repeats the cell above it, but this is the first row");
+            } else if (cell.text != above) {
+              above = std::string(cell.text);
+            }
+            if (slot.index == 0) framework = above;
+            if (slot.index == 1) version = above;
             break;
+          }
           case Role::energy: {
             if (cell.text.empty()) break;  // not measured
             const auto v = d::parse_double(cell.text);
@@ -348,6 +362,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
         }
       }
 
+      row_above = true;
       if (key_ids.empty() || !(key == last_key)) {
         last_id = key_ids.try_emplace(key, key_ids.size()).first->second;
         last_key = key;
