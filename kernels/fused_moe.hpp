@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "costdsl/dim.hpp"
@@ -27,17 +28,16 @@ struct FusedMoe {
   // moe_intermediate: this rank's share of one expert's intermediate size (all of it under
   // EP); num_experts: the experts on this rank (num_experts / ep). dtype: the activations
   // (and the tables' quantization); weight_dtype: the stored expert weights, equal to dtype
-  // but for weight-only formats (gpt-oss: mxfp4 weights, bf16 activations). The tables
-  // hold dtype-only configs (aiconfigurator measured weights at the activation dtype), so
-  // weight_dtype is no table column and another weight dtype evaluates on the roofline.
+  // but for weight-only formats (gpt-oss: mxfp4 weights, bf16 activations; aiconfigurator's
+  // w4a16_mxfp4 rows). A table without the weight_dtype column measured weights in dtype.
   // expert_load: the routing the table measured the kernel under (expert_load.hpp); the
   // roofline takes its rows and active experts from the input instead.
   struct Config {
     COSTDSL_FIELDS((Dtype, dtype), (Dim, hidden), (Dim, moe_intermediate), (Dim, num_experts),
                    (Dim, top_k), (Dtype, weight_dtype), (ExpertLoad, expert_load));
-    static constexpr std::array<std::string_view, 1> untabled{"weight_dtype"};
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 1> column_defaults{
+        {{"weight_dtype", "dtype"}}};
   };
-  static bool tables_hold(const Config& c) { return c.weight_dtype == c.dtype; }
   // rows: token-rows routed to this rank (tokens · top_k / ep on average).
   // active_experts: local experts with ≥ 1 row; 0 = min(rows, num_experts) (even routing).
   struct Input {

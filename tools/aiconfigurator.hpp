@@ -519,12 +519,17 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
         why = fmt::format("distribution {}: not one of the expert loads costdsl binds ({})", dist, expert_load_names());
         return std::nullopt;
       }
+      // w4a16_mxfp4: gpt-oss's experts as shipped, MXFP4 weights under bf16 activations (the
+      // weight-only kernels vLLM, SGLang and TensorRT-LLM run for it).
       const std::string_view d = r.text("moe_dtype");
-      const std::optional<Dtype> dt = dtype_of(d);
+      const bool mxfp4_weights = d == "w4a16_mxfp4";
+      const std::optional<Dtype> dt = mxfp4_weights ? std::optional<Dtype>(Dtype::bf16) : dtype_of(d);
       if (!dt) {
-        why = fmt::format("moe_dtype {}: no costdsl dtype (weight-only and mixed 4-bit formats are not modelled)", d);
+        why = fmt::format("moe_dtype {}: no costdsl dtype (mixed 4-bit formats with 8-bit activations are not modelled)",
+                          d);
         return std::nullopt;
       }
+      const Dtype weights = mxfp4_weights ? Dtype::mxfp4 : *dt;
       const std::uint64_t tokens = r.count("num_tokens"), hidden = r.count("hidden_size"),
                           inter = r.count("inter_size"), k = r.count("topk"), e = r.count("num_experts"),
                           tp = r.count("moe_tp_size"), ep = r.count("moe_ep_size");
@@ -537,7 +542,7 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
       // slowest rank of an evenly split batch costs.
       const double rows = double(tokens) * double(k) / double(ep);
       const std::uint64_t whole = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(rows)));
-      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, *dt, load}, {whole, 0}, {rows}, why);
+      return detail::make_call<FusedMoe>({*dt, hidden, inter / tp, e / ep, k, weights, load}, {whole, 0}, {rows}, why);
     }
     case Table::nccl: {
       // all_gather: the vocabulary-parallel lm_head's logits (worklets/lm_head_tp.hpp).
@@ -988,7 +993,19 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
       }
       const auto& [lo, hi] = range.at({config, backend});
       if (opt.hold_out_percent > 0 && point[0] != lo && point[0] != hi) {
-        const std::string id = fmt::format("{}|{}|{}|{}", kind, fmt::join(config, ","), backend,
+        // A column with a default (Column::default_from) at its default value is left out of
+        // the id, as it was before the column existed: the same rows stay held out.
+        std::vector<std::string_view> id_config;
+        for (std::size_t i = 0; i < config.size(); ++i) {
+          const std::string& from = schema.config[i].default_from;
+          if (!from.empty()) {
+            const auto f = std::find_if(schema.config.begin(), schema.config.end(),
+                                        [&](const Column& c) { return c.name == from; });
+            if (config[i] == config[static_cast<std::size_t>(f - schema.config.begin())]) continue;
+          }
+          id_config.push_back(config[i]);
+        }
+        const std::string id = fmt::format("{}|{}|{}|{}", kind, fmt::join(id_config, ","), backend,
                                            detail::number_text(point[0]));
         if (double(fnv1a(id) % 10000) < opt.hold_out_percent * 100) {
           rep.held_out += p.times.size();

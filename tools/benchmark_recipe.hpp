@@ -150,7 +150,12 @@ inline Recipe recipe_for(const Provenance& p) {
     // tables time trtllm-gen's kernel (FlashInfer's, SGLang's table), whose per-token cost
     // over every gathered token is not DeepGEMM's: the experts take the roofline on both
     // roles (the TRTLLM roles on the table measured worse: docs/accuracy.md).
-    if (p.backend == "trtllm" && p.precision == "fp8") {
+    if (p.backend == "trtllm" && has(p.model_path, "gpt-oss")) {
+      r.roofline_kinds = {"fused_moe"};
+      r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
+                 "TensorRT-LLM's TRTLLM MoE backend on Blackwell (gpt-oss's experts as W4A8 MXFP4 x MXFP8: no "
+                 "table measures it); the framework's defaults";
+    } else if (p.backend == "trtllm" && p.precision == "fp8") {
       r.roofline_kinds = {"fused_moe"};
       r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
                  "srt-slurm recipes/trtllm/*-fp8 moe_config.backend (the experts' kernel); the framework's "
@@ -250,6 +255,10 @@ inline Recipe recipe_for(const Provenance& p) {
       r.framework_budget = r.framework_graphs = false;
       r.token_budget = 20000;  // MAX_NUM_TOKENS=20000
       r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
+      // moe_config backend TRTLLM: on Blackwell trtllm-gen's MXFP4 experts quantize their
+      // activations to MXFP8 (W4A8), which no shipped table measures (the w4a16_mxfp4 rows
+      // are vLLM's and SGLang's bf16-activation kernels): the roofline's.
+      r.roofline_kinds = {"fused_moe"};
     }
   } else if (p.backend == "vllm" && blackwell && detail::budget_twice_isl(p)) {
     // Their --stream-interval 20 holds no first token back (vLLM sends a request's first

@@ -128,6 +128,10 @@ std::vector<FamilyStats> validate_rows(const std::vector<aic::Row>& rows, const 
       } else {
         family = fmt::format("{}.{}", K::kind, name(c.config.dtype));
       }
+      // Weight-only experts (gpt-oss's MXFP4 weights under bf16 activations) are their own family.
+      if constexpr (requires { c.config.weight_dtype; }) {
+        if (c.config.weight_dtype != c.config.dtype) family += fmt::format("_{}", name(c.config.weight_dtype));
+      }
       // SGLang's rows keep the plain family name (the shipped tables are SGLang's); another
       // framework's rows are a family of their own.
       const bool framework_row = Timing::is_kernel_framework(r.backend);

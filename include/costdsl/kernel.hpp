@@ -96,7 +96,11 @@ ProfileSchema profile_schema() {
   for_each_field(c, [&](std::string_view name, const auto& v) {
     using T = std::remove_cvref_t<decltype(v)>;
     if (untabled_field<typename K::Config>(name)) return;
-    s.config.push_back({std::string(name), is_numeric_field_v<T> ? ColumnType::integer : ColumnType::text});
+    s.config.emplace_back(std::string(name), is_numeric_field_v<T> ? ColumnType::integer : ColumnType::text);
+    if constexpr (requires { K::Config::column_defaults; }) {
+      for (const auto& [column, from] : K::Config::column_defaults)
+        if (column == name) s.config.back().default_from = std::string(from);
+    }
   });
   for (std::string_view a : K::axes) s.inputs.emplace_back(a);
   return s;

@@ -2,6 +2,7 @@
 // The columns of one kernel kind's profile table (format: data/profiles/README.md).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace costdsl {
@@ -9,8 +10,16 @@ namespace costdsl {
 enum class ColumnType : std::uint8_t { text, integer };
 
 struct Column {
+  Column() = default;
+  Column(std::string name_, ColumnType type_ = ColumnType::text, std::string default_from_ = {})
+      : name(std::move(name_)), type(type_), default_from(std::move(default_from_)) {}
+
   std::string name;
   ColumnType type = ColumnType::text;
+  // Non-empty: a table without this column measured every row at the value of that other
+  // config column (fused_moe's weight_dtype: tables written before it was a column timed
+  // weights in the activations' dtype).
+  std::string default_from;
 };
 
 // What a kind's table holds: its config fields (the identity of a measured kernel

@@ -157,8 +157,9 @@ TEST_CASE("GptOss: the expert GEMMs read mxfp4 weights at 4.25/16 of bf16's byte
   CHECK(a.weight_bytes_per_gpu() < b.weight_bytes_per_gpu() / 3);
 }
 
-TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls back to the roofline, flagged") {
-  // h100_sxm's fused_moe table has (bf16, 2048, 768, 2 experts, top 8) from SGLang.
+TEST_CASE("GptOss: mxfp4 weights are their own fused_moe configs; where no table holds one, the roofline, flagged") {
+  // h100_sxm's fused_moe table has (bf16, 2048, 768, 2 experts, top 8) from SGLang, at bf16
+  // weights only: the same shape with mxfp4 weights is another config.
   const Timing t = load_timing("h100_sxm");
   const Kernel<kernels::FusedMoe> measured(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::bf16, ExpertLoad::balanced});
   const Kernel<kernels::FusedMoe> mx(t, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced});
@@ -171,11 +172,26 @@ TEST_CASE("GptOss: the fused_moe tables hold no mxfp4-weight config; it falls ba
   const Timing profile_only = load_timing("h100_sxm", TimingMode::profile);
   CHECK(has(Kernel<kernels::FusedMoe>(profile_only, {Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced}).eval({64, 0}).coverage,
             Coverage::no_coverage));
-  // The table key leaves weight_dtype out (the manifest shows it) and names the routing
-  // the table measured.
+  // The table key holds the weights' dtype and the routing the table measured; a table
+  // without the weight_dtype column measured weights in the activations' dtype.
   CHECK(profile_key(kernels::FusedMoe::Config{Dtype::bf16, 2048, 768, 2, 8, Dtype::mxfp4, ExpertLoad::balanced}) ==
-        std::vector<std::string>{"bf16", "2048", "768", "2", "8", "balanced"});
-  CHECK(profile_schema<kernels::FusedMoe>().config.size() == 6);
+        std::vector<std::string>{"bf16", "2048", "768", "2", "8", "mxfp4", "balanced"});
+  const ProfileSchema schema = profile_schema<kernels::FusedMoe>();
+  REQUIRE(schema.config.size() == 7);
+  CHECK(schema.config[5].name == "weight_dtype");
+  CHECK(schema.config[5].default_from == "dtype");
+  // gpt-oss-120b's experts on H100, one GPU: vLLM's own MXFP4 kernel measured them (its
+  // w4a16_mxfp4 rows), and a prefill's experts take them, not the roofline.
+  const Kernel<kernels::FusedMoe> oss(t, {Dtype::bf16, 2880, 2880, 128, 4, Dtype::mxfp4, ExpertLoad::power_law_1_2},
+                                      {"vllm"});
+  CHECK(oss.source() == "profile");
+  const Metrics om = oss.eval({16384, 0});
+  CHECK(!has(om.coverage, Coverage::analytic));
+  CHECK(om.time_s > Kernel<kernels::FusedMoe>(load_timing("h100_sxm", TimingMode::roofline),
+                                              {Dtype::bf16, 2880, 2880, 128, 4, Dtype::mxfp4,
+                                               ExpertLoad::power_law_1_2})
+                        .eval({16384, 0})
+                        .time_s);  // a 4,096-token prefill's experts: slower than the roofline's
   // A windowed prefill is not in the attn_prefill tables (full causal prefills) either.
   const Kernel<kernels::AttnPrefill> full(t, {Dtype::bf16, 4, 1, 128, 0});
   const Kernel<kernels::AttnPrefill> windowed(t, {Dtype::bf16, 4, 1, 128, 128});

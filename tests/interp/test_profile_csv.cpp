@@ -744,6 +744,35 @@ TEST_CASE("profile csv: a provenance cell \"=\" repeats the cell above it") {
                        costdsl::DataError);
 }
 
+TEST_CASE("profile csv: a config column with a default takes the other column's value where the file lacks it") {
+  const ProfileSchema s{"moe",
+                        {{"dtype", ColumnType::text}, {"hidden", ColumnType::integer}, {"weight_dtype", ColumnType::text,
+                                                                                         "dtype"}},
+                        {"rows"}};
+  // Without the column every row measured weights in its activations' dtype.
+  const ProfileTable old = costdsl::load_profile_csv_text(
+      "dtype,hidden,rows,backend,time_ms\nbf16,64,1,x,0.1\nfp8,64,1,x,0.05\n", "moe.csv", s);
+  REQUIRE(old.groups().size() == 2);
+  CHECK(old.find({"bf16", "64", "bf16"}, "x") != nullptr);
+  CHECK(old.find({"fp8", "64", "fp8"}, "x") != nullptr);
+  // With it, each row says.
+  const ProfileTable now = costdsl::load_profile_csv_text(
+      "dtype,hidden,weight_dtype,rows,backend,time_ms\nbf16,64,mxfp4,1,x,0.2\nbf16,64,bf16,1,x,0.1\n", "moe.csv", s);
+  CHECK(now.find({"bf16", "64", "mxfp4"}, "x") != nullptr);
+  CHECK(now.find({"bf16", "64", "bf16"}, "x") != nullptr);
+  // Still required: the columns without a default; and the default names a column of the schema.
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("hidden,rows,backend,time_ms\n", "moe.csv", s),
+                       doctest::Contains("missing column 'dtype' for kind 'moe' (expected columns: dtype, hidden, "
+                                         "weight_dtype (optional: as dtype), rows"),
+                       costdsl::DataError);
+  ProfileSchema bad = s;
+  bad.config[2].default_from = "kv_dtype";
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("x", "moe.csv", bad),
+                       "profile schema 'moe': column 'weight_dtype' defaults to 'kv_dtype', which must be another "
+                       "config column of its type without a default",
+                       costdsl::InputError);
+}
+
 TEST_CASE("profile tables: a group's provenance and the leaf's") {
   namespace fs = std::filesystem;
   using costdsl::Kernel;

@@ -413,10 +413,10 @@ with tempfile.TemporaryDirectory() as d:
     (models / "qwen3_30b_config.json").write_text((root / "data" / "models" / "qwen3_30b_a3b.json").read_text())
     r = run("import", "aiconfigurator", str(moe_src), "--gpu", "H100", "--out", str(d / "moe_out"), "--for-models",
             str(models / "qwen3_30b_config.json"))
-    moe_configs = {tuple(line.split(",")[:6]) for line in (d / "moe_out" / "h100_sxm" / "fused_moe.csv").read_text()
+    moe_configs = {tuple(line.split(",")[:7]) for line in (d / "moe_out" / "h100_sxm" / "fused_moe.csv").read_text()
                    .splitlines() if line.startswith("bf16,")}
-    check(moe_configs == {("bf16", "2048", "192", "128", "8", "power_law_1.2"),
-                          ("bf16", "2048", "768", "32", "8", "power_law_1.2")},
+    check(moe_configs == {("bf16", "2048", "192", "128", "8", "bf16", "power_law_1.2"),
+                          ("bf16", "2048", "768", "32", "8", "bf16", "power_law_1.2")},
           f"--for-models keeps the TP-expert (768 / 4) and EP (128 / 4 experts) layouts at the family's load, not "
           f"TP 3 nor balanced: {moe_configs}")
     # The model's experts read that table (measured), and balanced ones where costdsl skews

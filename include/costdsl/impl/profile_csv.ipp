@@ -113,11 +113,28 @@ COSTDSL_DECL void check_schema(const ProfileSchema& schema) {
       if (names[j] == names[i])
         throw InputError(fmt::format("profile schema '{}': column '{}' is declared twice", schema.kind, names[i]));
   }
+  for (const Column& c : schema.config) {
+    if (c.default_from.empty()) continue;
+    const auto from = std::find_if(schema.config.begin(), schema.config.end(),
+                                   [&](const Column& o) { return o.name == c.default_from; });
+    if (from == schema.config.end() || !from->default_from.empty() || from->type != c.type)
+      throw InputError(fmt::format("profile schema '{}': column '{}' defaults to '{}', which must be another config "
+                                   "column of its type without a default",
+                                   schema.kind, c.name, c.default_from));
+  }
+}
+
+// The config column a missing column takes its value from (Column::default_from).
+COSTDSL_DECL std::size_t default_source(const ProfileSchema& schema, std::size_t k) {
+  for (std::size_t i = 0; i < schema.config.size(); ++i)
+    if (schema.config[i].name == schema.config[k].default_from) return i;
+  return k;  // check_schema ruled this out
 }
 
 COSTDSL_DECL std::string expected_columns(const ProfileSchema& schema) {
   std::string out;
-  for (const auto& c : schema.config) out += c.name + ", ";
+  for (const auto& c : schema.config)
+    out += c.default_from.empty() ? c.name + ", " : fmt::format("{} (optional: as {}), ", c.name, c.default_from);
   for (const auto& n : schema.inputs) out += n + ", ";
   return out + "backend, time_ms [, energy_j, framework, version, source]";
 }
@@ -223,6 +240,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
   };
 
   std::vector<d::Slot> slots;  // per header column
+  std::vector<std::pair<std::size_t, std::size_t>> defaulted;  // (config column absent, the one it copies)
   std::vector<std::string> header;
   bool have_header = false, has_energy = false;
   std::size_t header_line = 0;
@@ -276,8 +294,11 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
                       fmt::format("missing column '{}' for kind '{}' (expected columns: {})", name, schema.kind,
                                   d::expected_columns(schema)));
         };
-        for (std::size_t k = 0; k < schema.config.size(); ++k)
-          if (!config_seen[k]) throw missing(schema.config[k].name);
+        for (std::size_t k = 0; k < schema.config.size(); ++k) {
+          if (config_seen[k]) continue;
+          if (schema.config[k].default_from.empty()) throw missing(schema.config[k].name);
+          defaulted.emplace_back(k, d::default_source(schema, k));
+        }
         for (std::size_t k = 0; k < schema.inputs.size(); ++k)
           if (!input_seen[k]) throw missing(schema.inputs[k]);
         if (!backend_seen) throw missing(d::backend_col);
@@ -363,6 +384,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
       }
 
       row_above = true;
+      for (const auto& [k, from] : defaulted) key.config[k] = key.config[from];
       if (key_ids.empty() || !(key == last_key)) {
         last_id = key_ids.try_emplace(key, key_ids.size()).first->second;
         last_key = key;
