@@ -18,6 +18,7 @@
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/attn_prefill.hpp"
+#include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/detail/gzip_text.hpp"
 #include "costdsl/profile_csv.hpp"
@@ -591,7 +592,47 @@ TEST_CASE("profile tables: a config the shipped table lacks answers from the com
                        doctest::Contains("attn_decode.configs:1: 4 cells"), costdsl::DataError);
 }
 
-// A head configuration no table holds (a user's own model) answers from the nearest
+// Tables and indexes written before fused_moe's weight_dtype column: each row measured
+// weights in its dtype, so a bf16-weight config answers from them, shipped or complete, and an
+// mxfp4-weight one finds nothing there (the roofline).
+TEST_CASE("profile tables: fused_moe tables and indexes without weight_dtype read as measured at dtype") {
+  namespace fs = std::filesystem;
+  using costdsl::Coverage;
+  using costdsl::ExpertLoad;
+  using costdsl::Kernel;
+  using costdsl::kernels::FusedMoe;
+  const ScratchProfiles dir("costdsl_test_older_moe_tables");
+  const fs::path all = dir.root / "all" / "h200_sxm";
+  fs::create_directories(all);
+  const std::string header = "dtype,hidden,moe_intermediate,num_experts,top_k,expert_load,rows,backend,time_ms\n";
+  const auto rows = [](std::string_view shape, double ms) {
+    std::string out;
+    for (const int r : {1, 64, 1024}) out += fmt::format("bf16,{},balanced,{},sglang,{}\n", shape, r, ms * (1 + r / 64.0));
+    return out;
+  };
+  { std::ofstream(dir.root / "h200_sxm" / "fused_moe.csv", std::ios::binary) << header << rows("2048,768,16,8", 0.02); }
+  {
+    std::ofstream(all / "fused_moe.csv.gz", std::ios::binary)
+        << costdsl::detail::gzip_text(header + rows("2048,768,16,8", 0.02) + rows("4096,1536,16,8", 0.05));
+    std::ofstream(all / "fused_moe.configs", std::ios::binary)
+        << "# index\nsglang,bf16,2048,768,16,8,balanced\nsglang,bf16,4096,1536,16,8,balanced\n";
+  }
+  const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
+  using C = FusedMoe::Config;
+  const auto bf16 = [](std::uint64_t h, std::uint64_t i, costdsl::Dtype w) {
+    return C{costdsl::Dtype::bf16, h, i, 16, 8, w, ExpertLoad::balanced};
+  };
+  const costdsl::Metrics shipped = Kernel<FusedMoe>(timing, bf16(2048, 768, costdsl::Dtype::bf16)).eval({64, 0});
+  CHECK(shipped.time_s == doctest::Approx(0.02 * 2 * 1e-3));
+  CHECK(shipped.coverage == Coverage::none);
+  const costdsl::Metrics complete = Kernel<FusedMoe>(timing, bf16(4096, 1536, costdsl::Dtype::bf16)).eval({64, 0});
+  CHECK(complete.time_s == doctest::Approx(0.05 * 2 * 1e-3));
+  CHECK(complete.coverage == Coverage::none);
+  CHECK(costdsl::has(Kernel<FusedMoe>(timing, bf16(2048, 768, costdsl::Dtype::mxfp4)).eval({64, 0}).coverage,
+            Coverage::analytic));
+}
+
+// A head configuration no table holds (a user's own model) answers from the nearest// A head configuration no table holds (a user's own model) answers from the nearest
 // measured configuration of its dtype, each cell scaled by the roofline's time ratio of
 // the two, flagged SCALED. With measured times a fixed efficiency of the roofline the
 // scaled answer is that efficiency of the query config's roofline; the nearest config is

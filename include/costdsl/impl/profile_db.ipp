@@ -49,16 +49,29 @@ COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::str
     if (std::filesystem::exists(file, ec)) {
       keys = std::make_unique<std::set<ProfileKey>>();
       const std::string label = file.string();
+      // An index written before a column with a default existed (Column::default_from) lists
+      // its configs without it: each takes the value of the column it defaults to.
+      const auto defaulted = static_cast<std::size_t>(std::count_if(
+          schema.config.begin(), schema.config.end(), [](const Column& c) { return !c.default_from.empty(); }));
       for_each_csv_line(detail::read_text_file(file, "profile table index"), label,
                         [&](std::size_t line, std::string_view, std::span<const CsvCell> cells) {
-                          if (cells.size() != schema.config.size() + 1)
+                          const bool older = defaulted > 0 && cells.size() + defaulted == schema.config.size() + 1;
+                          if (cells.size() != schema.config.size() + 1 && !older)
                             throw DataError(label + ":" + std::to_string(line) + ": " + std::to_string(cells.size()) +
                                             " cells; an index line is the backend and the " +
                                             std::to_string(schema.config.size()) + " config columns of " +
                                             schema.kind);
                           ProfileKey k;
                           k.backend = std::string(cells[0].text);
-                          for (std::size_t i = 1; i < cells.size(); ++i) k.config.emplace_back(cells[i].text);
+                          std::size_t next = 1;
+                          for (const Column& c : schema.config)
+                            k.config.emplace_back(older && !c.default_from.empty() ? std::string_view()
+                                                                                   : cells[next++].text);
+                          if (older)
+                            for (std::size_t i = 0; i < schema.config.size(); ++i)
+                              for (std::size_t j = 0; j < schema.config.size() && !schema.config[i].default_from.empty();
+                                   ++j)
+                                if (schema.config[j].name == schema.config[i].default_from) k.config[i] = k.config[j];
                           keys->insert(std::move(k));
                         });
     }
