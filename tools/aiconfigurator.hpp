@@ -997,13 +997,8 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
         // the id, as it was before the column existed: the same rows stay held out.
         std::vector<std::string_view> id_config;
         for (std::size_t i = 0; i < config.size(); ++i) {
-          const std::string& from = schema.config[i].default_from;
-          if (!from.empty()) {
-            const auto f = std::find_if(schema.config.begin(), schema.config.end(),
-                                        [&](const Column& c) { return c.name == from; });
-            if (config[i] == config[static_cast<std::size_t>(f - schema.config.begin())]) continue;
-          }
-          id_config.push_back(config[i]);
+          const std::size_t from = schema.default_source(i);
+          if (from == i || config[i] != config[from]) id_config.push_back(config[i]);
         }
         const std::string id = fmt::format("{}|{}|{}|{}", kind, fmt::join(id_config, ","), backend,
                                            detail::number_text(point[0]));

@@ -1,5 +1,6 @@
 #pragma once
 // The columns of one kernel kind's profile table (format: data/profiles/README.md).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,6 +30,14 @@ struct ProfileSchema {
   std::string kind;
   std::vector<Column> config;
   std::vector<std::string> inputs;
+
+  // The config column config[k] takes its value from where a table lacks it
+  // (Column::default_from); k itself for a column without a default.
+  std::size_t default_source(std::size_t k) const {
+    for (std::size_t i = 0; i < config.size() && !config[k].default_from.empty(); ++i)
+      if (config[i].name == config[k].default_from) return i;
+    return k;
+  }
 };
 
 }  // namespace costdsl

@@ -432,6 +432,17 @@ struct ScratchProfiles {
     return out;
   }
   costdsl::Timing timing(costdsl::TimingMode mode) const { return costdsl::load_timing("h200", mode, root); }
+  // all/h200_sxm/, the complete tables' folder.
+  std::filesystem::path all() const {
+    const std::filesystem::path dir = root / "all" / "h200_sxm";
+    std::filesystem::create_directories(dir);
+    return dir;
+  }
+  // A kind's complete table (gzipped) and its index.
+  void complete(std::string_view kind, const std::string& table, const std::string& index) const {
+    std::ofstream(all() / (std::string(kind) + ".csv.gz"), std::ios::binary) << costdsl::detail::gzip_text(table);
+    std::ofstream(all() / (std::string(kind) + ".configs"), std::ios::binary) << index;
+  }
 };
 
 // A table cell aiconfigurator did not measure (a quarter of its H100 attention grid) is
@@ -548,8 +559,7 @@ TEST_CASE("profile tables: a config the shipped table lacks answers from the com
   using costdsl::Kernel;
   using costdsl::kernels::AttnDecode;
   const ScratchProfiles dir("costdsl_test_complete_tables");
-  const fs::path all = dir.root / "all" / "h200_sxm";
-  fs::create_directories(all);
+  const fs::path all = dir.all();
   const std::string header = "kv_dtype,num_qo_heads,num_kv_heads,head_dim,batch,total_kv,backend,time_ms\n";
   const auto rows = [](std::string_view heads, double ms) {
     std::string out;
@@ -560,10 +570,7 @@ TEST_CASE("profile tables: a config the shipped table lacks answers from the com
   };
   { std::ofstream(dir.root / "h200_sxm" / "attn_decode.csv", std::ios::binary) << header << rows("32,8", 0.01); }
   const std::string complete = header + rows("32,8", 0.01) + rows("24,8", 0.02);
-  {
-    std::ofstream(all / "attn_decode.csv.gz", std::ios::binary) << costdsl::detail::gzip_text(complete);
-    std::ofstream(all / "attn_decode.configs", std::ios::binary) << "# index\nsglang,bf16,32,8,128\nsglang,bf16,24,8,128\n";
-  }
+  dir.complete("attn_decode", complete, "# index\nsglang,bf16,32,8,128\nsglang,bf16,24,8,128\n");
   const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
   // In the shipped table: answered there.
   CHECK(Kernel<AttnDecode>(timing, {costdsl::Dtype::bf16, 32, 8, 128}).eval({8, 8 * 8192}).time_s ==
@@ -596,14 +603,11 @@ TEST_CASE("profile tables: a config the shipped table lacks answers from the com
 // weights in its dtype, so a bf16-weight config answers from them, shipped or complete, and an
 // mxfp4-weight one finds nothing there (the roofline).
 TEST_CASE("profile tables: fused_moe tables and indexes without weight_dtype read as measured at dtype") {
-  namespace fs = std::filesystem;
   using costdsl::Coverage;
   using costdsl::ExpertLoad;
   using costdsl::Kernel;
   using costdsl::kernels::FusedMoe;
   const ScratchProfiles dir("costdsl_test_older_moe_tables");
-  const fs::path all = dir.root / "all" / "h200_sxm";
-  fs::create_directories(all);
   const std::string header = "dtype,hidden,moe_intermediate,num_experts,top_k,expert_load,rows,backend,time_ms\n";
   const auto rows = [](std::string_view shape, double ms) {
     std::string out;
@@ -611,12 +615,8 @@ TEST_CASE("profile tables: fused_moe tables and indexes without weight_dtype rea
     return out;
   };
   { std::ofstream(dir.root / "h200_sxm" / "fused_moe.csv", std::ios::binary) << header << rows("2048,768,16,8", 0.02); }
-  {
-    std::ofstream(all / "fused_moe.csv.gz", std::ios::binary)
-        << costdsl::detail::gzip_text(header + rows("2048,768,16,8", 0.02) + rows("4096,1536,16,8", 0.05));
-    std::ofstream(all / "fused_moe.configs", std::ios::binary)
-        << "# index\nsglang,bf16,2048,768,16,8,balanced\nsglang,bf16,4096,1536,16,8,balanced\n";
-  }
+  dir.complete("fused_moe", header + rows("2048,768,16,8", 0.02) + rows("4096,1536,16,8", 0.05),
+               "# index\nsglang,bf16,2048,768,16,8,balanced\nsglang,bf16,4096,1536,16,8,balanced\n");
   const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
   using C = FusedMoe::Config;
   const auto bf16 = [](std::uint64_t h, std::uint64_t i, costdsl::Dtype w) {

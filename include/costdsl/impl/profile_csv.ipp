@@ -124,12 +124,6 @@ COSTDSL_DECL void check_schema(const ProfileSchema& schema) {
   }
 }
 
-// The config column a missing column takes its value from (Column::default_from).
-COSTDSL_DECL std::size_t default_source(const ProfileSchema& schema, std::size_t k) {
-  for (std::size_t i = 0; i < schema.config.size(); ++i)
-    if (schema.config[i].name == schema.config[k].default_from) return i;
-  return k;  // check_schema ruled this out
-}
 
 COSTDSL_DECL std::string expected_columns(const ProfileSchema& schema) {
   std::string out;
@@ -297,7 +291,7 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
         for (std::size_t k = 0; k < schema.config.size(); ++k) {
           if (config_seen[k]) continue;
           if (schema.config[k].default_from.empty()) throw missing(schema.config[k].name);
-          defaulted.emplace_back(k, d::default_source(schema, k));
+          defaulted.emplace_back(k, schema.default_source(k));
         }
         for (std::size_t k = 0; k < schema.inputs.size(); ++k)
           if (!input_seen[k]) throw missing(schema.inputs[k]);

@@ -69,9 +69,7 @@ COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::str
                                                                                    : cells[next++].text);
                           if (older)
                             for (std::size_t i = 0; i < schema.config.size(); ++i)
-                              for (std::size_t j = 0; j < schema.config.size() && !schema.config[i].default_from.empty();
-                                   ++j)
-                                if (schema.config[j].name == schema.config[i].default_from) k.config[i] = k.config[j];
+                              k.config[i] = k.config[schema.default_source(i)];
                           keys->insert(std::move(k));
                         });
     }
