@@ -2,10 +2,16 @@
 // L1 gemm: Y[m, n] = X[m, k] · W[n, k]^T, one dense linear layer (per rank), as the
 // frameworks run it: an fp8 (or fp4) linear first quantizes its bf16 activations per
 // token (one elementwise kernel), then runs the low-precision GEMM into bf16. Measured
-// fp8 tables time both, so the kind's work and roofline count both.
+// fp8 tables time both, so the kind's work and roofline count both. Where the kernel
+// before it wrote its output quantized already (input_dtype = the weights' dtype: a
+// per-tensor fp8 deployment with static activation scales, the quantize fused into a
+// norm, SiLU·mul or attention epilogue), the GEMM runs alone: its rows are the measured
+// sequence less the quantize kernel's own measured time (the importer's, data/profiles/README.md).
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "costdsl/dim.hpp"
@@ -21,8 +27,12 @@ struct Gemm {
   static constexpr std::string_view kind = "gemm";
   static constexpr Family family = Family::gemm;
 
+  // input_dtype: the activations as the launch receives them; bf16 for every GEMM a table
+  // measured (a table without the column: bf16).
   struct Config {
-    COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k));
+    COSTDSL_FIELDS((Dtype, dtype), (Dim, n), (Dim, k), (Dtype, input_dtype, Dtype::bf16));
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 1> column_default_values{
+        {{"input_dtype", "bf16"}}};
   };
   struct Input {
     COSTDSL_FIELDS((std::uint64_t, m));
@@ -41,8 +51,9 @@ struct Gemm {
 
   static double flops(const Config& c, const Input& in) { return 2.0 * double(in.m) * double(c.n) * double(c.k); }
   // Sub-16-bit GEMMs read narrow operands and write bf16; others write their own dtype.
-  static bool quantizes(const Config& c) { return bytes_per_element(c.dtype) < 2; }
-  static Dtype out_dtype(const Config& c) { return quantizes(c) ? Dtype::bf16 : c.dtype; }
+  // The launch quantizes its activations unless they arrive in the weights' dtype.
+  static bool quantizes(const Config& c) { return bytes_per_element(c.dtype) < 2 && c.input_dtype != c.dtype; }
+  static Dtype out_dtype(const Config& c) { return bytes_per_element(c.dtype) < 2 ? Dtype::bf16 : c.dtype; }
   // The activation quantize before a narrow GEMM: read the bf16 X, write it narrow.
   static double quantize_bytes(const Config& c, const Input& in) {
     return quantizes(c) ? double(in.m) * double(c.k) * (bytes_per_element(Dtype::bf16) + bytes_per_element(c.dtype))
@@ -78,6 +89,11 @@ struct Gemm {
                         " must both be at least 1");
     if (c.dtype == Dtype::int4)
       throw ConfigError("gemm: dtype int4: int4 weight-only is modelled for routed experts only (fused_moe)");
+    if (c.input_dtype != Dtype::bf16 && !(c.input_dtype == c.dtype && c.dtype == Dtype::fp8))
+      throw ConfigError("gemm: input_dtype " + std::string(name(c.input_dtype)) + " with dtype " +
+                        std::string(name(c.dtype)) +
+                        ": activations arrive in bf16, or already in per-tensor fp8 for an fp8 GEMM (a producer's "
+                        "fused quantize)");
   }
 };
 

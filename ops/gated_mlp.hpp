@@ -15,19 +15,21 @@
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/silu_and_mul.hpp"
 #include "costdsl/leaf.hpp"
+#include "costdsl/ops/projection_dtypes.hpp"
 #include "costdsl/timing.hpp"
 
 namespace costdsl::ops {
 
-// dtype: the activations'; gemm_dtype: the projections' weights (worklets/detail/weight_dtype.hpp).
+// dtype: the activations'; proj: the projections' weights and inputs (worklets/detail/weight_dtype.hpp).
 template <class R>
-auto gated_mlp_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
+auto gated_mlp_slots(const Timing& t, Dtype dtype, const ProjectionDtypes& proj, const R& r) {
   using namespace kernels;
   return costdsl::detail::make_tuple(
       leaf<"post_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
-      leaf<"up_gate_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.up_gate_n), to_dim(r.hidden)})),
+      leaf<"up_gate_proj">(Kernel<Gemm>(t, {proj.weights, to_dim(r.up_gate_n), to_dim(r.hidden), proj.from_norm})),
       leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r.intermediate_per_rank)})),
-      leaf<"down_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.intermediate_per_rank)})));
+      leaf<"down_proj">(
+          Kernel<Gemm>(t, {proj.weights, to_dim(r.hidden), to_dim(r.intermediate_per_rank), proj.from_activation})));
 }
 
 // m = rows through the MLP.

@@ -131,11 +131,13 @@ std::vector<typename K::Config> configs(const std::vector<RankShape>& shapes, co
         vocab{s.vocab};
     if constexpr (std::is_same_v<K, k::Gemm>) {
       for (Dtype d : o.gemm_dtypes) {
-        out.push_back({d, Dim{(s.num_qo_heads + 2ull * s.num_kv_heads) * s.head_dim}, h});  // qkv_proj
-        out.push_back({d, h, Dim{std::uint64_t(s.num_qo_heads) * s.head_dim}});             // o_proj
-        out.push_back({d, Dim{2ull * s.intermediate}, h});                                  // up_gate_proj
-        out.push_back({d, h, inter});                                                       // down_proj
-        out.push_back({d, vocab, h});                                                       // lm_head
+        // cuBLASLt's fp8 GEMM reads operands already in fp8 (cuda/gemm.cu): no quantize runs.
+        const Dtype in = d == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16;
+        out.push_back({d, Dim{(s.num_qo_heads + 2ull * s.num_kv_heads) * s.head_dim}, h, in});  // qkv_proj
+        out.push_back({d, h, Dim{std::uint64_t(s.num_qo_heads) * s.head_dim}, in});             // o_proj
+        out.push_back({d, Dim{2ull * s.intermediate}, h, in});                                  // up_gate_proj
+        out.push_back({d, h, inter, in});                                                       // down_proj
+        out.push_back({d, vocab, h, in});                                                       // lm_head
       }
     } else if constexpr (std::is_same_v<K, k::RmsNorm> || std::is_same_v<K, k::FusedAddRmsNorm>) {
       out.push_back({o.act_dtype, h});

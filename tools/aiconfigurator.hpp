@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -46,6 +47,7 @@
 #include "costdsl/error.hpp"
 #include "costdsl/expert_load.hpp"
 #include "costdsl/kernel.hpp"
+#include "costdsl/roofline.hpp"
 #include "costdsl/kernels/all_gather.hpp"
 #include "costdsl/kernels/all_reduce.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
@@ -128,7 +130,9 @@ inline const std::vector<Signature>& signatures() {
       {"custom_allreduce", {"allreduce_dtype", "num_gpus", "message_size", "latency"}},
       {"nccl", {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"}},
       {"encoder_attention", {"op_name", "batch_size", "isl", "num_heads", "head_dim", "attn_dtype", "latency"}, false},
-      {"quantization_scale", {"op_name", "m", "k", "quant_dtype", "latency"}, false},  // compute_scale, scale_matrix
+      // compute_scale, scale_matrix: the activation quantize inside the fp8 GEMM tables' sequences
+      // (read into FileReport::quantize for add_fp8_input_gemms, no kind of their own).
+      {"quantization_scale", {"op_name", "m", "k", "quant_dtype", "latency"}},
       {"mla_bmm", {"op_name", "bmm_dtype", "num_tokens", "num_heads", "latency"}, false},
       // GDN's and KDA's (one op per file: read_table_text reads gdn files only), then the
       // other linear-attention and state-space tables (mamba2's).
@@ -176,6 +180,7 @@ struct Row {
   std::string file;
   std::size_t line = 0;
   std::string text;  // the source line, kept when the caller asks (held-out tables)
+  bool derived = false;  // not a source row: add_fp8_input_gemms's, from the row at `line`
 };
 
 // Why rows were not mapped: reason → count and the first place it happened.
@@ -210,6 +215,17 @@ struct FileReport {
   bool selected = true;  // false: its framework was not asked for (ReadOptions::frameworks); rows not mapped
   std::size_t rows = 0, mapped = 0;
   Skips skips;
+  // A quantize table's rows (aiconfigurator's computescale and scale_matrix tables: per
+  // (m, k), the dynamic quantize less the static one, and the static one), whatever the
+  // framework selection: add_fp8_input_gemms takes them out of the fp8 GEMMs' sequences.
+  struct QuantizeTime {
+    bool compute_scale = false;  // else scale_matrix
+    std::uint64_t m = 0, k = 0;
+    double ms = 0;
+  };
+  std::vector<QuantizeTime> quantize;
+  std::size_t derived = 0;           // rows derived from this file's (add_fp8_input_gemms)
+  std::size_t derived_at_bound = 0;  // of which at the GEMM's hardware bound
 };
 
 struct ReadResult {
@@ -669,13 +685,41 @@ inline FileReport read_table_text(std::string_view text, const std::string& file
       first_line = line;
       first_framework = r.text_or("framework", "");
       rep.framework = fw;
-      rep.selected = sname == "nccl" || opt.frameworks.empty() || opt.frameworks.count(fw) > 0;
+      // NCCL's and the quantize tables are read whatever frameworks were asked for (the
+      // collective library's own times; the quantize the asked-for GEMM tables include).
+      rep.selected = sname == "nccl" || sname == "quantization_scale" || opt.frameworks.empty() ||
+                     opt.frameworks.count(fw) > 0;
     } else if (fw != rep.framework) {
       throw DataError(fmt::format("{}: framework '{}', but the file's rows from line {} are '{}': one framework "
                                   "per file",
                                   r.where("framework"), r.text_or("framework", ""), first_line, first_framework));
     }
     ++rep.versions[version];
+    if (sname == "quantization_scale") {
+      const std::string_view op = r.text("op_name");
+      if (op != "compute_scale" && op != "scale_matrix") {
+        rep.skips.add(fmt::format("op_name {}: not a quantize table's (compute_scale, scale_matrix)", op),
+                      r.where("op_name"));
+        return;
+      }
+      if (r.text("quant_dtype") != "fp8") {
+        rep.skips.add(fmt::format("quant_dtype {}: only fp8's quantize is taken out of a GEMM", r.text("quant_dtype")),
+                      r.where("quant_dtype"));
+        return;
+      }
+      // compute_scale is max(0, dynamic - static) as the collectors write it: a 0 is a
+      // measurement (the static quantize no faster), not a missing time.
+      std::string why;
+      std::optional<double> ms = r.latency(why);
+      if (!ms && op == "compute_scale" && parse_csv_number(r.text("latency")) == 0.0) ms = 0.0;
+      if (!ms) {
+        rep.skips.add(why, r.where("latency"));
+        return;
+      }
+      rep.quantize.push_back({op == "compute_scale", r.count("m"), r.count("k"), *ms});
+      ++rep.mapped;
+      return;
+    }
     if (!rep.selected) return;
     Table t{};
     if (sname == "gemm") t = Table::gemm;
@@ -777,6 +821,105 @@ inline ReadResult read_tables(const std::filesystem::path& path, const ReadOptio
 
 inline ReadResult read_tables(const std::filesystem::path& path, bool keep_text = false) {
   return read_tables(path, ReadOptions{keep_text, {}, {}});
+}
+
+namespace detail {
+
+// One framework's dynamic fp8 activation quantize on one GPU, the time at (m, k): its
+// compute_scale (dynamic less static) plus its scale_matrix (static) rows, linear in m
+// between the measured m at each bracketing k, then linear in k; off the grid, the edge's
+// time scaled by the elements (m·k) quantized. nullopt: no row of either table.
+class QuantizeGrid {
+ public:
+  void add(bool compute_scale, std::uint64_t m, std::uint64_t k, double ms) {
+    (compute_scale ? compute_ : static_)[k][m] = ms;
+  }
+  bool empty() const noexcept { return compute_.empty() || static_.empty(); }
+  std::optional<double> at(double m, double k) const {
+    const auto c = at(compute_, m, k), st = at(static_, m, k);
+    if (!c || !st) return std::nullopt;
+    return *c + *st;
+  }
+
+ private:
+  using Grid = std::map<std::uint64_t, std::map<std::uint64_t, double>>;  // k → m → ms
+  // Linear between the measured points around x; past either end, the end's time scaled by x.
+  static double along(const std::map<std::uint64_t, double>& v, double x) {
+    const auto hi = v.lower_bound(static_cast<std::uint64_t>(std::ceil(x)));
+    if (hi == v.end()) return std::prev(v.end())->second * x / double(std::prev(v.end())->first);
+    if (hi == v.begin() || double(hi->first) == x) return hi->second * x / double(hi->first);
+    const auto lo = std::prev(hi);
+    const double f = (x - double(lo->first)) / double(hi->first - lo->first);
+    return lo->second + f * (hi->second - lo->second);
+  }
+  static std::optional<double> at(const Grid& g, double m, double k) {
+    if (g.empty()) return std::nullopt;
+    auto hi = g.lower_bound(static_cast<std::uint64_t>(std::ceil(k)));
+    if (hi == g.end()) return along(std::prev(g.end())->second, m) * k / double(std::prev(g.end())->first);
+    if (double(hi->first) == k) return along(hi->second, m);
+    if (hi == g.begin()) return along(hi->second, m) * k / double(hi->first);
+    const auto lo = std::prev(hi);
+    const double f = (k - double(lo->first)) / double(hi->first - lo->first);
+    return along(lo->second, m) + f * (along(hi->second, m) - along(lo->second, m));
+  }
+  Grid compute_, static_;
+};
+
+}  // namespace detail
+
+// Each fp8 GEMM row once more as the GEMM runs where its input arrives quantized (gemm's
+// input_dtype fp8: a norm, attention or SiLU·mul with the quantize fused, kernels/gemm.hpp):
+// the measured sequence less its dynamic activation quantize, from the quantize tables of
+// the framework that measured the GEMM. SGLang's compute_scale rows are max(0, per-token
+// less static) and read zero on every GPU, its static quantize the slower one, so its
+// per-token kernel is not measured alone: vLLM's per-token quantize on the same GPU (one
+// pass reading bf16 and writing fp8 with a scale per row, as SGLang's) stands for it, and
+// the row's source says so. The difference never goes under the GEMM's own hardware bound
+// on `rf`'s GPU (its fp8 input, weights and output at full bandwidth, or its flops at peak),
+// as aiconfigurator floors its static-fp8 GEMMs at their roofline: where the quantize is
+// most of the sequence (a narrow n at many rows) a noisy difference could not otherwise be
+// told from a GEMM. Rows at that floor are counted in the file's report.
+inline void add_fp8_input_gemms(ReadResult& read, const Roofline& rf) {
+  std::map<std::string, detail::QuantizeGrid, std::less<>> grids;  // framework → its quantize
+  std::map<std::string, std::string, std::less<>> versions;
+  for (const FileReport& f : read.files)
+    for (const FileReport::QuantizeTime& q : f.quantize) {
+      grids[f.framework].add(q.compute_scale, q.m, q.k, q.ms);
+      if (!f.versions.empty()) versions[f.framework] = f.versions.rbegin()->first;
+    }
+  std::map<std::string, FileReport*, std::less<>> by_file;
+  for (FileReport& f : read.files) by_file[f.file] = &f;
+  std::vector<Row> derived_rows;
+  for (const Row& row : read.rows) {
+    const auto* gemm = std::get_if<Call<kernels::Gemm>>(&row.call);
+    if (gemm == nullptr || gemm->config.dtype != Dtype::fp8 || gemm->config.input_dtype != Dtype::bf16) continue;
+    const std::string own = row.backend == "sglang" ? "vllm" : row.backend;
+    const auto g = grids.find(own);
+    FileReport& rep = *by_file.at(row.file);
+    const std::string where = fmt::format("{}:{}", row.file, row.line);
+    if (g == grids.end() || g->second.empty()) {
+      rep.skips.add(fmt::format("fp8 GEMM with fp8 input not derived: no {} compute_scale and scale_matrix tables "
+                                "read beside it",
+                                own),
+                    where);
+      continue;
+    }
+    const std::optional<double> q = g->second.at(double(gemm->input.m), double(gemm->config.k.value));
+    if (!q) continue;  // not empty(): both tables hold rows
+    Row derived = row;
+    auto& call = std::get<Call<kernels::Gemm>>(derived.call);
+    call.config.input_dtype = Dtype::fp8;
+    const double floor_ms = kernels::Gemm::lower_bound_s(rf, call.config, call.input) * 1e3;
+    derived.time_ms = std::max(row.time_ms - *q, floor_ms);
+    if (derived.time_ms == floor_ms) ++rep.derived_at_bound;
+    derived.provenance.source += fmt::format(" less {} {} quantize", own == "vllm" ? "vLLM" : own, versions[own]);
+    derived.text.clear();  // not a source line: the held-out tables write the measured row alone
+    derived.derived = true;
+    derived_rows.push_back(std::move(derived));
+    ++rep.derived;
+  }
+  read.rows.insert(read.rows.end(), std::make_move_iterator(derived_rows.begin()),
+                   std::make_move_iterator(derived_rows.end()));
 }
 
 // ---------------------------------------------------------------- the costdsl side
@@ -994,9 +1137,12 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
       const auto& [lo, hi] = range.at({config, backend});
       if (opt.hold_out_percent > 0 && point[0] != lo && point[0] != hi) {
         // A column with a default (Column::default_from) at its default value is left out of
-        // the id, as it was before the column existed: the same rows stay held out.
+        // the id, as it was before the column existed: the same rows stay held out. One with
+        // a constant default (Column::default_value) is left out whatever its value: a row at
+        // another value derives from the measured one (add_fp8_input_gemms) and is held out with it.
         std::vector<std::string_view> id_config;
         for (std::size_t i = 0; i < config.size(); ++i) {
+          if (!schema.config[i].default_value.empty()) continue;
           const std::size_t from = schema.default_source(i);
           if (from == i || config[i] != config[from]) id_config.push_back(config[i]);
         }
@@ -1004,7 +1150,8 @@ inline ImportResult import_rows(const std::vector<Row>& rows, const ImportOption
                                            detail::number_text(point[0]));
         if (double(fnv1a(id) % 10000) < opt.hold_out_percent * 100) {
           rep.held_out += p.times.size();
-          res.held_out.insert(res.held_out.end(), p.rows.begin(), p.rows.end());
+          for (const Row* r : p.rows)
+            if (!r->derived) res.held_out.push_back(r);
           continue;
         }
       }

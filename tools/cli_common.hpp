@@ -310,6 +310,14 @@ inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
          "--kv-dtype", [&o](const std::string& s) { o.quantization.kv_dtype = parse_kv_dtype(s); },
          "the KV cache's dtype, in place of the checkpoint's (bf16, fp16, fp8)")
       ->type_name("DTYPE");
+  cmd.add_option_function<std::string>(
+         "--fp8-from",
+         [&o](const std::string& s) { o.quantization.fp8_producers = parse_fp8_producers(s); },
+         "per-tensor fp8 GEMMs with static activation scales: the kernels that write their input already "
+         "quantized, the quantize fused into them (norm: the RMSNorm before qkv and up/gate; attention: before "
+         "o_proj; activation: SiLU*mul before down_proj), comma-separated, or none (the default: each GEMM "
+         "quantizes its own input)")
+      ->type_name("LIST");
 }
 
 // --routing-skew: every command that builds a MoE model (plan takes it without the layout

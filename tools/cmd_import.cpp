@@ -26,6 +26,8 @@
 #include "shipped_archs.hpp"
 #include "costdsl/data_dir.hpp"
 #include "costdsl/gpu_catalog.hpp"
+#include "costdsl/load_roofline_params.hpp"
+#include "costdsl/roofline.hpp"
 #include "costdsl/manifest.hpp"
 #include "model.hpp"
 #include "svg_writer.hpp"  // write_text_file
@@ -42,10 +44,12 @@ constexpr std::uint32_t shipped_ep[] = {1, 2, 4, 8, 16, 32, 64};
 namespace {
 
 // GEMM and expert weight formats with the KV cache each usually runs with: together they
-// cover every GEMM format (bf16, fp8, fp8_block, nvfp4) and both KV dtypes.
+// cover every GEMM format (bf16, fp8, fp8_block, nvfp4), both KV dtypes, and the fp8 GEMMs
+// whose producers quantize their input (TensorRT-LLM's and vLLM's static-scale fp8).
 const Quantization::Choice shipped_quantizations[] = {
     {},
     {Dtype::fp8, Dtype::fp8, Dtype::fp8},
+    {Dtype::fp8, Dtype::fp8, Dtype::fp8, Quantization::Fp8Producers{true, true, true}},  // static scales, fused
     {Dtype::fp8_block, Dtype::fp8_block, Dtype::bf16},
     {Dtype::fp4, Dtype::fp4, Dtype::fp8},
 };
@@ -190,6 +194,10 @@ void print_import_report(const aic::ReadResult& read, const aic::ImportResult& i
     }
     cli::out() << fmt::format("{:<50} {:<18} {:<18} {:>8} {:>8} {:>8}\n", name, f.table, who, f.rows, f.mapped,
                              f.skips.total());
+    if (f.derived > 0)
+      cli::out() << fmt::format("  + {} fp8 GEMM rows with fp8 input derived (the measured quantize taken out; {} at "
+                               "the GEMM's hardware bound)\n",
+                               f.derived, f.derived_at_bound);
     if (f.versions.size() > 1) {
       std::vector<std::string> v;
       for (const auto& [version, n] : f.versions) v.push_back(fmt::format("{} ({} rows)", version, n));
@@ -311,8 +319,9 @@ void add_import_command(CLI::App& app) {
     aic::ReadOptions read_opt;
     read_opt.keep_text = !st->held_out_dir.empty();
     select_frameworks(st->frameworks, read_opt);
-    const aic::ReadResult read = aic::read_tables(st->dir, read_opt);
+    aic::ReadResult read = aic::read_tables(st->dir, read_opt);
     check_frameworks_found(read, read_opt, st->dir);
+    aic::add_fp8_input_gemms(read, Roofline(catalog.find(gpu), load_default_roofline_params()));
     aic::ImportOptions opt;
     opt.hold_out_percent = st->hold_out;
     if (st->for_archs || !st->for_models.empty())

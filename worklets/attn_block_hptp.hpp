@@ -139,7 +139,7 @@ class AttnBlockHptp {
               hd = to_dim(r_.head_dim);
     return labeled<Name>(
         label,
-        sum(ops::pre_attention_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
+        sum(ops::pre_attention_slots<Norm>(t, v.dtype, projection_dtypes(form_), r_),
             // Nested as the attention op nests them: the same fold order as attn_block_tp.
             sum(leaf<"kv_cache_append">(ops::HpRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
                 leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {ops::attention_prefill_dtype(v.dtype, v.kv_dtype), qo, kv, hd, 0})}),

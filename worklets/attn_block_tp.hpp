@@ -82,9 +82,9 @@ class AttnBlockTp {
         Name.view(), "AttnBlockTp",
         {{"tp", r_.tp}, {"qo/rank", r_.num_qo_heads_per_rank}, {"kv/rank", r_.num_kv_heads_per_rank}});
     return labeled<Name>(
-        label, sum(ops::pre_attention_slots<Norm>(t, v.dtype, gemm_weight_dtype(form_), r_),
+        label, sum(ops::pre_attention_slots<Norm>(t, v.dtype, projection_dtypes(form_), r_),
                    when(per_layer_norm_allreduce(), leaf<"qk_norm_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)}))),
-                   ops::attention_slots<OutputGate>(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_, window_),
+                   ops::attention_slots<OutputGate>(t, v.dtype, projection_dtypes(form_), v.kv_dtype, r_, window_),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

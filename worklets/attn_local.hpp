@@ -47,7 +47,7 @@ class AttnLocal {
     const auto& v = values(form_);
     const std::string label = detail::worklet_label(
         Name.view(), "AttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
-    return labeled<Name>(label, sum(ops::attention_slots(t, v.dtype, gemm_weight_dtype(form_), v.kv_dtype, r_)));
+    return labeled<Name>(label, sum(ops::attention_slots(t, v.dtype, projection_dtypes(form_), v.kv_dtype, r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(ops::attention_slot_inputs(in.batch_tokens, in.attention)); }

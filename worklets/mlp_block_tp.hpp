@@ -55,7 +55,7 @@ class MlpBlockTp {
     const std::string label = detail::worklet_label(
         Name.view(), "MlpBlockTp", {{"tp", r_.tp}, {"intermediate/rank", r_.intermediate_per_rank}});
     return labeled<Name>(
-        label, sum(ops::gated_mlp_slots(t, dtype, gemm_weight_dtype(form_), r_),
+        label, sum(ops::gated_mlp_slots(t, dtype, projection_dtypes(form_), r_),
                               when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));
   }
 

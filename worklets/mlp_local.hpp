@@ -43,7 +43,7 @@ class MlpLocal {
   auto build(const Timing& t) const {
     const std::string label =
         detail::worklet_label(Name.view(), "MlpLocal", {{"intermediate", r_.intermediate_per_rank}});
-    return labeled<Name>(label, sum(ops::gated_mlp_slots(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
+    return labeled<Name>(label, sum(ops::gated_mlp_slots(t, values(form_).dtype, projection_dtypes(form_), r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(ops::gated_mlp_slot_inputs(in.batch_tokens)); }

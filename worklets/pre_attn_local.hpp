@@ -47,7 +47,7 @@ class PreAttnLocal {
   auto build(const Timing& t) const {
     const std::string label = detail::worklet_label(
         Name.view(), "PreAttnLocal", {{"qo", r_.num_qo_heads_per_rank}, {"kv", r_.num_kv_heads_per_rank}});
-    return labeled<Name>(label, sum(ops::pre_attention_slots<Norm>(t, values(form_).dtype, gemm_weight_dtype(form_), r_)));
+    return labeled<Name>(label, sum(ops::pre_attention_slots<Norm>(t, values(form_).dtype, projection_dtypes(form_), r_)));
   }
 
   auto inputs(const Input& in) const { return nest<Name>(ops::pre_attention_slot_inputs<Norm>(in.batch_tokens, r_)); }

@@ -106,7 +106,9 @@ class HfConfig {
       }
     }
     if (has("hf_quant_config.quant_algo")) modelopt(q, "hf_quant_config.");
-    return q.with(quant_choice_);
+    const Quantization chosen = q.with(quant_choice_);
+    chosen.check();
+    return chosen;
   }
   void override_quantization(const Quantization::Choice& c) { quant_choice_ = c; }
 

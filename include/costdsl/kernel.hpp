@@ -101,6 +101,10 @@ ProfileSchema profile_schema() {
       for (const auto& [column, from] : K::Config::column_defaults)
         if (column == name) s.config.back().default_from = std::string(from);
     }
+    if constexpr (requires { K::Config::column_default_values; }) {
+      for (const auto& [column, value] : K::Config::column_default_values)
+        if (column == name) s.config.back().default_value = std::string(value);
+    }
   });
   for (std::string_view a : K::axes) s.inputs.emplace_back(a);
   return s;

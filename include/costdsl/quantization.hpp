@@ -2,10 +2,14 @@
 // How a deployment stores and multiplies each part of a model. Activations between
 // kernels stay in the model's own dtype (torch_dtype): the quantized GEMMs quantize their
 // input on the fly, norms, rotary embeddings, all-reduces, the embedding and lm_head
-// (every quantized checkpoint excludes it) run unquantized.
+// (every quantized checkpoint excludes it) run unquantized. The exception: a per-tensor
+// fp8 checkpoint with static activation scales lets a framework fuse the quantize into
+// the kernel before a projection (fp8_from_norm, _attention, _activation), whose GEMM
+// then runs alone.
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "costdsl/dtype.hpp"
 #include "costdsl/error.hpp"
@@ -18,24 +22,58 @@ namespace costdsl {
 struct Quantization {
   // gemm_dtype: dense and attention projections' weights (their GEMMs); expert_dtype:
   // routed experts' weights; kv_dtype: the KV cache (and the prefill attention reading it).
-  COSTDSL_FIELDS((Dtype, gemm_dtype, Dtype::bf16), (Dtype, expert_dtype, Dtype::bf16), (Dtype, kv_dtype, Dtype::bf16));
+  // fp8_from_norm / _attention / _activation: the RMSNorm, the attention and the SiLU·mul
+  // before a per-tensor fp8 projection write its input in fp8 (qkv and up/gate, o_proj,
+  // down_proj), the quantize fused into them; only with gemm_dtype fp8 (check()).
+  COSTDSL_FIELDS((Dtype, gemm_dtype, Dtype::bf16), (Dtype, expert_dtype, Dtype::bf16), (Dtype, kv_dtype, Dtype::bf16),
+                 (bool, fp8_from_norm, false), (bool, fp8_from_attention, false), (bool, fp8_from_activation, false));
 
   // Every component in one dtype: an unquantized checkpoint's (its torch_dtype).
   static constexpr Quantization uniform(Dtype d) noexcept { return {d, d, d}; }
 
+  // The producers that write fp8 for the projections after them (the fp8_from_* fields).
+  struct Fp8Producers {
+    bool norm = false, attention = false, activation = false;
+    bool any() const noexcept { return norm || attention || activation; }
+    friend bool operator==(const Fp8Producers&, const Fp8Producers&) = default;
+  };
+  constexpr Fp8Producers fp8_producers() const noexcept {
+    return {fp8_from_norm, fp8_from_attention, fp8_from_activation};
+  }
+
   // Components a user names on the command line; unnamed ones keep the checkpoint's.
   struct Choice {
     std::optional<Dtype> gemm_dtype, expert_dtype, kv_dtype;
-    bool empty() const noexcept { return !gemm_dtype && !expert_dtype && !kv_dtype; }
+    std::optional<Fp8Producers> fp8_producers{};
+    bool empty() const noexcept { return !gemm_dtype && !expert_dtype && !kv_dtype && !fp8_producers; }
   };
 
   Quantization with(const Choice& c) const {
-    return {c.gemm_dtype.value_or(gemm_dtype), c.expert_dtype.value_or(expert_dtype), c.kv_dtype.value_or(kv_dtype)};
+    const Fp8Producers p = c.fp8_producers.value_or(fp8_producers());
+    return {c.gemm_dtype.value_or(gemm_dtype), c.expert_dtype.value_or(expert_dtype), c.kv_dtype.value_or(kv_dtype),
+            p.norm, p.attention, p.activation};
+  }
+
+  // A fused quantize writes values under one per-tensor scale: no other weight format's input.
+  void check() const {
+    if (fp8_producers().any() && gemm_dtype != Dtype::fp8)
+      throw InputError("fp8 producers (" + producers_text() +
+                       "): a quantize fused into the kernel before a projection is modelled for per-tensor fp8 GEMMs "
+                       "with static scales (gemm=fp8), not gemm=" + std::string(name(gemm_dtype)));
   }
 
   std::string text() const {
-    return "gemm=" + std::string(name(gemm_dtype)) + " moe=" + std::string(name(expert_dtype)) +
-           " kv=" + std::string(name(kv_dtype));
+    std::string t = "gemm=" + std::string(name(gemm_dtype)) + " moe=" + std::string(name(expert_dtype)) +
+                    " kv=" + std::string(name(kv_dtype));
+    if (fp8_producers().any()) t += " fp8-from=" + producers_text();
+    return t;
+  }
+  std::string producers_text() const {
+    std::string t;
+    for (const auto& [on, what] : {std::pair{fp8_from_norm, "norm"}, std::pair{fp8_from_attention, "attention"},
+                                   std::pair{fp8_from_activation, "activation"}})
+      if (on) t += (t.empty() ? "" : ",") + std::string(what);
+    return t.empty() ? "none" : t;
   }
 
   friend bool operator==(const Quantization&, const Quantization&) = default;
@@ -82,6 +120,25 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = key == "gemm" ? no_int4_gemm(d, where) : d;
   }
   return c;
+}
+
+// `--fp8-from LIST`: the producers whose kernels write the per-tensor fp8 projections'
+// input (norm, attention, activation, comma-separated; or none).
+inline Quantization::Fp8Producers parse_fp8_producers(std::string_view text, std::string_view flag = "--fp8-from") {
+  Quantization::Fp8Producers p;
+  if (text == "none") return p;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view part = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    if (part == "norm") p.norm = true;
+    else if (part == "attention") p.attention = true;
+    else if (part == "activation") p.activation = true;
+    else
+      throw InputError(std::string(flag) + " '" + std::string(part) +
+                       "': expected a comma-separated list of norm, attention, activation (or none)");
+  }
+  return p;
 }
 
 // `--kv-dtype`: the KV cache holds 16-bit or fp8 values.

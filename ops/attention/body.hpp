@@ -22,6 +22,7 @@
 #include "costdsl/kernels/silu_and_mul.hpp"
 #include "costdsl/leaf.hpp"
 #include "costdsl/ops/attention/attention.hpp"
+#include "costdsl/ops/projection_dtypes.hpp"
 #include "costdsl/timing.hpp"
 #include "costdsl/when.hpp"
 
@@ -50,14 +51,14 @@ auto qk_norm_width(const R& r, const auto& heads_per_rank) {
 
 }  // namespace detail
 
-// dtype: the activations'; gemm_dtype: the projections' weights (worklets/detail/weight_dtype.hpp).
+// dtype: the activations'; proj: the projections' weights and inputs (worklets/detail/weight_dtype.hpp).
 template <QkNorm Norm, class R>
-auto pre_attention_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, const R& r) {
+auto pre_attention_slots(const Timing& t, Dtype dtype, const ProjectionDtypes& proj, const R& r) {
   using namespace kernels;
   constexpr std::bool_constant<Norm != QkNorm::none> has_qk_norm{};
   return costdsl::detail::splice(
       leaf<"input_norm">(Kernel<RmsNorm>(t, {dtype, to_dim(r.hidden)})),
-      leaf<"qkv_proj">(Kernel<Gemm>(t, {gemm_dtype, to_dim(r.qkv_n), to_dim(r.hidden)})),
+      leaf<"qkv_proj">(Kernel<Gemm>(t, {proj.weights, to_dim(r.qkv_n), to_dim(r.hidden), proj.from_norm})),
       when(has_qk_norm, leaf<"q_norm">(Kernel<RmsNorm>(t, {dtype, detail::qk_norm_width<Norm>(r, r.num_qo_heads_per_rank)}))),
       when(has_qk_norm, leaf<"k_norm">(Kernel<RmsNorm>(t, {dtype, detail::qk_norm_width<Norm>(r, r.num_kv_heads_per_rank)}))),
       leaf<"rope">(Kernel<Rope>(t, {dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank),
@@ -81,12 +82,15 @@ auto pre_attention_slot_inputs(std::uint64_t m, const R& r) {
 // window: a sliding-window layer's reach (0 = full attention). Gate: the attention output is
 // multiplied by sigmoid of a gate the q projection produced beside q (Qwen3-Next's
 // attn_output_gate): one elementwise pass reading both and writing the product, costed as
-// silu_and_mul's (the same traffic; sigmoid and SiLU differ by one multiply).
+// silu_and_mul's (the same traffic; sigmoid and SiLU differ by one multiply), o_proj's
+// producer then.
 template <bool Gate = false, class R>
-auto attention_slots(const Timing& t, Dtype dtype, Dtype gemm_dtype, Dtype kv_dtype, const R& r, std::uint32_t window = 0) {
+auto attention_slots(const Timing& t, Dtype dtype, const ProjectionDtypes& proj, Dtype kv_dtype, const R& r,
+                     std::uint32_t window = 0) {
   auto attention = Attention::build(
       t, {dtype, kv_dtype, to_dim(r.num_qo_heads_per_rank), to_dim(r.num_kv_heads_per_rank), to_dim(r.head_dim), window});
-  auto o_proj = leaf<"o_proj">(Kernel<kernels::Gemm>(t, {gemm_dtype, to_dim(r.hidden), to_dim(r.o_proj_k)}));
+  auto o_proj = leaf<"o_proj">(Kernel<kernels::Gemm>(
+      t, {proj.weights, to_dim(r.hidden), to_dim(r.o_proj_k), Gate ? proj.from_activation : proj.from_attention}));
   if constexpr (Gate) {
     return costdsl::detail::make_tuple(
         std::move(attention), leaf<"output_gate">(Kernel<kernels::SiluAndMul>(t, {dtype, to_dim(r.o_proj_k)})),

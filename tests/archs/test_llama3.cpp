@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <map>
+#include <string>
+#include <utility>
 #include <span>
 #include <vector>
 
@@ -295,4 +298,53 @@ TEST_CASE("evaluate_many shares the prefill leaf of a Llama sweep and still equa
     CAPTURE(i);
     CHECK(out[i] == evaluate<Quantities::with_energy>(tree, in[i]));
   }
+}
+
+TEST_CASE("fp8 producers: each fused quantize takes one projection's quantize kernel out, for per-tensor fp8 only") {
+  const Timing& t = roofline_h200();
+  const Quantization own{Dtype::fp8, Dtype::fp8, Dtype::fp8};
+  const auto fused = [&](bool norm, bool attention, bool activation) {
+    Quantization::Choice c;
+    c.fp8_producers = Quantization::Fp8Producers{norm, attention, activation};
+    return own.with(c);
+  };
+  const auto total = [&](const Quantization& q, const Batch& b) {
+    const Llama3<Llama3Config> r(deploy(llama3_70b, {.tp = 8}, q));
+    return evaluate(r.build(t), r.inputs(b.it())).time_s;
+  };
+  const Roofline& rf = *t.roofline();
+  for (const auto& [b, m] : {std::pair{Batch{{}, std::vector<std::uint32_t>(64, 2048)}, 64.0},
+                             std::pair{Batch{{{0, 4096}}, {}}, 4096.0}}) {
+    // Each producer spares its projection's quantize, on every layer: (m, k) of qkv and
+    // up/gate (hidden 8192), o_proj (64 heads / 8 · 128), down_proj (28672 / 8).
+    const auto spared = [&](double k) { return 80 * rf.memory_bound(0, m * k * 3, ElementwiseKind::quantize).time_s; };
+    const double base = total(own, b);
+    CHECK(base - total(fused(true, false, false), b) ==
+          doctest::Approx(2 * spared(8192)).epsilon(1e-9));
+    CHECK(base - total(fused(false, true, false), b) ==
+          doctest::Approx(spared(1024)).epsilon(1e-9));
+    CHECK(base - total(fused(false, false, true), b) ==
+          doctest::Approx(spared(3584)).epsilon(1e-9));
+  }
+  // The manifest says which GEMMs take fp8 input.
+  const Llama3<Llama3Config> arch(deploy(llama3_70b, {.tp = 8}, fused(true, true, false)));
+  const nlohmann::json j = to_json(make_manifest(arch.build(t)));
+  std::map<std::string, std::string> input;
+  for (const auto& s : j["slots"])
+    if (s["kind"] == "gemm") input[s["name"].get<std::string>()] = s["config"]["input_dtype"];
+  CHECK(input.at("model.layer.attn.qkv_proj") == "fp8");
+  CHECK(input.at("model.layer.attn.o_proj") == "fp8");
+  CHECK(input.at("model.layer.mlp.up_gate_proj") == "fp8");
+  CHECK(input.at("model.layer.mlp.down_proj") == "bf16");
+  CHECK(input.at("model.lm_head.proj") == "bf16");
+  // A fused quantize writes per-tensor fp8 values: no other format's.
+  CHECK_THROWS_WITH_AS((Quantization{Dtype::fp4, Dtype::fp4, Dtype::fp8, true}.check()),
+                       doctest::Contains("fp8 producers (norm): a quantize fused into the kernel before a projection is "
+                                         "modelled for per-tensor fp8 GEMMs with static scales (gemm=fp8), not gemm=fp4"),
+                       InputError);
+  CHECK(parse_fp8_producers("norm,activation") == Quantization::Fp8Producers{true, false, true});
+  CHECK(parse_fp8_producers("none") == Quantization::Fp8Producers{});
+  CHECK_THROWS_WITH_AS(parse_fp8_producers("rope"), doctest::Contains("--fp8-from 'rope': expected"), InputError);
+  CHECK(fused(true, true, true).text() ==
+        "gemm=fp8 moe=fp8 kv=fp8 fp8-from=norm,attention,activation");
 }

@@ -300,6 +300,11 @@ with tempfile.TemporaryDirectory() as d:
     rejects("--quant unknown component", quant + ["--quant", "gemm=fp8,attn=bf16"],
             "--quant 'attn=bf16': expected MODE or gemm=MODE,moe=MODE")
     rejects("--kv-dtype fp4", quant + ["--kv-dtype", "fp4"], "--kv-dtype 'fp4' is not a KV-cache dtype (bf16, fp16, fp8)")
+    rejects("--fp8-from unknown producer", quant + ["--quant", "fp8", "--fp8-from", "norm,rope"],
+            "--fp8-from 'rope': expected a comma-separated list of norm, attention, activation (or none)")
+    rejects("--fp8-from without per-tensor fp8", quant + ["--quant", "fp8_block", "--fp8-from", "attention"],
+            "fp8 producers (attention): a quantize fused into the kernel before a projection is modelled for "
+            "per-tensor fp8 GEMMs with static scales (gemm=fp8), not gemm=fp8_block")
     rejects("validate --threads 0", ["validate", "--deployments", str(d / "mo_config.json"), "--threads", "0"],
             "--threads: Value 0 not in range 1 to 256")
     rejects("--quant nvfp4 on a GPU without fp4", quant + ["--quant", "nvfp4"], "has no fp4 tensor-core path")

@@ -198,7 +198,8 @@ TEST_CASE("bad_input: csv cut mid-row") {
 TEST_CASE("bad_input: csv missing column") {
   check_error<DataError>([] { load_csv("dtype,n,m,backend,time_ms\n"); },
                          {"t/gemm.csv:1:1:", "missing column 'k' for kind 'gemm'",
-                          "expected columns: dtype, n, k, m, backend, time_ms [, energy_j, framework, version, source]"});
+                          "expected columns: dtype, n, k, input_dtype (optional: bf16), m, backend, time_ms [, energy_j, framework, "
+                          "version, source]"});
 }
 
 TEST_CASE("bad_input: csv unknown extra column") {
@@ -359,7 +360,8 @@ TEST_CASE("bad_input: csv duplicate key") {
   // The same (config, backend, inputs) twice, spelled differently: 1e0 == 1, spaces trimmed.
   check_error<DataError>(
       [] { load_csv("backend,time_ms,m,k,n,dtype\ncublaslt,1,1,8,8,bf16\n cublaslt , 2 , 1e0 , 8 , 0008 , bf16 \n"); },
-      {"t/gemm.csv:3:1:", "duplicate row: (dtype=bf16, n=8, k=8, m=1, backend=cublaslt) was already measured on line 2"});
+      {"t/gemm.csv:3:1:", "duplicate row: (dtype=bf16, n=8, k=8, input_dtype=bf16, m=1, backend=cublaslt) was already measured on "
+       "line 2"});
 }
 
 TEST_CASE("bad_input: csv unsorted axis") {

@@ -632,6 +632,26 @@ TEST_CASE("profile tables: fused_moe tables and indexes without weight_dtype rea
             Coverage::analytic));
 }
 
+// Complete gemm tables and their index written before the input_dtype column: every row took
+// bf16 activations, so an fp8 GEMM that quantizes its own input answers from them and one whose
+// producer wrote fp8 finds nothing there (the roofline, without the quantize).
+TEST_CASE("profile tables: gemm tables and indexes without input_dtype read as measured with bf16 input") {
+  using costdsl::Coverage;
+  using costdsl::Dtype;
+  using costdsl::Kernel;
+  using costdsl::kernels::Gemm;
+  const ScratchProfiles dir("costdsl_test_older_gemm_tables");
+  const std::string header = "dtype,n,k,m,backend,time_ms\n";
+  dir.complete("gemm", header + "fp8,4096,4096,1,sglang,0.02\nfp8,4096,4096,64,sglang,0.03\n",
+               "# index\nsglang,fp8,4096,4096\n");
+  const costdsl::Timing timing = dir.timing(costdsl::TimingMode::automatic);
+  const costdsl::Metrics own = Kernel<Gemm>(timing, {Dtype::fp8, 4096, 4096}).eval({64});
+  CHECK(own.time_s == doctest::Approx(0.03e-3));
+  CHECK(own.coverage == Coverage::none);
+  CHECK(costdsl::has(Kernel<Gemm>(timing, {Dtype::fp8, 4096, 4096, Dtype::fp8}).eval({64}).coverage,
+                     Coverage::analytic));
+}
+
 // A head configuration no table holds (a user's own model) answers from the nearest// A head configuration no table holds (a user's own model) answers from the nearest
 // measured configuration of its dtype, each cell scaled by the roofline's time ratio of
 // the two, flagged SCALED. With measured times a fixed efficiency of the roofline the
@@ -812,6 +832,37 @@ TEST_CASE("profile csv: a config column with a default takes the other column's 
                        "profile schema 'moe': column 'weight_dtype' defaults to 'kv_dtype', which must be another "
                        "config column of its type without a default",
                        costdsl::InputError);
+}
+
+TEST_CASE("profile csv: a config column with a constant default takes that value where the file lacks it") {
+  const ProfileSchema s{"gemm",
+                        {{"dtype", ColumnType::text}, {"n", ColumnType::integer}, {"input_dtype", ColumnType::text, "",
+                                                                                    "bf16"}},
+                        {"m"}};
+  // Without the column every row was measured at the one value (gemm: bf16 activations in).
+  const ProfileTable old = costdsl::load_profile_csv_text(
+      "dtype,n,m,backend,time_ms\nfp8,64,1,x,0.1\nbf16,64,1,x,0.05\n", "gemm.csv", s);
+  CHECK(old.find({"fp8", "64", "bf16"}, "x") != nullptr);
+  CHECK(old.find({"bf16", "64", "bf16"}, "x") != nullptr);
+  CHECK(old.find({"fp8", "64", "fp8"}, "x") == nullptr);
+  const ProfileTable now = costdsl::load_profile_csv_text(
+      "dtype,n,input_dtype,m,backend,time_ms\nfp8,64,fp8,1,x,0.07\nfp8,64,bf16,1,x,0.1\n", "gemm.csv", s);
+  CHECK(now.find({"fp8", "64", "fp8"}, "x") != nullptr);
+  CHECK(now.find({"fp8", "64", "bf16"}, "x") != nullptr);
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("n,m,backend,time_ms\n", "gemm.csv", s),
+                       doctest::Contains("(expected columns: dtype, n, input_dtype (optional: bf16), m"),
+                       costdsl::DataError);
+  ProfileSchema both = s;
+  both.config[2].default_from = "dtype";
+  CHECK_THROWS_WITH_AS(costdsl::load_profile_csv_text("x", "gemm.csv", both),
+                       "profile schema 'gemm': column 'input_dtype' has both a default column and a default value",
+                       costdsl::InputError);
+  // The gemm kind declares it so.
+  const ProfileSchema g = costdsl::profile_schema<costdsl::kernels::Gemm>();
+  REQUIRE(g.config.size() == 4);
+  CHECK(g.config[3].name == "input_dtype");
+  CHECK(g.config[3].default_value == "bf16");
+  CHECK(g.default_source(3) == 3);
 }
 
 TEST_CASE("profile tables: a group's provenance and the leaf's") {

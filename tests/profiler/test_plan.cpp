@@ -114,12 +114,14 @@ TEST_CASE("plan: every measured kind, configs deduplicated, grids equal to each 
   // Llama-3-8B at t = 4: qkv n = 1536, o_proj k = 1024 (design §7).
   bool qkv = false, o = false;
   for (const auto& j : gemm) {
-    qkv |= j.key == std::vector<std::string>{"bf16", "1536", "4096"};
-    o |= j.key == std::vector<std::string>{"bf16", "4096", "1024"};
+    qkv |= j.key == std::vector<std::string>{"bf16", "1536", "4096", "bf16"};
+    o |= j.key == std::vector<std::string>{"bf16", "4096", "1024", "bf16"};
   }
   CHECK(qkv);
   CHECK(o);
   CHECK(std::count_if(gemm.begin(), gemm.end(), [](const Job& j) { return j.key[0] == "fp8"; }) == 40);
+  // cuBLASLt's fp8 GEMM times the GEMM on fp8 operands: its rows say the input came quantized.
+  CHECK(std::all_of(gemm.begin(), gemm.end(), [](const Job& j) { return j.key[3] == (j.key[0] == "fp8" ? "fp8" : "bf16"); }));
   CHECK(gemm.back().device.dtype == costdsl_prof::dtype_fp8_e4m3);
 
   const auto norm = jobs_of(jobs, "rms_norm");
@@ -232,11 +234,14 @@ TEST_CASE("csv: what the profiler writes, the loader reads back exactly") {
 TEST_CASE("csv: the header and a row, byte for byte; bad rows are refused") {
   const auto s = profile_schema<k::Gemm>();
   const std::string text =
-      format_profile_csv(s, {{{"bf16", "4096", "4096"}, {1}, "cublaslt", 0.0121}, {{"fp8", "4096", "4096"}, {65536}, "cublaslt", 12.5}});
-  CHECK(text == "dtype,n,k,m,backend,time_ms\nbf16,4096,4096,1,cublaslt,0.0121\nfp8,4096,4096,65536,cublaslt,12.5\n");
-  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1", "1"}, {1}, "cublaslt", 0.0}}), std::invalid_argument);
-  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1", "1"}, {1}, "a,b", 1.0}}), std::invalid_argument);
-  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1"}, {1}, "x", 1.0}}), std::invalid_argument);
+      format_profile_csv(s, {{{"bf16", "4096", "4096", "bf16"}, {1}, "cublaslt", 0.0121},
+                             {{"fp8", "4096", "4096", "bf16"}, {65536}, "cublaslt", 12.5}});
+  CHECK(text ==
+        "dtype,n,k,input_dtype,m,backend,time_ms\nbf16,4096,4096,bf16,1,cublaslt,0.0121\n"
+        "fp8,4096,4096,bf16,65536,cublaslt,12.5\n");
+  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1", "1", "bf16"}, {1}, "cublaslt", 0.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1", "1", "bf16"}, {1}, "a,b", 1.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(format_profile_csv(s, {{{"bf16", "1", "1"}, {1}, "x", 1.0}}), std::invalid_argument);
   CHECK_THROWS_AS(format_profile_csv(s, {}, {"two\nlines"}), std::invalid_argument);
   CHECK(format_number(131072) == "131072");
   CHECK(format_number(1e9) == "1000000000");

@@ -15,6 +15,9 @@
 #include "costdsl/costdsl.hpp"
 #include "costdsl/detail/roofline_param_fields.hpp"
 #include "costdsl/gpu_spec.hpp"
+#include "costdsl/kernel.hpp"
+#include "costdsl/kernels/gemm.hpp"
+#include "costdsl/load_timing.hpp"
 #include "costdsl/roofline.hpp"
 
 using namespace costdsl;
@@ -114,6 +117,24 @@ TEST_CASE("gemm: monotone, wave-quantised, memory-bound at small m") {
   CHECK(rf.gemm(0, 4096, 4096, Dtype::bf16, Dtype::bf16, Dtype::bf16) == Metrics{});
   CHECK_THROWS_AS(rf.gemm(-1, 4096, 4096, Dtype::bf16, Dtype::bf16, Dtype::bf16), InputError);
   CHECK_THROWS_AS(rf.gemm(NAN, 4096, 4096, Dtype::bf16, Dtype::bf16, Dtype::bf16), InputError);
+}
+
+TEST_CASE("gemm: an fp8 GEMM whose input arrives quantized runs without its quantize kernel") {
+  const Timing t = load_timing("h100_sxm", TimingMode::roofline);
+  const auto rf = roofline("h100_sxm");
+  const Kernel<kernels::Gemm> own(t, {Dtype::fp8, 8192, 8192}), fused(t, {Dtype::fp8, 8192, 8192, Dtype::fp8});
+  for (std::uint64_t m : {1u, 64u, 4096u}) {
+    const double quantize = rf.memory_bound(0, double(m) * 8192 * 3, ElementwiseKind::quantize).time_s;
+    CHECK(own.eval({m}).time_s - fused.eval({m}).time_s == doctest::Approx(quantize).epsilon(1e-9));
+    CHECK(own.eval({m}).bytes - fused.eval({m}).bytes == doctest::Approx(double(m) * 8192 * 3));
+  }
+  // bf16 input is every GEMM's default; fp8 input only for an fp8 GEMM.
+  CHECK(kernels::Gemm::Config{Dtype::fp4, 1, 1}.input_dtype == Dtype::bf16);
+  CHECK_THROWS_WITH_AS(Kernel<kernels::Gemm>(t, {Dtype::fp4, 8192, 8192, Dtype::fp4}),
+                       "gemm: input_dtype fp4 with dtype fp4: activations arrive in bf16, or already in per-tensor "
+                       "fp8 for an fp8 GEMM (a producer's fused quantize)",
+                       ConfigError);
+  CHECK_THROWS_AS(Kernel<kernels::Gemm>(t, {Dtype::bf16, 8192, 8192, Dtype::fp8}), ConfigError);
 }
 
 TEST_CASE("fp8 on A100 is an error") {

@@ -16,7 +16,10 @@
 
 #include "aiconfigurator.hpp"
 #include "costdsl/kernel.hpp"
+#include "costdsl/gpu_catalog.hpp"
+#include "costdsl/load_roofline_params.hpp"
 #include "costdsl/load_timing.hpp"
+#include "costdsl/roofline.hpp"
 #include "costdsl/timing.hpp"
 
 using namespace costdsl;
@@ -285,11 +288,11 @@ TEST_CASE("aiconfigurator: import writes strict profile tables, merges duplicate
   CHECK(all.kinds[0].configs == 2);
   CHECK(all.kinds[0].merged == 1);
   const std::string& table = all.tables.at("gemm");
-  CHECK(has(table, "dtype,n,k,m,backend,time_ms,framework,version,source\n"));
+  CHECK(has(table, "dtype,n,k,input_dtype,m,backend,time_ms,framework,version,source\n"));
   // The duplicate keeps the median of 0.04 and 0.05. The first row names its provenance, the
   // rows below it of the same framework, version and kernel repeat it ("=").
-  CHECK(has(table, "bf16,1024,4096,4,sglang,0.045,=,=,=\n"));
-  CHECK(has(table, "source\nbf16,1024,4096,1,sglang,0.01,SGLang,0.5.14,sglang_torch_linear\n"));
+  CHECK(has(table, "bf16,1024,4096,bf16,4,sglang,0.045,=,=,=\n"));
+  CHECK(has(table, "source\nbf16,1024,4096,bf16,1,sglang,0.01,SGLang,0.5.14,sglang_torch_linear\n"));
   CHECK(std::count(table.begin(), table.end(), '\n') == 3 + 20);  // two comment lines, the header, the rows
   const ProfileTable t = load_profile_csv_text(table, "gemm.csv", profile_schema<kernels::Gemm>());
   CHECK(t.point_count() == 20);
@@ -313,7 +316,7 @@ TEST_CASE("aiconfigurator: import writes strict profile tables, merges duplicate
     const auto m = std::get<aic::Call<kernels::Gemm>>(r->call).input.m;
     CHECK(m != 1);
     CHECK(m != 512);
-    CHECK_FALSE(has(a.tables.at("gemm"), fmt::format("bf16,{},4096,{},", std::get<aic::Call<kernels::Gemm>>(r->call).config.n.value, m)));
+    CHECK_FALSE(has(a.tables.at("gemm"), fmt::format("bf16,{},4096,bf16,{},", std::get<aic::Call<kernels::Gemm>>(r->call).config.n.value, m)));
   }
 }
 
@@ -485,7 +488,7 @@ TEST_CASE("aiconfigurator: one framework per file; rows keep their framework as 
     }
   // The imported table: the TRT-LLM GEMM is a backend the gemm kind considers.
   const aic::ImportResult imp = aic::import_rows(trt.rows, {}, "h100_sxm");
-  CHECK(has(imp.tables.at("gemm"), "bf16,4096,8192,16,trtllm,0.04,TRTLLM,1.3.0rc20,trtllm_gemm\n"));
+  CHECK(has(imp.tables.at("gemm"), "bf16,4096,8192,bf16,16,trtllm,0.04,TRTLLM,1.3.0rc20,trtllm_gemm\n"));
   const auto gemm_backends = kernels::Gemm::default_backends();
   CHECK(std::find(gemm_backends.begin(), gemm_backends.end(), "trtllm") != gemm_backends.end());
 }
@@ -755,4 +758,117 @@ TEST_CASE("aiconfigurator: GLM-5's sparse attention rows map to dsa_sparse_mla; 
   CHECK(k.eval({1, 99999, 1}).time_ms() == doctest::Approx(0.032));
   CHECK(k.eval({2, 0, 2048}).time_ms() == doctest::Approx(2.0));  // 4096 queries: the measured point
   CHECK(k.eval({1, 0, 2048}).time_ms() == doctest::Approx(0.032 + (2.0 - 0.032) * 2047 / 4095));
+}
+
+namespace {
+
+// One framework's quantize table row: aiconfigurator's compute_scale or scale_matrix.
+std::string quantize_row(const std::string& framework, const std::string& op, int m, int k, double ms) {
+  return fmt::format("{},0.24.0,NVIDIA B200,{},src,{},{},fp8,{}\n", framework, op, m, k, ms);
+}
+const std::string quantize_header = "framework,version,device,op_name,kernel_source,m,k,quant_dtype,latency\n";
+
+}  // namespace
+
+TEST_CASE("aiconfigurator: fp8 GEMMs with fp8 input are the measured sequence less its own framework's quantize") {
+  TempDir dir("fp8_input");
+  // vLLM's quantize on a 2 × 2 grid of (m, k): compute_scale (dynamic less static), scale_matrix (static).
+  std::string q = quantize_header;
+  for (int m : {1, 64})
+    for (int k : {1024, 4096}) {
+      q += quantize_row("VLLM", "compute_scale", m, k, 0.001 * (1 + m / 64.0) * k / 1024);
+      q += quantize_row("VLLM", "scale_matrix", m, k, 0.002 * (1 + m / 64.0) * k / 1024);
+    }
+  dir.write("computescale_vllm.csv", q);
+  // SGLang's GEMM table (its own compute_scale rows read zero: vLLM's quantize stands in) and
+  // a TensorRT-LLM table with no quantize table beside it.
+  dir.write("gemm_sglang.csv", gemm_header + gemm_row("fp8", 1, 1024, 1024, 0.010) +
+                                   gemm_row("fp8", 64, 1024, 4096, 0.040) + gemm_row("fp8", 32, 1024, 2048, 0.030) +
+                                   gemm_row("fp8", 1, 256, 4096, 0.012) + gemm_row("bfloat16", 1, 1024, 1024, 0.009) +
+                                   gemm_row("fp8", 1, 2048, 1024, 0.02) + gemm_row("fp8", 32, 2048, 1024, 0.03) +
+                                   gemm_row("fp8", 64, 2048, 1024, 0.04));
+  dir.write("gemm_trtllm.csv",
+            "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n"
+            "TRTLLM,1.3.0rc20,NVIDIA B200,gemm,torch_flow,fp8,1,1024,1024,0.02\n");
+  aic::ReadResult read = aic::read_tables(dir.path);
+  const std::size_t measured = read.rows.size();
+  CHECK(measured == 9);
+  const Roofline rf(GpuCatalog::load_default().find("b200"), load_default_roofline_params());
+  aic::add_fp8_input_gemms(read, rf);
+  std::vector<const aic::Row*> derived;
+  for (const aic::Row& r : read.rows)
+    if (r.derived) derived.push_back(&r);
+  REQUIRE(derived.size() == 7);
+  const auto call = [](const aic::Row* r) { return std::get<aic::Call<kernels::Gemm>>(r->call); };
+  for (const aic::Row* r : derived) {
+    CHECK(call(r).config.input_dtype == Dtype::fp8);
+    CHECK(call(r).config.dtype == Dtype::fp8);
+    CHECK(r->backend == "sglang");
+    CHECK(has(r->provenance.source, "sglang_torch_linear less vLLM 0.24.0 quantize"));
+  }
+  // On the grid: m 1, k 1024 takes compute_scale + scale_matrix there off.
+  CHECK(derived[0]->time_ms == doctest::Approx(0.010 - 0.003 * (1 + 1 / 64.0)));
+  CHECK(derived[1]->time_ms == doctest::Approx(0.040 - 0.003 * 2 * 4));
+  // Between grid points: linear in m at each k, then in k (m 32, k 2048).
+  const double at_1024 = 0.003 * (1 + 32 / 64.0), at_4096 = 0.003 * (1 + 32 / 64.0) * 4;
+  CHECK(derived[2]->time_ms == doctest::Approx(0.030 - (at_1024 + (2048 - 1024) / 3072.0 * (at_4096 - at_1024))));
+  // A narrow GEMM whose quantize is about all of its sequence: at its hardware bound, counted.
+  const kernels::Gemm::Config narrow{Dtype::fp8, 256, 4096, Dtype::fp8};
+  CHECK(derived[3]->time_ms == doctest::Approx(kernels::Gemm::lower_bound_s(rf, narrow, {1}) * 1e3));
+  const auto report = [&](const std::string& file) {
+    return *std::find_if(read.files.begin(), read.files.end(),
+                         [&](const aic::FileReport& f) { return fs::path(f.file).filename() == file; });
+  };
+  CHECK(report("gemm_sglang.csv").derived == 7);
+  CHECK(report("gemm_sglang.csv").derived_at_bound == 1);
+  // TensorRT-LLM's table with no quantize table of its framework read: not derived, counted.
+  std::size_t trt_skipped = 0;
+  for (const auto& [reason, e] : report("gemm_trtllm.csv").skips.reasons)
+    if (has(reason, "no trtllm compute_scale and scale_matrix tables")) trt_skipped += e.count;
+  CHECK(trt_skipped == 1);
+
+  // Imported, a derived row is held out with the row it derives from (its id leaves the
+  // constant-default column out), and the held-out tables list measured rows only.
+  aic::ImportOptions opt;
+  opt.hold_out_percent = 100;  // every line but a config's smallest and largest m
+  const aic::ImportResult imp = aic::import_rows(read.rows, opt, "b200_sxm");
+  REQUIRE(imp.held_out.size() == 1);  // m 32 of n 2048: the measured row alone
+  CHECK_FALSE(imp.held_out[0]->derived);
+  CHECK(call(imp.held_out[0]).input.m == 32);
+  const std::string& table = imp.tables.at("gemm");
+  CHECK_FALSE(has(table, "fp8,2048,1024,bf16,32,"));
+  CHECK_FALSE(has(table, "fp8,2048,1024,fp8,32,"));
+  CHECK(has(table, "fp8,2048,1024,fp8,64,"));
+  CHECK(has(table, "dtype,n,k,input_dtype,m,backend,time_ms,framework,version,source\n"));
+  CHECK(has(table, "fp8,1024,1024,fp8,1,sglang,0.006953125,"));
+  CHECK(has(table, "fp8,1024,1024,bf16,1,sglang,0.01,"));
+  // The kernel reads the derived rows where its input arrives quantized.
+  fs::create_directories(dir.path / "out" / "b200_sxm");
+  std::ofstream(dir.path / "out" / "b200_sxm" / "gemm.csv") << table;
+  const Timing t = load_timing("b200", TimingMode::profile, dir.path / "out");
+  CHECK(Kernel<kernels::Gemm>(t, {Dtype::fp8, 1024, 1024, Dtype::fp8}).eval({1}).time_ms() ==
+        doctest::Approx(0.006953125));
+  CHECK(Kernel<kernels::Gemm>(t, {Dtype::fp8, 1024, 1024}).eval({1}).time_ms() == doctest::Approx(0.010));
+}
+
+TEST_CASE("aiconfigurator: quantize tables are read whatever --framework asks for; other quant dtypes counted") {
+  aic::FileReport rep;
+  const auto rows = read_text(quantize_header + quantize_row("SGLang", "compute_scale", 1, 1024, 0.0) +
+                                  quantize_row("SGLang", "scale_matrix", 1, 1024, 0.007) +
+                                  "SGLang,0.5.14,NVIDIA B200,scale_matrix,src,1,1024,int8,0.1\n",
+                              &rep);
+  CHECK(rows.empty());  // no kernel kind of their own
+  CHECK(rep.table == "quantization_scale");
+  CHECK(rep.quantize.size() == 2);
+  CHECK(rep.quantize[0].compute_scale);
+  CHECK(rep.quantize[0].ms == 0.0);  // max(0, dynamic - static): a measurement
+  CHECK(rep.quantize[1].ms == 0.007);
+  CHECK(rep.skips.total() == 1);
+  aic::ReadOptions only_trt;
+  only_trt.frameworks = {"trtllm"};
+  std::vector<aic::Row> out;
+  const aic::FileReport r2 =
+      aic::read_table_text(quantize_header + quantize_row("VLLM", "scale_matrix", 1, 1024, 0.002), "q.csv", out, only_trt);
+  CHECK(r2.selected);
+  CHECK(r2.quantize.size() == 1);
 }

@@ -5,6 +5,7 @@
 // static forms, which run unquantized unless they say otherwise).
 #include "costdsl/dtype.hpp"
 #include "costdsl/form.hpp"
+#include "costdsl/ops/projection_dtypes.hpp"
 
 namespace costdsl::worklets {
 
@@ -14,6 +15,18 @@ constexpr Dtype gemm_weight_dtype(const Form& form) {
     return values(form).gemm_dtype;
   } else {
     return values(form).dtype;
+  }
+}
+
+// The projections' weights and the activations each receives from its producer: a
+// quantized deployment's (its Quantization, fp8 where a producer's quantize is fused), else
+// unquantized activations into the form's weights.
+template <class Form>
+constexpr ops::ProjectionDtypes projection_dtypes(const Form& form) {
+  if constexpr (requires { values(form).fp8_from_norm; }) {
+    return ops::ProjectionDtypes::of(values(form).quantization());
+  } else {
+    return ops::ProjectionDtypes::of_weights(gemm_weight_dtype(form));
   }
 }
 

@@ -114,6 +114,9 @@ COSTDSL_DECL void check_schema(const ProfileSchema& schema) {
         throw InputError(fmt::format("profile schema '{}': column '{}' is declared twice", schema.kind, names[i]));
   }
   for (const Column& c : schema.config) {
+    if (!c.default_from.empty() && !c.default_value.empty())
+      throw InputError(fmt::format("profile schema '{}': column '{}' has both a default column and a default value",
+                                   schema.kind, c.name));
     if (c.default_from.empty()) continue;
     const auto from = std::find_if(schema.config.begin(), schema.config.end(),
                                    [&](const Column& o) { return o.name == c.default_from; });
@@ -128,7 +131,9 @@ COSTDSL_DECL void check_schema(const ProfileSchema& schema) {
 COSTDSL_DECL std::string expected_columns(const ProfileSchema& schema) {
   std::string out;
   for (const auto& c : schema.config)
-    out += c.default_from.empty() ? c.name + ", " : fmt::format("{} (optional: as {}), ", c.name, c.default_from);
+    out += !c.default_from.empty()    ? fmt::format("{} (optional: as {}), ", c.name, c.default_from)
+           : !c.default_value.empty() ? fmt::format("{} (optional: {}), ", c.name, c.default_value)
+                                      : c.name + ", ";
   for (const auto& n : schema.inputs) out += n + ", ";
   return out + "backend, time_ms [, energy_j, framework, version, source]";
 }
@@ -290,8 +295,8 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
         };
         for (std::size_t k = 0; k < schema.config.size(); ++k) {
           if (config_seen[k]) continue;
-          if (schema.config[k].default_from.empty()) throw missing(schema.config[k].name);
-          defaulted.emplace_back(k, schema.default_source(k));
+          if (!schema.config[k].has_default()) throw missing(schema.config[k].name);
+          defaulted.emplace_back(k, schema.default_source(k));  // k itself: the constant default
         }
         for (std::size_t k = 0; k < schema.inputs.size(); ++k)
           if (!input_seen[k]) throw missing(schema.inputs[k]);
@@ -378,7 +383,8 @@ COSTDSL_DECL ProfileTable load_profile_csv_text(std::string_view text, std::stri
       }
 
       row_above = true;
-      for (const auto& [k, from] : defaulted) key.config[k] = key.config[from];
+      for (const auto& [k, from] : defaulted)
+        key.config[k] = from == k ? schema.config[k].default_value : key.config[from];
       if (key_ids.empty() || !(key == last_key)) {
         last_id = key_ids.try_emplace(key, key_ids.size()).first->second;
         last_key = key;

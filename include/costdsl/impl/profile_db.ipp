@@ -49,10 +49,11 @@ COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::str
     if (std::filesystem::exists(file, ec)) {
       keys = std::make_unique<std::set<ProfileKey>>();
       const std::string label = file.string();
-      // An index written before a column with a default existed (Column::default_from) lists
-      // its configs without it: each takes the value of the column it defaults to.
+      // An index written before a column with a default existed (Column::default_from,
+      // Column::default_value) lists its configs without it: each takes the value of the
+      // column it defaults to, or its constant.
       const auto defaulted = static_cast<std::size_t>(std::count_if(
-          schema.config.begin(), schema.config.end(), [](const Column& c) { return !c.default_from.empty(); }));
+          schema.config.begin(), schema.config.end(), [](const Column& c) { return c.has_default(); }));
       for_each_csv_line(detail::read_text_file(file, "profile table index"), label,
                         [&](std::size_t line, std::string_view, std::span<const CsvCell> cells) {
                           const bool older = defaulted > 0 && cells.size() + defaulted == schema.config.size() + 1;
@@ -65,8 +66,8 @@ COSTDSL_DECL const std::set<ProfileKey>* ProfileDb::complete_keys(const std::str
                           k.backend = std::string(cells[0].text);
                           std::size_t next = 1;
                           for (const Column& c : schema.config)
-                            k.config.emplace_back(older && !c.default_from.empty() ? std::string_view()
-                                                                                   : cells[next++].text);
+                            k.config.emplace_back(older && c.has_default() ? std::string_view(c.default_value)
+                                                                           : cells[next++].text);
                           if (older)
                             for (std::size_t i = 0; i < schema.config.size(); ++i)
                               k.config[i] = k.config[schema.default_source(i)];
