@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costdsl/quantization.hpp"
 #include "costdsl/serve/server_config.hpp"
 
 namespace costdsl::cli::deployments {
@@ -61,6 +62,9 @@ struct Recipe {
   // Kernel kinds the deployment ran with a kernel no shipped table measures: their leaves
   // take the roofline (Timing::with_roofline_kinds), not another kernel's measurements.
   std::vector<std::string> roofline_kinds;
+  // A per-tensor fp8 checkpoint with static activation scales: the kernels the framework, as
+  // launched, fused the projections' quantize into (Quantization's fp8_from_*); unset: none.
+  std::optional<Quantization::Fp8Producers> fp8_producers;
 
   // Lays the launch flags over a framework's defaults (the token budget is the caller's).
   // SGLang's stream interval does not apply to a scheduler that lags its first token
@@ -167,8 +171,17 @@ inline Recipe recipe_for(const Provenance& p) {
   const bool blackwell = p.system == "b200_sxm" || p.system == "b300_sxm";
   const std::uint32_t recv_by_clients = p.clients >= 16 ? 30 : 10;  // SCHEDULER_RECV_INTERVAL: 30 from 16 clients
   if (has(m, "Llama-3.1-70B") && p.measured < "2025-10-30") {
-    // Deleted 2025-10-29 (0b5620ec); the scripts at its parent.
+    // Deleted 2025-10-29 (0b5620ec); the scripts at its parent. The fp8 runs served
+    // nvidia/Llama-3.3-70B-Instruct-FP8 (.github/workflows/70b-tmpl.yml there): ModelOpt's per-tensor
+    // fp8 with static activation scales, whose quantize the frameworks fuse into the kernel
+    // before each projection where they can. An all-reduce's fused residual + RMSNorm +
+    // quantize exists with TP > 1 only.
+    const bool fused_norm = p.tp > 1;
     if (p.backend == "trtllm") {
+      // TensorRT-LLM 1.1.0rc2 (tensorrt_llm/_torch/models/modeling_llama.py, modules/gated_mlp.py,
+      // modules/attention.py): the all-reduce's RESIDUAL_RMS_NORM_QUANT_FP8 fusion, SwiGLU with
+      // down_proj's input scale, the attention writing o_proj's fp8 input.
+      r.fp8_producers = Quantization::Fp8Producers{fused_norm, true, true};
       r.source = "InferenceX 9596d23d74e9: benchmarks/70b_{fp8,fp4}_b200_trt_{docker,slurm}.sh";
       r.framework_budget = r.framework_graphs = false;
       r.token_budget = 16384;  // --max_num_tokens 16384
@@ -185,6 +198,14 @@ inline Recipe recipe_for(const Provenance& p) {
       // decode-only batches replay a graph, every iteration with prompt rows runs eagerly.
       // H100's keeps vLLM's default (piecewise graphs of mixed batches).
       if (p.system == "b200_sxm") r.graph_prefill_tokens = 0;
+      // vLLM 0.10.2 (vllm/config/compilation.py: PassConfig.enable_fusion off under V1). B200's
+      // script turns the quantize and RMSNorm custom ops on, so Inductor fuses neither with
+      // its neighbours, and the passes enable_fi_allreduce_fusion (all-reduce + RMSNorm +
+      // quantize) and enable_attn_fusion (attention writing fp8): SiLU·mul stays apart. H100's
+      // defaults leave both ops to torch, and Inductor compiles RMSNorm and SiLU·mul with the
+      // quantize after them into one kernel each; the attention's output is quantized apart.
+      r.fp8_producers = p.system == "b200_sxm" ? Quantization::Fp8Producers{fused_norm, true, false}
+                                               : Quantization::Fp8Producers{true, false, true};
     }
     return r;
   }

@@ -654,6 +654,9 @@ class Simulator {
         case KvPolicy::bf16: q.kv_dtype = Dtype::bf16; break;
         case KvPolicy::fp8: q.kv_dtype = Dtype::fp8; break;
       }
+      // Per-tensor fp8 weights with static scales: the quantize its recipe's framework fused.
+      if (recipe.fp8_producers && q.gemm_dtype.value_or(config.quantization().gemm_dtype) == Dtype::fp8)
+        q.fp8_producers = recipe.fp8_producers;
       config.override_quantization(q);
       // int4_wo is only what a checkpoint ships: routed experts in W4A16 (Kimi-K2.5).
       if (d.int4_weight_only && config.quantization().expert_dtype != Dtype::int4) {

@@ -746,6 +746,20 @@ with tempfile.TemporaryDirectory() as d:
         for flags in ((), ("--eager-launch-us", "0")))
     check(len(lv) == 2 and lv["h100"] == lv_off["h100"] and lv["b200"] > lv_off["b200"],
           f"validate: vLLM with decode-only graphs runs every prompt iteration eagerly: {lv} / off {lv_off}")
+    # Those runs served NVIDIA's static-scale fp8 checkpoint: each framework fused the
+    # projections' quantize where it could (the all-reduce's RMSNorm only with TP > 1).
+    (d / "llama_fp8.csv").write_text("\n".join([ix_header] + [
+        f"{i},{fw},,meta-llama/Llama-3.1-70B,{g}_sxm,fp8,agg,256,64,fp8,,1,{tp},1,1,1,1,{l_src},30,7"
+        for i, fw, g, tp in (("vb", "vllm", "b200", 8), ("vh", "vllm", "h100", 8), ("t1", "trtllm", "b200", 1),
+                             ("t8", "trtllm", "b200", 8))]) + "\n")
+    lq = {w["id"]: w["quantization"] for w in json.loads(
+        run("validate", "--deployments", str(d / "llama_fp8.csv"), "--json", "--worst", "10").stdout or
+        "{}").get("worst", [])}
+    check(lq == {"vb": "gemm=fp8 moe=bf16 kv=fp8 fp8-from=norm,attention",
+                 "vh": "gemm=fp8 moe=bf16 kv=fp8 fp8-from=norm,activation",
+                 "t1": "gemm=fp8 moe=bf16 kv=fp8 fp8-from=attention,activation",
+                 "t8": "gemm=fp8 moe=bf16 kv=fp8 fp8-from=norm,attention,activation"},
+          f"validate: Llama-3.1-70B fp8's recipes fuse the quantize as each framework did: {lq}")
     # InferenceX's exports write a single-node TP 8 / EP 8 run as tp_size 64, moe_tp_size 8,
     # moe_ep_size 8: it runs as 8 GPUs, experts EP 8; the same columns from another source
     # are read as written (64 GPUs, the experts split both ways).
