@@ -872,3 +872,30 @@ TEST_CASE("aiconfigurator: quantize tables are read whatever --framework asks fo
   CHECK(r2.selected);
   CHECK(r2.quantize.size() == 1);
 }
+
+TEST_CASE("aiconfigurator: the quantize grid: linear inside, scaled by the elements quantized outside") {
+  aic::detail::QuantizeGrid g;
+  CHECK(g.empty());
+  CHECK_FALSE(g.at(1, 1024).has_value());
+  for (std::uint64_t m : {16u, 64u})
+    for (std::uint64_t k : {1024u, 4096u}) {
+      g.add(true, m, k, 1e-6 * double(m * k));      // compute_scale ∝ m·k
+      g.add(false, m, k, 2e-6 * double(m * k) + 1);  // scale_matrix: a launch floor and ∝ m·k
+    }
+  CHECK_FALSE(g.empty());
+  const auto want = [](double m, double k) { return 3e-6 * m * k + 1; };
+  CHECK(*g.at(16, 1024) == doctest::Approx(want(16, 1024)));
+  CHECK(*g.at(40, 1024) == doctest::Approx(want(40, 1024)));    // linear in m
+  CHECK(*g.at(64, 2560) == doctest::Approx(want(64, 2560)));    // linear in k
+  CHECK(*g.at(40, 2560) == doctest::Approx(want(40, 2560)));    // both
+  // Past the grid: the edge's time times the ratio of rows (or of k).
+  CHECK(*g.at(128, 1024) == doctest::Approx(want(64, 1024) * 2));
+  CHECK(*g.at(8, 1024) == doctest::Approx(want(16, 1024) / 2));
+  CHECK(*g.at(64, 8192) == doctest::Approx(want(64, 4096) * 2));
+  CHECK(*g.at(64, 512) == doctest::Approx(want(64, 1024) / 2));
+  // One table alone is no quantize time.
+  aic::detail::QuantizeGrid half;
+  half.add(false, 1, 1024, 0.002);
+  CHECK(half.empty());
+  CHECK_FALSE(half.at(1, 1024).has_value());
+}
