@@ -150,7 +150,8 @@ class AttnBlockHptp {
                                 r_.a2a_bytes_per_token})),
             when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                 t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
-            leaf<"o_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.hidden), to_dim(r_.o_proj_k)})),
+            leaf<"o_proj">(Kernel<Gemm>(t, {projection_dtypes(form_).weights, to_dim(r_.hidden), to_dim(r_.o_proj_k),
+                                            projection_dtypes(form_).from_attention})),
             when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.gpus)})))));
   }
 

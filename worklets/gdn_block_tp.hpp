@@ -71,6 +71,7 @@ class GdnBlockTp {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
+    check_no_fp8_producers(form_, "GdnBlockTp");
     using namespace kernels;
     const Dtype dtype = values(form_).dtype, w = gemm_weight_dtype(form_);
     const std::string label = detail::worklet_label(

@@ -127,6 +127,7 @@ class MlaBlockHp {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
+    check_no_fp8_producers(form_, "MlaBlockHp");
     using namespace kernels;
     const auto& v = values(form_);
     const Dim hidden = to_dim(r_.hidden), heads = to_dim(r_.num_heads), latent = to_dim(r_.kv_lora_rank);

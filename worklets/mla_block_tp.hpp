@@ -92,6 +92,7 @@ class MlaBlockTp {
   const Resolved& resolved() const noexcept { return r_; }
 
   auto build(const Timing& t) const {
+    check_no_fp8_producers(form_, "MlaBlockTp");
     using namespace kernels;
     const auto& v = values(form_);
     const Dim hidden = to_dim(r_.hidden);

@@ -53,13 +53,16 @@ class MoeSharedExpert {
   auto build(const Timing& t) const {
     using namespace kernels;
     const Dtype dtype = values(form_).dtype;
+    // Its input comes from the MoE block's norm, down_proj's from its own SiLU·mul.
+    const ops::ProjectionDtypes proj = projection_dtypes(form_);
     const std::string label =
         detail::worklet_label(Name.view(), "MoeSharedExpert, local", {{"intermediate", r_.shared_intermediate}});
     return labeled<Name>(
         label,
-        sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.up_gate_n), to_dim(r_.hidden)})),
+        sum(leaf<"up_gate_proj">(Kernel<Gemm>(t, {proj.weights, to_dim(r_.up_gate_n), to_dim(r_.hidden), proj.from_norm})),
             leaf<"activation">(Kernel<SiluAndMul>(t, {dtype, to_dim(r_.shared_intermediate)})),
-            leaf<"down_proj">(Kernel<Gemm>(t, {gemm_weight_dtype(form_), to_dim(r_.hidden), to_dim(r_.shared_intermediate)}))));
+            leaf<"down_proj">(Kernel<Gemm>(
+                t, {proj.weights, to_dim(r_.hidden), to_dim(r_.shared_intermediate), proj.from_activation}))));
   }
 
   auto inputs(const Input& in) const {

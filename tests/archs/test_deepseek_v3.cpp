@@ -341,3 +341,13 @@ TEST_CASE("a multimodal wrapper's text_config is the language model (Kimi-K2.5 r
   flat["text_config"] = {{"num_hidden_layers", 2}};
   CHECK(parse_hf_config(flat.dump(), "flat.json").dim("num_hidden_layers") == 61);
 }
+
+TEST_CASE("DeepSeek-V3: MLA's projections refuse fp8 producers rather than leave them half applied") {
+  Quantization q{Dtype::fp8, Dtype::fp8, Dtype::fp8};
+  q.fp8_from_attention = true;
+  const DeepseekV3<DeepseekV3Config> r(deploy(deepseek_v3, {.tp = 8, .ep = 8}, q));
+  CHECK_THROWS_WITH_AS(r.build(arch_test::roofline_h200()),
+                       "MlaBlockTp: fp8 producers (attention) are modelled for the attention, gated-MLP and "
+                       "shared-expert projections; this layer's projections quantize their own input (--fp8-from none)",
+                       ConfigError);
+}

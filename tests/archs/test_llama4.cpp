@@ -233,3 +233,20 @@ TEST_CASE("Llama-4 Maverick's weights: 400B parameters, half the layers' experts
   odd.intermediate = 0;
   CHECK_THROWS_AS(Llama4<Llama4MaverickConfig>{odd}, ConfigError);
 }
+
+TEST_CASE("Llama-4: fp8 producers reach the shared expert's projections, from the MoE block's norm and its SiLU·mul") {
+  const Timing& t = arch_test::roofline_h200();
+  Quantization q{Dtype::fp8, Dtype::fp8, Dtype::fp8};
+  q.fp8_from_norm = q.fp8_from_activation = true;
+  const Llama4<Llama4Config> r(deploy(llama4_scout, {.tp = 2, .ep = 8}, q));
+  const nlohmann::json j = to_json(make_manifest(r.build(t)));
+  int fp8_input = 0;
+  for (const auto& s : j["slots"]) {
+    const std::string name = s["name"];
+    if (name.find("shared_expert.") != std::string::npos && s["kind"] == "gemm") {
+      CHECK(s["config"]["input_dtype"] == "fp8");
+      ++fp8_input;
+    }
+  }
+  CHECK(fp8_input == 4);  // up/gate and down, in the chunked and the global span
+}

@@ -3,7 +3,11 @@
 // gemm_dtype (dense and attention projections) or expert_dtype (routed experts) where it
 // has one, a quantized deployment's run-time config; else its activation dtype (the
 // static forms, which run unquantized unless they say otherwise).
+#include <string>
+#include <string_view>
+
 #include "costdsl/dtype.hpp"
+#include "costdsl/error.hpp"
 #include "costdsl/form.hpp"
 #include "costdsl/ops/projection_dtypes.hpp"
 
@@ -27,6 +31,18 @@ constexpr ops::ProjectionDtypes projection_dtypes(const Form& form) {
     return ops::ProjectionDtypes::of(values(form).quantization());
   } else {
     return ops::ProjectionDtypes::of_weights(gemm_weight_dtype(form));
+  }
+}
+
+// A worklet whose projections do not take ProjectionDtypes (MLA's low-rank projections, the
+// GDN layer's) refuses producers that would leave them quantizing their own input.
+template <class Form>
+void check_no_fp8_producers(const Form& form, std::string_view worklet) {
+  if constexpr (requires { values(form).fp8_from_norm; }) {
+    if (values(form).quantization().fp8_producers().any())
+      throw ConfigError(std::string(worklet) + ": fp8 producers (" + values(form).quantization().producers_text() +
+                        ") are modelled for the attention, gated-MLP and shared-expert projections; this layer's "
+                        "projections quantize their own input (--fp8-from none)");
   }
 }
 
