@@ -15,9 +15,11 @@ struct ProjectionDtypes {
 
   // Unquantized activations everywhere: the weights' GEMMs quantize their own input.
   static constexpr ProjectionDtypes of_weights(Dtype weights) noexcept { return {weights}; }
-  // A deployment's: fp8 from the producers its quantization fuses (gemm_dtype fp8 only).
-  static constexpr ProjectionDtypes of(const Quantization& q) noexcept {
-    const auto in = [&](bool fused) { return fused && q.gemm_dtype == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16; };
+  // A deployment's: fp8 from the producers its quantization fuses (gemm_dtype fp8 only: any
+  // other is Quantization::check()'s error, whoever built the deployment).
+  static constexpr ProjectionDtypes of(const Quantization& q) {
+    if (q.fp8_producers().any() && q.gemm_dtype != Dtype::fp8) q.check();
+    const auto in = [](bool fused) { return fused ? Dtype::fp8 : Dtype::bf16; };
     return {q.gemm_dtype, in(q.fp8_from_norm), in(q.fp8_from_attention), in(q.fp8_from_activation)};
   }
 };

@@ -137,9 +137,10 @@ class AttnBlockHptp {
          {"qo/gpu", r_.num_qo_heads_per_gpu}});
     const Dim qo = to_dim(r_.num_qo_heads_per_rank), kv = to_dim(r_.num_kv_heads_per_rank),
               hd = to_dim(r_.head_dim);
+    const ops::ProjectionDtypes proj = projection_dtypes(form_);
     return labeled<Name>(
         label,
-        sum(ops::pre_attention_slots<Norm>(t, v.dtype, projection_dtypes(form_), r_),
+        sum(ops::pre_attention_slots<Norm>(t, v.dtype, proj, r_),
             // Nested as the attention op nests them: the same fold order as attn_block_tp.
             sum(leaf<"kv_cache_append">(ops::HpRankFolded<KvCacheAppend>{Kernel<KvCacheAppend>(t, {v.kv_dtype, kv, hd})}),
                 leaf<"prefill">(ops::ChunkedPrefill<AttnPrefill>{Kernel<AttnPrefill>(t, {ops::attention_prefill_dtype(v.dtype, v.kv_dtype), qo, kv, hd, 0})}),
@@ -150,8 +151,7 @@ class AttnBlockHptp {
                                 r_.a2a_bytes_per_token})),
             when(r_.has_hp, leaf<"hp_combine">(Kernel<MergeAttnStates>(
                                 t, {v.dtype, to_dim(r_.num_qo_heads_per_gpu), hd, to_dim(r_.hp)}))),
-            leaf<"o_proj">(Kernel<Gemm>(t, {projection_dtypes(form_).weights, to_dim(r_.hidden), to_dim(r_.o_proj_k),
-                                            projection_dtypes(form_).from_attention})),
+            leaf<"o_proj">(Kernel<Gemm>(t, {proj.weights, to_dim(r_.hidden), to_dim(r_.o_proj_k), proj.from_attention})),
             when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.gpus)})))));
   }
 

@@ -34,7 +34,7 @@ struct Quantization {
   // The producers that write fp8 for the projections after them (the fp8_from_* fields).
   struct Fp8Producers {
     bool norm = false, attention = false, activation = false;
-    bool any() const noexcept { return norm || attention || activation; }
+    constexpr bool any() const noexcept { return norm || attention || activation; }
     friend bool operator==(const Fp8Producers&, const Fp8Producers&) = default;
   };
   constexpr Fp8Producers fp8_producers() const noexcept {
@@ -79,6 +79,18 @@ struct Quantization {
   friend bool operator==(const Quantization&, const Quantization&) = default;
 };
 
+namespace detail {
+// Calls f(item) for each comma-separated item of a flag's value.
+template <class F>
+void for_each_listed(std::string_view text, F&& f) {
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    f(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+}
+}  // namespace detail
+
 // Weight formats a quantized GEMM or expert runs in (what aiconfigurator's silicon tables
 // and the serving frameworks call them: nvfp4 is costdsl's fp4).
 inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
@@ -107,10 +119,7 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     c.gemm_dtype = c.expert_dtype = no_int4_gemm(parse_weight_format(text, flag), flag);
     return c;
   }
-  while (!text.empty()) {
-    const std::size_t comma = text.find(',');
-    const std::string_view part = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  detail::for_each_listed(text, [&](std::string_view part) {
     const std::size_t eq = part.find('=');
     const std::string_view key = part.substr(0, eq);
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
@@ -118,7 +127,7 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     const std::string where = std::string(flag) + " " + std::string(key);
     const Dtype d = parse_weight_format(part.substr(eq + 1), where);
     (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = key == "gemm" ? no_int4_gemm(d, where) : d;
-  }
+  });
   return c;
 }
 
@@ -127,17 +136,14 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
 inline Quantization::Fp8Producers parse_fp8_producers(std::string_view text, std::string_view flag = "--fp8-from") {
   Quantization::Fp8Producers p;
   if (text == "none") return p;
-  while (!text.empty()) {
-    const std::size_t comma = text.find(',');
-    const std::string_view part = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  detail::for_each_listed(text, [&](std::string_view part) {
     if (part == "norm") p.norm = true;
     else if (part == "attention") p.attention = true;
     else if (part == "activation") p.activation = true;
     else
       throw InputError(std::string(flag) + " '" + std::string(part) +
                        "': expected a comma-separated list of norm, attention, activation (or none)");
-  }
+  });
   return p;
 }
 

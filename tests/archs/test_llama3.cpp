@@ -342,6 +342,10 @@ TEST_CASE("fp8 producers: each fused quantize takes one projection's quantize ke
                        doctest::Contains("fp8 producers (norm): a quantize fused into the kernel before a projection is "
                                          "modelled for per-tensor fp8 GEMMs with static scales (gemm=fp8), not gemm=fp4"),
                        InputError);
+  // ... whoever builds the deployment: a library form is refused when its tree is built.
+  CHECK_THROWS_AS(Llama3<Llama3Config>(deploy(llama3_70b, {.tp = 8}, Quantization{Dtype::fp4, Dtype::fp4, Dtype::fp8, true}))
+                      .build(t),
+                  InputError);
   CHECK(parse_fp8_producers("norm,activation") == Quantization::Fp8Producers{true, false, true});
   CHECK(parse_fp8_producers("none") == Quantization::Fp8Producers{});
   CHECK_THROWS_WITH_AS(parse_fp8_producers("rope"), doctest::Contains("--fp8-from 'rope': expected"), InputError);
