@@ -55,6 +55,7 @@ class AnyModel {
   std::uint32_t gpus() const { return impl_->gpus(); }
   double launches() { return impl_->launches(); }
   std::uint32_t kv_groups() const { return impl_->kv_groups(); }
+  std::uint32_t layers() const { return impl_->layers(); }
   bool memoized() const noexcept { return memo_ != nullptr; }
   // Iterations asked for, and how many of them the memo answered.
   std::uint64_t calls() const noexcept { return calls_; }
@@ -70,6 +71,7 @@ class AnyModel {
     virtual double weight_bytes_per_gpu() const = 0;
     virtual std::uint32_t gpus() const = 0;
     virtual std::uint32_t kv_groups() const = 0;
+    virtual std::uint32_t layers() const = 0;
     virtual double launches() = 0;
   };
   template <class Arch>
@@ -80,6 +82,7 @@ class AnyModel {
     double weight_bytes_per_gpu() const override { return model.weight_bytes_per_gpu(); }
     std::uint32_t gpus() const override { return model.gpus(); }
     std::uint32_t kv_groups() const override { return model.kv_groups(); }
+    std::uint32_t layers() const override { return model.layers(); }
     double launches() override { return model.launches(); }
     ArchModel<Arch> model;
   };

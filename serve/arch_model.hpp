@@ -58,6 +58,8 @@ class ArchModel {
   std::uint32_t gpus() const { return detail::worker_gpus(arch_); }
   // KV pools: each DP attention group keeps its own requests' KV; a dense arch has one.
   std::uint32_t kv_groups() const { return detail::kv_groups(arch_); }
+  // Decoder layers an iteration runs (what a speculative step's draft layers add to).
+  std::uint32_t layers() const { return detail::layers(arch_); }
   const Arch& arch() const noexcept { return arch_; }
 
   // Kernel launches of one GPU's iteration with a prompt in it: the leaves that run for a

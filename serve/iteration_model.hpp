@@ -3,6 +3,7 @@
 // (its prefill chunks and decode requests), and the memory figures that size its KV
 // cache. ArchModel adapts any costdsl arch to it; AnyModel erases the type.
 #include <concepts>
+#include <cstdint>
 
 #include "costdsl/ops/attention/batch.hpp"
 
@@ -21,6 +22,13 @@ concept IterationModel = requires(M& m, const M& cm, const ops::AttentionBatch& 
 template <class M>
 concept CountsLaunches = requires(M& m) {
   { m.launches() } -> std::convertible_to<double>;
+};
+
+// A model that says how many decoder layers its iteration runs: what a speculative step's
+// draft layers add to it (ServerConfig::draft_tokens).
+template <class M>
+concept CountsLayers = requires(const M& m) {
+  { m.layers() } -> std::convertible_to<std::uint32_t>;
 };
 
 }  // namespace costdsl::serve

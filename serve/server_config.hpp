@@ -1,6 +1,7 @@
 #pragma once
 // The scheduler knobs of one serving worker.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace costdsl::serve {
@@ -15,6 +16,10 @@ namespace costdsl::serve {
 enum class Batching : std::uint8_t { mixed, prefill_first };
 
 constexpr const char* name(Batching b) noexcept { return b == Batching::mixed ? "mixed" : "prefill-first"; }
+
+// The most draft tokens a speculative step verifies (ServerConfig::draft_tokens): TensorRT-LLM
+// and SGLang run MTP with 1 to 3, EAGLE trees a few more.
+inline constexpr std::uint32_t max_draft_tokens = 16;
 
 struct ServerConfig {
   std::uint32_t max_batch_tokens = 8192;  // new tokens (decodes + prefill chunk rows) per iteration
@@ -82,6 +87,33 @@ struct ServerConfig {
   // vLLM's hybrid allocator gives each running request a state block from the one pool.
   // 0 for a KV cache alone (WorkerOption::state_tokens, KvBudget::state_tokens).
   std::uint64_t state_tokens = 0;
+  // Speculative decoding with draft_tokens draft tokens a step (DeepSeek's multi-token
+  // prediction, MTP: TensorRT-LLM's speculative_config num_nextn_predict_layers; 0, off).
+  // A decode step verifies each request's 1 + draft_tokens tokens in one forward pass, as
+  // many rows of the iteration (of its token budget too), and runs the draft module once
+  // per draft token; each request then advances by 1 + the accepted drafts. Modelled as
+  // aiconfigurator does (src/aiconfigurator/sdk/models/deepseek.py, commit 12553652a): the
+  // step is the model's iteration with every decode's row repeated 1 + draft_tokens times,
+  // times (layers + draft_tokens) / layers for the draft layers, and each decode yields
+  // 1 + accepted_drafts() tokens a step on average (whole tokens, the fraction carried over
+  // from step to step).
+  std::uint32_t draft_tokens = 0;
+  // The chance that draft token i is accepted given drafts 0 .. i - 1 were; positions past
+  // the list are rejected. aiconfigurator's default (src/aiconfigurator/cli/main.py, commit
+  // 12553652a: nextn_accept_rates [0.85, 0.3, 0, 0, 0]).
+  std::vector<double> draft_acceptance{0.85, 0.3};
+
+  // Drafts accepted per step on average: Σ over i < draft_tokens of the product of the
+  // first i + 1 acceptance rates (aiconfigurator's calc_expectation).
+  double accepted_drafts() const noexcept { return expected_accepted(draft_tokens, draft_acceptance); }
+  static double expected_accepted(std::uint32_t drafts, std::span<const double> acceptance) noexcept {
+    double expected = 0, reached = 1;
+    for (std::uint32_t i = 0; i < drafts && i < acceptance.size(); ++i) {
+      reached *= acceptance[i];
+      expected += reached;
+    }
+    return expected;
+  }
 };
 
 }  // namespace costdsl::serve

@@ -180,7 +180,8 @@ class UnitSimulator {
     }
     AnyModel& pm = prefill_models_.model(prefill->p);
     WorkerSetup ps{server_of(*prefill, c.token_budget, prefill_batch(c, *prefill)), prefill->kv_tokens()};
-    WorkerSetup ds{server_of(w, c.batch, c.batch), w.kv_tokens()};  // decodes only: one token each
+    // Decodes only: one row each, or 1 + draft_tokens under speculative decoding.
+    WorkerSetup ds{server_of(w, c.batch * (1 + spec_.engine.draft_tokens), c.batch), w.kv_tokens()};
     return simulate_disaggregated(pm, c.prefill_workers, ps, wm, c.decode_workers, ds, c.transfer_s, load, spec_.sla);
   }
 

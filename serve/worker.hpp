@@ -18,7 +18,8 @@
 // captured CUDA-graph size where one is given; with batch waiting (batch_wait_iters) an
 // iteration with decodes may hold its prompt rows back; with recv_interval a busy engine
 // sees new requests only every so many loops; with stream_interval a first token is
-// reported with the interval's token. The clock moves by the model's
+// reported with the interval's token; with draft_tokens (speculative decoding) a decode
+// verifies 1 + draft_tokens rows and advances by its accepted tokens. The clock moves by the model's
 // time of each iteration: GPU work only, no scheduler or sampling overhead.
 //
 // Roles: `aggregated` runs requests from arrival to their last token (footprint: input
@@ -137,6 +138,25 @@ class Worker {
       throw InputError("stream_interval " + std::to_string(cfg.stream_interval) +
                        " with lagged_first_token: the first is SGLang's streaming, the second TensorRT-LLM's, which "
                        "streams a first token whatever its interval");
+    if (cfg.draft_tokens > max_draft_tokens)
+      throw InputError("draft_tokens " + std::to_string(cfg.draft_tokens) + " exceeds " +
+                       std::to_string(max_draft_tokens) + " (draft tokens a speculative step verifies)");
+    for (const double rate : cfg.draft_acceptance)
+      if (!(rate >= 0 && rate <= 1))
+        throw InputError("draft_acceptance " + std::to_string(rate) + ": each draft token's acceptance is a chance, 0 to 1");
+    if (cfg.draft_tokens > 0) {
+      std::uint32_t layers = 0;
+      if constexpr (CountsLayers<Model>) layers = model.layers();
+      if (layers == 0)
+        throw InputError("draft_tokens " + std::to_string(cfg.draft_tokens) +
+                         ": speculative decoding needs a model that counts its decoder layers (the draft layers' share "
+                         "of a step)");
+      draft_factor_ = (double(layers) + cfg.draft_tokens) / double(layers);
+      if (role != Role::prefill && cfg.max_batch_tokens < 1 + cfg.draft_tokens)
+        throw InputError("max_batch_tokens " + std::to_string(cfg.max_batch_tokens) + " is below the " +
+                         std::to_string(1 + cfg.draft_tokens) +
+                         " rows one speculative decode verifies (1 + draft_tokens): no decode could run");
+    }
     const std::size_t seqs = std::min<std::size_t>(cfg.max_seqs, std::max<std::size_t>(requests.size(), 1));
     prefilling_.reserve(seqs);
     for (auto* v : {&dec_id_, &dec_kv_, &dec_left_}) v->reserve(seqs);
@@ -145,6 +165,9 @@ class Worker {
     lagged_.reserve(seqs);
     if (cfg.stream_interval > 1) unseen_.reserve(seqs);
     if (!cfg.cuda_graph_batches.empty()) padded_kv_.reserve(cfg.cuda_graph_batches.back());
+    if (cfg.draft_tokens > 0)
+      verified_kv_.reserve(std::max<std::size_t>(seqs, cfg.cuda_graph_batches.empty() ? 0 : cfg.cuda_graph_batches.back()) *
+                           (1 + cfg.draft_tokens));
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
     queue_.reserve(expected_arrivals);
@@ -217,8 +240,12 @@ class Worker {
     // of the budget (without chunked prefill, only a whole rest that fits: arrive() made
     // sure every prompt fits an iteration of its own).
     const bool prefill_only = cfg_.batching == Batching::prefill_first && !prefilling_.empty();
-    const std::size_t decodes = prefill_only ? 0 : std::min<std::size_t>(dec_kv_.size(), cfg_.max_batch_tokens);
-    std::uint32_t budget = cfg_.max_batch_tokens - static_cast<std::uint32_t>(decodes);
+    // A speculative step's decode takes 1 + draft_tokens rows of the budget (the tokens it verifies).
+    const std::uint32_t rows_per_decode = 1 + cfg_.draft_tokens;
+    const std::size_t decodes =
+        prefill_only ? 0 : std::min<std::size_t>(dec_kv_.size(), cfg_.max_batch_tokens / rows_per_decode);
+    const auto decode_rows = static_cast<std::uint32_t>(decodes) * rows_per_decode;
+    std::uint32_t budget = cfg_.max_batch_tokens - decode_rows;
     chunks_.clear();
     std::size_t chunked = 0;
     for (; chunked < prefilling_.size() && budget > 0; ++chunked) {
@@ -237,7 +264,7 @@ class Worker {
         ++waited_;
         chunked = 0;
         chunks_.clear();
-        budget = cfg_.max_batch_tokens - static_cast<std::uint32_t>(decodes);
+        budget = cfg_.max_batch_tokens - decode_rows;
       } else {
         waited_ = 0;
       }
@@ -254,7 +281,8 @@ class Worker {
     // token (plain loops over the decoders' arrays, which the compiler vectorises); the
     // last chunk of a prompt yields its first token.
     std::uint32_t ended = 0;  // decoders that produced their last token
-    {
+    std::uint32_t out = static_cast<std::uint32_t>(decodes);
+    if (cfg_.draft_tokens == 0) {
       std::uint32_t* kv = dec_kv_.data();  // one array per loop: see for_each_index_blocked
       costdsl::detail::for_each_index_blocked(decodes, [&](std::size_t i) { ++kv[i]; });
       std::uint32_t* left = dec_left_.data();
@@ -262,13 +290,15 @@ class Worker {
         --left[i];
         ended += left[i] == 0 ? 1 : 0;
       });
+      used_ += decodes;
+    } else if (decodes > 0) {
+      out = advance_speculative(decodes, ended);
     }
-    used_ += decodes;
     last_prompt_rows_ = chunked > 0;
-    std::uint32_t out = static_cast<std::uint32_t>(decodes);
     if (!unseen_.empty()) stream_unseen();
     if (ended == 0 && chunked == 0 && prefilling_.empty() && decodes == dec_kv_.size() && first_.empty() &&
-        lagged_.empty() && admitted_.empty() && rejected_.empty() && clock_ < horizon_s && cfg_.recv_interval == 1) {
+        lagged_.empty() && admitted_.empty() && rejected_.empty() && clock_ < horizon_s && cfg_.recv_interval == 1 &&
+        cfg_.draft_tokens == 0) {
       out += stretch(decodes, horizon_s, ended);
       if (!unseen_.empty()) stream_unseen();
     }
@@ -325,6 +355,7 @@ class Worker {
                              static_cast<std::int64_t>(waited_), static_cast<std::int64_t>(recv_count_),
                              static_cast<std::int64_t>(last_prompt_rows_), static_cast<std::int64_t>(unseen_.size())});
     if (cfg_.recv_interval > 1) times.push_back(running() > 0 ? received_s_ - t0 : -1.0);
+    if (cfg_.draft_tokens > 0) times.push_back(draft_carry_);  // a fraction of a token, compared as times are
     for (const std::uint32_t id : unseen_) ints.push_back(rel(id));  // held already: a decoder
     for (const Prefilling& p : prefilling_) {
       ints.insert(ints.end(), {rel(p.id), p.prefilled});
@@ -398,7 +429,16 @@ class Worker {
         decode_kv = padded_kv_;
       }
     }
+    // Each decode verifies 1 + draft_tokens rows, at its KV length. A DP-attention arch deals
+    // rows by position, so one request's rows may fall to neighbouring groups: each group
+    // gets as many rows as its requests verify, of its neighbours' lengths where they differ.
+    if (cfg_.draft_tokens > 0 && !decode_kv.empty()) {
+      verified_kv_.clear();
+      for (const std::uint32_t kv : decode_kv) verified_kv_.insert(verified_kv_.end(), 1 + cfg_.draft_tokens, kv);
+      decode_kv = verified_kv_;
+    }
     double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    if (cfg_.draft_tokens > 0 && decodes > 0) dt *= draft_factor_;  // the draft layers
     if constexpr (CountsLaunches<Model>)
       if (cfg_.eager_launch_s > 0 && !chunks_.empty() && tokens > cfg_.graph_prefill_tokens)
         dt = std::max(dt, model_->launches() * cfg_.eager_launch_s);
@@ -438,6 +478,26 @@ class Worker {
         ended += left[i] == 0 ? 1 : 0;
       });
     return static_cast<std::uint32_t>(decodes) * more;
+  }
+
+  // A speculative step's decoders each advance by its accepted tokens (1 + the accepted
+  // drafts: whole tokens, the expectation's fraction carried to the next step), none past
+  // its last. Returns the tokens they produced; counts in `ended` those that finished.
+  std::uint32_t advance_speculative(std::size_t decodes, std::uint32_t& ended) {
+    const double reached = draft_carry_ + cfg_.accepted_drafts();
+    const auto accepted = static_cast<std::uint32_t>(reached);
+    draft_carry_ = reached - accepted;
+    const std::uint32_t step = 1 + accepted;
+    std::uint32_t out = 0;
+    for (std::size_t i = 0; i < decodes; ++i) {
+      const std::uint32_t got = std::min(step, dec_left_[i]);
+      dec_kv_[i] += got;
+      dec_left_[i] -= got;
+      ended += dec_left_[i] == 0 ? 1 : 0;
+      out += got;
+    }
+    used_ += out;
+    return out;
   }
 
   // When admit() would next take (or reject) the queue's head, its running set and cache
@@ -604,6 +664,9 @@ class Worker {
   std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<std::uint32_t> padded_kv_;                   // a decode batch padded to a CUDA graph
+  std::vector<std::uint32_t> verified_kv_;                 // each decode's row repeated 1 + draft_tokens times
+  double draft_factor_ = 1;                                // (layers + draft_tokens) / layers
+  double draft_carry_ = 0;                                 // accepted drafts' fraction carried over
   std::vector<double> ends_;                               // the last step's iteration ends
   std::vector<Queued> queue_;
   std::size_t head_ = 0;

@@ -137,12 +137,15 @@ struct EngineOptions {
   std::string batching, chunked_prefill, lagged_first_token, overlap_scheduling,
       cuda_graph_padding;  // empty: the framework's
   std::optional<double> frontend_ms, reserve_fraction, batch_wait_ratio, eager_launch_us;
-  std::optional<std::uint32_t> kv_block, batch_wait_iters, stream_interval, recv_interval, graph_prefill_tokens;
+  std::optional<std::uint32_t> kv_block, batch_wait_iters, stream_interval, recv_interval, graph_prefill_tokens,
+      draft_tokens;
+  std::vector<double> draft_acceptance;  // empty: the default (ServerConfig)
   static constexpr const char* flags[] = {"--framework",        "--batching",           "--chunked-prefill",
                                           "--frontend-ms",      "--lagged-first-token", "--overlap-scheduling",
                                           "--kv-block",         "--reserve-fraction",   "--cuda-graph-padding",
                                           "--batch-wait-iters", "--batch-wait-ratio",   "--stream-interval",
-                                          "--recv-interval",    "--eager-launch-us",    "--graph-prefill-tokens"};
+                                          "--recv-interval",    "--eager-launch-us",    "--graph-prefill-tokens",
+                                          "--draft-tokens",     "--draft-acceptance"};
 
   void add(CLI::App& cmd) {
     cmd.add_option("--framework", framework,
@@ -200,6 +203,17 @@ struct EngineOptions {
                    "--graph-prefill-tokens): the iteration takes at least the model's launches times it; default: "
                    "the framework's (trtllm and vllm 55, sglang 0)")
         ->check(CLI::Range(0.0, 1e6));
+    cmd.add_option("--draft-tokens", draft_tokens,
+                   "speculative decoding (multi-token prediction): draft tokens each decode step verifies, as "
+                   "TensorRT-LLM's num_nextn_predict_layers; a step costs the model's iteration with each decode's "
+                   "row repeated 1 + N times and N draft layers, and yields 1 + the accepted drafts; default: the "
+                   "framework's (0, off)")
+        ->check(CLI::Range(0u, serve::max_draft_tokens));
+    cmd.add_option("--draft-acceptance", draft_acceptance,
+                   "--draft-tokens: each draft token's chance of acceptance given the ones before it were accepted, "
+                   "comma-separated; positions past the list are rejected; default 0.85,0.3 (aiconfigurator's)")
+        ->delimiter(',')
+        ->check(CLI::Range(0.0, 1.0));
     cmd.add_option("--graph-prefill-tokens", graph_prefill_tokens,
                    "iterations with prompt rows replay a captured (piecewise) CUDA graph up to this many new tokens "
                    "and run eagerly above it; default: the framework's (vllm 512, trtllm and sglang 0)");
@@ -228,6 +242,8 @@ struct EngineOptions {
     if (recv_interval) d.server.recv_interval = *recv_interval;
     if (eager_launch_us) d.server.eager_launch_s = *eager_launch_us * 1e-6;
     if (graph_prefill_tokens) d.server.graph_prefill_tokens = *graph_prefill_tokens;
+    if (draft_tokens) d.server.draft_tokens = *draft_tokens;
+    if (!draft_acceptance.empty()) d.server.draft_acceptance = draft_acceptance;
     return d;
   }
   serve::FrameworkDefaults resolve(const GpuSpec& gpu) const { return resolve(which(), gpu); }

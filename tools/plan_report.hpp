@@ -103,17 +103,22 @@ inline std::string engine_text(const serve::FrameworkDefaults& d) {
           ? fmt::format(", prompt iterations eager at {:g} us per launch", s.eager_launch_s * 1e6)
           : fmt::format(", prompt iterations above {} tokens eager at {:g} us per launch", s.graph_prefill_tokens,
                         s.eager_launch_s * 1e6);
-  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}{}{}{}", who,
+  const std::string draft =
+      s.draft_tokens == 0
+          ? std::string()
+          : fmt::format(", speculative decoding: {} draft tokens a step, acceptance {:g} ({:.3g} tokens a step)",
+                        s.draft_tokens, fmt::join(s.draft_acceptance, "/"), 1 + s.accepted_drafts());
+  return fmt::format("{}: {} batches, {} prefill, KV block {}, {:.3g}% reserve, {:g} ms front end{}{}{}{}{}{}{}{}", who,
                      serve::name(s.batching), s.chunked_prefill ? "chunked" : "whole-prompt", s.kv_block,
                      s.reserve_fraction * 100, s.frontend_s * 1e3,
                      s.overlap_scheduling ? ", batches formed one iteration ahead" : "",
                      s.lagged_first_token ? ", first token one iteration late" : "", graphs, waiting, recv, stream,
-                     eager);
+                     eager, draft);
 }
 
 inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
   const serve::ServerConfig& s = d.server;
-  return {{"framework", serve::name(d.framework)},
+  nlohmann::json j = {{"framework", serve::name(d.framework)},
           {"version", d.version},
           {"batching", serve::name(s.batching)},
           {"chunked_prefill", s.chunked_prefill},
@@ -129,6 +134,12 @@ inline nlohmann::json engine_json(const serve::FrameworkDefaults& d) {
           {"stream_interval", s.stream_interval},
           {"eager_launch_us", s.eager_launch_s * 1e6},
           {"graph_prefill_tokens", s.graph_prefill_tokens}};
+  if (s.draft_tokens > 0) {  // present only with speculative decoding on: older reports read the same
+    j["draft_tokens"] = s.draft_tokens;
+    j["draft_acceptance"] = s.draft_acceptance;
+    j["tokens_per_step"] = 1 + s.accepted_drafts();
+  }
+  return j;
 }
 
 inline std::string load_text(const serve::PlanSpec& s) {

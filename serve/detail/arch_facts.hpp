@@ -34,4 +34,15 @@ std::uint32_t kv_groups(const Arch& arch) {
   }
 }
 
+// Decoder layers of one iteration (config.json's num_hidden_layers); 0 where the form
+// names none.
+template <class Arch>
+std::uint32_t layers(const Arch& arch) {
+  if constexpr (requires { values(arch.form()).num_layers; }) {
+    return static_cast<std::uint32_t>(values(arch.form()).num_layers);
+  } else {
+    return 0;
+  }
+}
+
 }  // namespace costdsl::serve::detail

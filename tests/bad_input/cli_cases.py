@@ -627,6 +627,11 @@ rejects("simulate --client-start with --rate", SIM + ["--rate", "5", "--client-s
 rejects("simulate --warmup with --rate", SIM + ["--rate", "5", "--warmup", "drained"], "--warmup", "--rate")
 rejects("simulate --warmup sideways", SIM + ["--warmup", "sideways"], "--warmup", "sideways")
 rejects("simulate --rounds 0", SIM + ["--rounds", "0"], "--rounds", "0")
+rejects("simulate --draft-tokens past the bound", SIM + ["--draft-tokens", "17"], "--draft-tokens", "17")
+rejects("simulate --draft-acceptance above 1", SIM + ["--draft-tokens", "2", "--draft-acceptance", "0.9,1.5"],
+        "--draft-acceptance", "1.5")
+rejects("simulate --draft-tokens beyond the token budget", SIM + ["--draft-tokens", "3", "--token-budget", "2"],
+        "max_batch_tokens 2 is below the 4 rows one speculative decode verifies")
 rejects("simulate too many rounds of clients", SIM + ["--concurrency", "500000", "--rounds", "10000"],
         "10000 rounds of 500000 clients are more requests than a simulation holds")
 rejects("validate --statistic p99", ["validate", "--deployments", __file__, "--statistic", "p99"], "--statistic", "p99")

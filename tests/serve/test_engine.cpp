@@ -297,6 +297,7 @@ struct RecordingModel {
   }
   double kv_bytes_per_token_per_gpu() const { return 1; }
   double weight_bytes_per_gpu() const { return 0; }
+  std::uint32_t layers() const { return 4; }  // a speculative step's draft layers add a quarter each
 };
 
 bool same_chunks(const std::vector<ops::PrefillChunk>& a, std::span<const ops::PrefillChunk> b) {
@@ -676,6 +677,74 @@ TEST_CASE("roles: a prefill worker hands a request on at its first token; a deco
   CHECK(s.e2e_s.p50 == doctest::Approx(e2e).epsilon(1e-12));
 }
 
+TEST_CASE("speculative decoding: a step verifies 1 + k rows a decode, adds k draft layers, and advances by the accepted") {
+  serve::ArchModel<Arch> model(Arch{}, timing());
+  REQUIRE(model.layers() == 32);
+  const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
+    return model.iteration_s({p, d});
+  };
+  serve::Load load;
+  load.kind = serve::Load::Kind::closed;
+  load.clients = 1;
+  load.measured = 1;
+  load.input_tokens = 3000;
+  load.output_tokens = 9;
+  const serve::WorkerSetup prefill{{4096, 8, 16, 0.1}, 1 << 20};
+  serve::WorkerSetup decode{{64, 8, 16, 0.1}, 1 << 20};
+  // Three drafts, every one accepted: 4 tokens a step, so the 8 after the first in 2 steps,
+  // each the iteration of the decode's row 4 times over, times (32 + 3) / 32.
+  decode.server.draft_tokens = 3;
+  decode.server.draft_acceptance = {1, 1, 1};
+  const serve::UnitResult r = serve::simulate_disaggregated(model, 1, prefill, model, 1, decode, 0, load, serve::Sla{});
+  const double ttft = t({{0, 3000}}, {});
+  const double steps = (t({}, {3001, 3001, 3001, 3001}) + t({}, {3005, 3005, 3005, 3005})) * 35 / 32;
+  CHECK(r.finished == 1);
+  CHECK(r.ttft_s.p50 == doctest::Approx(ttft).epsilon(1e-12));
+  CHECK(r.e2e_s.p50 == doctest::Approx(ttft + steps).epsilon(1e-12));
+  CHECK(r.iterations == 3);
+  // One draft accepted half the time: 1 + 0.5 tokens a step, as whole tokens 1, 2, 1, 2 …:
+  // the last 3 of a 4-token request in 2 steps.
+  decode.server.draft_tokens = 1;
+  decode.server.draft_acceptance = {0.5};
+  load.output_tokens = 4;
+  const serve::UnitResult h = serve::simulate_disaggregated(model, 1, prefill, model, 1, decode, 0, load, serve::Sla{});
+  CHECK(h.e2e_s.p50 == doctest::Approx(ttft + (t({}, {3001, 3001}) + t({}, {3002, 3002})) * 33 / 32).epsilon(1e-12));
+  CHECK(h.iterations == 3);
+  // Drafts past the rates given are rejected; aiconfigurator's default rates 0.85, 0.3.
+  CHECK(serve::ServerConfig::expected_accepted(3, std::vector<double>{0.85, 0.3}) == doctest::Approx(0.85 + 0.85 * 0.3));
+  CHECK(serve::ServerConfig{}.accepted_drafts() == 0);
+  serve::ServerConfig deep;
+  deep.draft_tokens = 2;
+  CHECK(deep.accepted_drafts() == doctest::Approx(1.105));
+  // Without drafts the step is the plain decode's: the same run as a worker that never heard of them.
+  decode.server.draft_tokens = 0;
+  const serve::UnitResult plain = serve::simulate_disaggregated(model, 1, prefill, model, 1, decode, 0, load, serve::Sla{});
+  CHECK(plain.e2e_s.p50 == doctest::Approx(ttft + t({}, {3001}) + t({}, {3002}) + t({}, {3003})).epsilon(1e-12));
+}
+
+TEST_CASE("speculative decoding needs a model that counts its layers, and acceptance rates that are chances") {
+  struct NoLayers {
+    double iteration_s(const ops::AttentionBatch&) { return 1e-3; }
+    double kv_bytes_per_token_per_gpu() const { return 1; }
+    double weight_bytes_per_gpu() const { return 0; }
+  } flat;
+  std::vector<serve::Request> reqs(1);
+  reqs[0].input_tokens = 100;
+  reqs[0].output_tokens = 10;
+  serve::ServerConfig cfg;
+  cfg.draft_tokens = 2;
+  CHECK_THROWS_WITH_AS(serve::Worker<NoLayers>(flat, reqs, cfg, 1 << 20), doctest::Contains("counts its decoder layers"),
+                       InputError);
+  RecordingModel counted;
+  cfg.draft_acceptance = {0.9, 1.5};
+  CHECK_THROWS_WITH_AS(serve::Worker<RecordingModel>(counted, reqs, cfg, 1 << 20),
+                       doctest::Contains("draft_acceptance 1.5"), InputError);
+  cfg.draft_acceptance = {0.9};
+  cfg.draft_tokens = serve::max_draft_tokens + 1;
+  CHECK_THROWS_WITH_AS(serve::Worker<RecordingModel>(counted, reqs, cfg, 1 << 20), doctest::Contains("draft_tokens 17"),
+                       InputError);
+}
+
 TEST_CASE("disaggregated TTFT: a request whose KV landed waits for room on the decode worker before its first token") {
   serve::ArchModel<Arch> model(Arch{}, timing());
   const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
@@ -912,6 +981,10 @@ TEST_CASE("a closed loop's settled cycle replayed gives the figures of stepping 
   };
   for (int trial = 0; trial < 150; ++trial) {
     serve::ServerConfig cfg = random_server(pick, 64, 4096, true);
+    if (pick(0, 4) == 0) {  // speculative decoding: the carried fraction of a token is state too
+      cfg.draft_tokens = pick(1, 3);
+      cfg.draft_acceptance = {pick(0, 10) / 10.0, pick(0, 10) / 10.0};
+    }
     serve::Load load;
     load.kind = serve::Load::Kind::closed;
     load.clients = pick(1, 12);
