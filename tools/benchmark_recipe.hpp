@@ -65,6 +65,8 @@ struct Recipe {
   // A per-tensor fp8 checkpoint with static activation scales: the kernels the framework, as
   // launched, fused the projections' quantize into (Quantization's fp8_from_*); unset: none.
   std::optional<Quantization::Fp8Producers> fp8_producers;
+  // Speculative decoding: draft tokens a step (multi-token prediction; 0, off).
+  std::uint32_t draft_tokens = 0;
 
   // Lays the launch flags over a framework's defaults (the token budget is the caller's).
   // SGLang's stream interval does not apply to a scheduler that lags its first token
@@ -77,6 +79,7 @@ struct Recipe {
     s.recv_interval = recv_interval;
     if (reserve_fraction >= 0) s.reserve_fraction = reserve_fraction;
     if (graph_prefill_tokens) s.graph_prefill_tokens = *graph_prefill_tokens;
+    s.draft_tokens = draft_tokens;
   }
 };
 
@@ -94,6 +97,7 @@ struct Provenance {
   std::uint32_t isl = 0, osl = 0, tp = 1, clients = 1;
   bool aggregated = true;
   std::uint32_t gpus = 1, ep = 1;  // the (decode or aggregated) worker's GPUs and experts' EP
+  std::string_view backend_version;  // the framework's release (backend_version); empty where not recorded
 };
 
 namespace detail {
@@ -249,7 +253,33 @@ inline Recipe recipe_for(const Provenance& p) {
       r.framework_budget = true;
     }
   } else if (p.backend == "trtllm" && p.system == "b200_sxm") {
-    if (deepseek) {
+    if (deepseek && p.backend_version == "1.2.0rc6.post3") {
+      // The MTP configs' runs: InferenceX ran TensorRT-LLM 1.2.0rc6.post3 only for
+      // dsr1-{fp8,fp4}-b200-trt-mtp (.github/configs/nvidia-master.yaml from 5d517074c and
+      // 0aae52d4c; the plain configs stayed on 1.2.0rc6.post2), and those rows' TPOT is
+      // 0.57-0.77 of the plain runs' at the same layout and load. Their scripts: MTP 3, or 1
+      // with attention DP (whose max_batch_size is CONC / 8 for fp8, CONC / 4 for fp4);
+      // max_num_tokens ((MTP + 1) · max_batch_size + ISL + 64) rounded up to 64; graphs padded
+      // up to max_batch_size; piecewise CUDA graphs for fp8 unless attention DP or few
+      // clients, for fp4 at 1k/1k with 32 or 64 clients (128 without attention DP).
+      r.source = "InferenceX 5d517074c, 0aae52d4c: benchmarks/dsr1_{fp8,fp4}_b200_trt_mtp.sh";
+      r.framework_budget = r.framework_graphs = false;
+      const bool dp_attention = p.gpus > p.tp;
+      r.draft_tokens = dp_attention ? 1 : 3;
+      const std::uint32_t per_rank = p.precision == "fp8" ? 8 : 4;
+      const std::uint32_t max_batch =
+          dp_attention ? (p.clients < per_rank ? p.clients : p.clients / per_rank) : p.clients;
+      r.token_budget = ((r.draft_tokens + 1) * max_batch + p.isl + 64 + 63) / 64 * 64;
+      r.cuda_graph_batches = detail::trtllm_padded_graphs(max_batch);
+      const bool piecewise =
+          p.precision == "fp8"
+              ? !dp_attention && !(p.isl == 1024 && p.osl == 1024 && p.clients <= 4) &&
+                    !(p.isl == 1024 && p.osl == 8192 && p.clients <= 8) &&
+                    !(p.isl == 8192 && p.osl == 1024 && p.clients <= 16)
+              : p.isl == 1024 && p.osl == 1024 &&
+                    (p.clients == 32 || p.clients == 64 || (p.clients == 128 && !dp_attention));
+      if (piecewise) r.graph_prefill_tokens = r.token_budget;
+    } else if (deepseek) {
       // max_num_tokens = max(8192, CONC + ISL + 64 rounded up to 64); graphs padded up to
       // CONC; fp8 1k/1k from 64 clients also waits for fuller batches (from 2026-01-29).
       r.source = "InferenceX 626932a110a2: benchmarks/single_node/dsr1_{fp8,fp4}_b200_trt.sh (ec7bafaae, 6eecc0e66: "

@@ -85,6 +85,9 @@ struct Deployment {
   // A disaggregated unit's decode workers' stream interval where the harness read it from
   // their recipe (SGLang's --stream-interval); 0: the framework's.
   std::uint32_t decode_stream_interval = 0;
+  // Its decode workers' speculative decoding (multi-token prediction) where the harness read
+  // the depth from their recipe; 0: none.
+  std::uint32_t decode_draft_tokens = 0;
   std::uint32_t token_budget = 0;  // the harness's prefill (or aggregated) max tokens; 0: the recipe's
   std::uint32_t isl = 0, osl = 0, clients = 0;
   WorkerLayout worker;   // aggregated: the worker; disaggregated: each decode worker
@@ -350,7 +353,7 @@ inline Provenance provenance_of(const Deployment& d) {
   return {d.source_file, d.measured,  d.model_path, d.backend,
           d.system,      d.precision, d.isl,        d.osl,
           d.worker.tp,   d.clients,   !d.disaggregated, d.worker.tp * d.worker.dp,
-          d.worker.moe_ep};
+          d.worker.moe_ep, d.backend_version};
 }
 
 struct Simulated {
@@ -555,7 +558,7 @@ class Simulator {
       return fmt::format("{}/{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch, w.moe_kernel);
     };
     const Recipe r = recipe_of(d);
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                        d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
                        layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
                        dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
@@ -563,7 +566,8 @@ class Simulator {
                        r.token_budget, r.framework_budget, r.batch_wait_iters, r.batch_wait_tokens_ratio,
                        r.stream_interval, r.recv_interval, r.reserve_fraction, r.graph_prefill_tokens.value_or(0),
                        r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")),
-                       fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","), d.decode_stream_interval);
+                       fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","), d.decode_stream_interval,
+                       r.draft_tokens, d.decode_draft_tokens);
   }
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
@@ -611,6 +615,8 @@ class Simulator {
           // A prefill worker streams nothing: the interval is the decode workers' alone.
           if (d.disaggregated && d.decode_stream_interval > 0 && !s.lagged_first_token)
             s.stream_interval = d.decode_stream_interval;
+          // Only decode workers decode: a prefill worker's steps have no draft rows to verify.
+          if (d.disaggregated && d.decode_draft_tokens > 0) s.draft_tokens = d.decode_draft_tokens;
         });
     EngineOptions::apply(spec, engine);
     // A worker's budget per attention group; batch: its cap per group (0: a prefill worker).

@@ -14,8 +14,9 @@
 // its decode GPUs; where none stood then, those that stood within a day of it
 // (InferenceX sweeps a pull request's configs before it merges, so most such runs predate
 // their entry's commit on main by hours: 311 of the sample's 347 near misses). Exactly one
-// layout must remain, without speculative decoding (MTP is not modelled); else the row is
-// a counted skip saying which.
+// layout must remain, with or without speculative decoding (MTP) but not both, and an MTP
+// entry's depth must be in its recipe file's name (TensorRT-LLM's `_mtpN`: N draft tokens);
+// else the row is a counted skip saying which.
 //
 // What the sweep entry does not say stays the framework's: a batch cap the entry does
 // not name (its DECODE_MAX_BATCH_SIZE, or for TensorRT-LLM the recipe file's name, whose
@@ -61,9 +62,16 @@ class DisaggHarness {
     std::string prefill_moe_backend, decode_moe_backend;
     // The decode worker's SGLang stream-interval as its recipe names it; 0: not named.
     std::uint32_t decode_stream_interval = 0;
+    // Speculative decoding: the draft tokens a decode step verifies, from the recipe file's
+    // name (`_mtp3.yaml`); 0 without speculative decoding; unknown_depth where the entry ran
+    // MTP and its recipe's name does not say how deep.
+    static constexpr std::uint32_t unknown_depth = ~std::uint32_t{0};
+    std::uint32_t decode_draft_tokens = 0;
 
     // What its recipe ran (read from srt-slurm), as take_recipe() hands it to a row.
-    auto recipe_ran() const { return std::tie(prefill_moe_backend, decode_moe_backend, decode_stream_interval); }
+    auto recipe_ran() const {
+      return std::tie(prefill_moe_backend, decode_moe_backend, decode_stream_interval, decode_draft_tokens);
+    }
     // What the row does not record (the rest it matched on): entries that match one row
     // must agree on it for the row to be resolved.
     auto unit() const {
@@ -76,6 +84,18 @@ class DisaggHarness {
       d.prefill.moe_kernel = prefill_moe_backend;
       d.worker.moe_kernel = decode_moe_backend;
       d.decode_stream_interval = decode_stream_interval;
+      d.decode_draft_tokens = decode_draft_tokens;
+    }
+
+    // The depth `_mtpN` in a recipe path names (N a digit or two), or unknown_depth.
+    static std::uint32_t mtp_depth(std::string_view recipe) {
+      const std::size_t at = recipe.rfind("_mtp");
+      if (at == std::string_view::npos) return unknown_depth;
+      std::uint32_t n = 0;
+      std::size_t i = at + 4, digits = 0;
+      for (; i < recipe.size() && recipe[i] >= '0' && recipe[i] <= '9' && digits < 2; ++i, ++digits)
+        n = n * 10 + static_cast<std::uint32_t>(recipe[i] - '0');
+      return digits > 0 && n > 0 && (i == recipe.size() || recipe[i] == '.' || recipe[i] == '_') ? n : unknown_depth;
     }
   };
 
@@ -115,6 +135,10 @@ class DisaggHarness {
                          e.precision = r.text("precision");
                          e.spec_decoding = r.text("spec_decoding");
                          e.recipe = r.text("recipe");
+                         if (e.spec_decoding != "none" && e.spec_decoding != "mtp")
+                           throw DataError(fmt::format("{}: spec_decoding '{}' is neither none nor mtp", r.where(),
+                                                       e.spec_decoding));
+                         if (e.spec_decoding == "mtp") e.decode_draft_tokens = Entry::mtp_depth(e.recipe);
                          if (r.has("prefill_moe_backend")) e.prefill_moe_backend = r.text("prefill_moe_backend");
                          if (r.has("decode_moe_backend")) e.decode_moe_backend = r.text("decode_moe_backend");
                          if (r.has("decode_stream_interval")) e.decode_stream_interval = optional("decode_stream_interval");
@@ -180,8 +204,10 @@ class DisaggHarness {
     if (specs.size() > 1)
       return "InferenceX disaggregated sweep: this layout ran with and without speculative decoding (MTP), and the "
              "row does not say which";
-    if (*specs.begin() != "none")
-      return "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP), which is not modelled";
+    if (*specs.begin() != "none" &&
+        std::any_of(hits.begin(), hits.end(), [](const Entry* e) { return e->decode_draft_tokens == Entry::unknown_depth; }))
+      return "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name "
+             "does not give the depth (_mtpN)";
     if (!std::all_of(hits.begin(), hits.end(), [&](const Entry* e) { return e->unit() == hits.front()->unit(); }))
       return fmt::format("InferenceX disaggregated sweep: {} entries with different worker counts or caps match "
                          "this row: which one ran is not recorded",

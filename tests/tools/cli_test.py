@@ -827,6 +827,8 @@ with tempfile.TemporaryDirectory() as d:
                     hx.format("2026-01-01T00:00:00Z", "", "none", 16, ",,2,1,1,1,,,"),
                     hx.format("2026-01-01T00:00:00Z", "", "mtp", 16, ",,2,1,1,1,,,"),
                     hx.format("2026-01-01T00:00:00Z", "", "mtp", 32, ",,2,1,1,1,,,"),
+                    hx.format("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "mtp", 12, ",,2,1,1,1,,,gen2_mtp3.yaml"),
+                    hx.format("2026-02-01T00:00:00Z", "", "none", 12, ",,2,1,1,1,,,gen2.yaml"),
                     hx.format("2026-01-01T00:00:00Z", "", "none", 4, ",,1,1,1,1,,,"),
                     hx.format("2026-01-01T00:00:00Z", "", "none", 4, ",,2,1,1,1,,,")]
     (data / "harness" / "inferencex_disagg.csv").write_text("\n".join(harness_rows) + "\n")
@@ -840,7 +842,8 @@ with tempfile.TemporaryDirectory() as d:
     dx_rows = [dx_header, dx.format("jan", 8, "2026-01-15T10:00:00Z"), dx.format("feb", 8, "2026-02-10T10:00:00Z"),
                dx.format("both", 16, "2026-01-15T10:00:00Z"), dx.format("mtp", 32, "2026-01-15T10:00:00Z"),
                dx.format("two", 4, "2026-01-15T10:00:00Z"), dx.format("early", 8, "2025-12-01T10:00:00Z"),
-               dx.format("pr", 8, "2025-12-31T20:00:00Z")]
+               dx.format("pr", 8, "2025-12-31T20:00:00Z"), dx.format("mtp3", 12, "2026-01-15T10:00:00Z"),
+               dx.format("plain12", 12, "2026-02-10T10:00:00Z")]
     (d / "disagg.csv").write_text("\n".join(dx_rows) + "\n")
     v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", env=env).stdout or "{}")
     dxr = {w["id"]: w for w in v_dx.get("worst", [])}
@@ -867,11 +870,18 @@ with tempfile.TemporaryDirectory() as d:
     check(dxr.get("pr", {}).get("decode", {}).get("workers") == 2 and
           dxr["pr"]["ttft_ms"]["modelled"] == jan.get("ttft_ms", {}).get("modelled"),
           f"validate: a run measured hours before its entry's commit takes that entry: {dxr.get('pr')}")
-    for needle in ("ran with and without speculative decoding", "ran speculative decoding (MTP), which is not modelled",
+    # Speculative decoding whose recipe names its depth (TensorRT-LLM's `_mtp3`): the decode
+    # workers verify 3 drafts a step and advance by the accepted ones, so the same layout and
+    # load run a shorter TPOT than the plain entry's row a month later.
+    mtp3, plain12 = dxr.get("mtp3", {}), dxr.get("plain12", {})
+    check("gen2_mtp3.yaml" in mtp3.get("unit_source", "") and plain12 and
+          mtp3["tpot_ms"]["modelled"] < 0.8 * plain12["tpot_ms"]["modelled"],
+          f"validate: an MTP entry's row runs speculative decoding at its recipe's depth: {mtp3} / {plain12}")
+    for needle in ("ran with and without speculative decoding", "does not give the depth (_mtpN)",
                    "2 entries with different worker counts", "had no disaggregated entry for it within a day"):
         check(sum(e["count"] for k, e in dskip.items() if needle in k) == 1,
               f"validate: one InferenceX disaggregated row skipped for {needle!r}: {dskip}")
-    check(v_dx.get("simulated") == 3, f"validate: 3 of the 7 disaggregated rows simulated: {v_dx.get('simulated')}")
+    check(v_dx.get("simulated") == 5, f"validate: 5 of the 9 disaggregated rows simulated: {v_dx.get('simulated')}")
     # A row's fp8 names the precision; a checkpoint shipped with 128x128 block scales (here a
     # 2-layer MiniMax-M2.5) runs its experts block-scaled (the fp8_block fused-MoE tables).
     # TensorRT-LLM's disaggregated fp8 recipes run DeepGEMM experts, which no table measures:
