@@ -845,7 +845,8 @@ with tempfile.TemporaryDirectory() as d:
                dx.format("pr", 8, "2025-12-31T20:00:00Z"), dx.format("mtp3", 12, "2026-01-15T10:00:00Z"),
                dx.format("plain12", 12, "2026-02-10T10:00:00Z")]
     (d / "disagg.csv").write_text("\n".join(dx_rows) + "\n")
-    v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", env=env).stdout or "{}")
+    v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", "--worst", "100",
+                          env=env).stdout or "{}")
     dxr = {w["id"]: w for w in v_dx.get("worst", [])}
     jan, feb = dxr.get("jan", {}), dxr.get("feb", {})
     s_dx = json.loads(run("simulate", "--model-config",
@@ -984,7 +985,7 @@ with tempfile.TemporaryDirectory() as d:
     v_dx = json.loads(run("validate", "--deployments", str(d / "disagg.csv"), "--json", "--recipe", "aiconfigurator",
                           env=env).stdout or "{}")
     check(v_dx.get("simulated") == 0 and v_dx.get("skipped", {}).get(
-              "prefill_num_workers empty: the disaggregated unit is not recorded", {}).get("count") == 7,
+              "prefill_num_workers empty: the disaggregated unit is not recorded", {}).get("count") == 9,
           f"validate --recipe aiconfigurator: no unit without the harness: {v_dx.get('skipped')}")
     # A harness table that breaks its rules is a FILE:LINE error.
     (data / "harness" / "inferencex_disagg.csv").write_text(
