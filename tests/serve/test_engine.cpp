@@ -300,6 +300,22 @@ struct RecordingModel {
   std::uint32_t layers() const { return 4; }  // a speculative step's draft layers add a quarter each
 };
 
+// One client sending one measured request of these lengths (a closed loop), and the model's
+// time of one iteration by its chunks and decode lengths.
+serve::Load one_request(std::uint32_t input_tokens, std::uint32_t output_tokens) {
+  serve::Load load;
+  load.kind = serve::Load::Kind::closed;
+  load.clients = 1;
+  load.measured = 1;
+  load.input_tokens = input_tokens;
+  load.output_tokens = output_tokens;
+  return load;
+}
+template <class Model>
+auto iteration_of(Model& model) {
+  return [&model](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) { return model.iteration_s({p, d}); };
+}
+
 bool same_chunks(const std::vector<ops::PrefillChunk>& a, std::span<const ops::PrefillChunk> b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
            return x.prefix_len == y.prefix_len && x.append_len == y.append_len;
@@ -643,15 +659,8 @@ TEST_CASE("a worker allocates nothing per iteration once its buffers have grown"
 
 TEST_CASE("roles: a prefill worker hands a request on at its first token; a decode worker streams it and the rest") {
   serve::ArchModel<Arch> model(Arch{}, timing());
-  const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
-    return model.iteration_s({p, d});
-  };
-  serve::Load load;
-  load.kind = serve::Load::Kind::closed;
-  load.clients = 1;
-  load.measured = 1;
-  load.input_tokens = 3000;
-  load.output_tokens = 4;
+  const auto t = iteration_of(model);
+  const serve::Load load = one_request(3000, 4);
   const serve::WorkerSetup prefill{{2048, 8, 16, 0.1}, 1 << 20}, decode{{8, 8, 16, 0.1}, 1 << 20};
   const double transfer = 0.004;
   const serve::UnitResult r =
@@ -680,15 +689,8 @@ TEST_CASE("roles: a prefill worker hands a request on at its first token; a deco
 TEST_CASE("speculative decoding: a step verifies 1 + k rows a decode, adds k draft layers, and advances by the accepted") {
   serve::ArchModel<Arch> model(Arch{}, timing());
   REQUIRE(model.layers() == 32);
-  const auto t = [&](std::vector<ops::PrefillChunk> p, std::vector<std::uint32_t> d) {
-    return model.iteration_s({p, d});
-  };
-  serve::Load load;
-  load.kind = serve::Load::Kind::closed;
-  load.clients = 1;
-  load.measured = 1;
-  load.input_tokens = 3000;
-  load.output_tokens = 9;
+  const auto t = iteration_of(model);
+  serve::Load load = one_request(3000, 9);
   const serve::WorkerSetup prefill{{4096, 8, 16, 0.1}, 1 << 20};
   serve::WorkerSetup decode{{64, 8, 16, 0.1}, 1 << 20};
   // Three drafts, every one accepted: 4 tokens a step, so the 8 after the first in 2 steps,
