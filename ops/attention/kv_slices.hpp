@@ -119,11 +119,13 @@ struct KvSlices {
   }
 
   // Every rank's load dealt into `storage` (at least hp long), which this batch then
-  // borrows: the rank-folded slots that read it share one deal.
+  // borrows: the rank-folded slots that read it share one deal. A template, like deal():
+  // a translation unit that never deals (no hp grain) instantiates none of it.
+  template <bool Rows = true, bool Reads = true>
   void deal_into(std::span<RankLoad> storage) {
     if (storage.size() < hp)
       throw InputError(costdsl::detail::str("KvSlices: dealing hp ", hp, " ranks into storage for ", storage.size()));
-    deal(storage);
+    deal<Rows, Reads>(storage);
     dealt = storage.data();
   }
 
@@ -146,13 +148,20 @@ struct KvSlices {
   // Only ranks 1..hp − 1 are counted lane by lane; rank 0 is what is left of the totals. An
   // empty slot (len 0) has d = 2^27 − 1: it adds to every rank's batch and to rank hp − 1's
   // rows, which its count takes back.
+  // Both kinds of load are dealt whatever a slot asks for (one instantiation per degree,
+  // not three: compile time), the ones it did not ask for zeroed: the hot path deals once
+  // for every slot and asks for both.
   template <bool Rows, bool Reads>
   void deal_small(std::span<RankLoad> out) const noexcept {
     switch (hp) {
-      case 1: return deal_lanes<1, Rows, Reads>(out);
-      case 2: return deal_lanes<2, Rows, Reads>(out);
-      case 4: return deal_lanes<4, Rows, Reads>(out);
-      default: return deal_lanes<8, Rows, Reads>(out);
+      case 1: deal_lanes<1>(out); break;
+      case 2: deal_lanes<2>(out); break;
+      case 4: deal_lanes<4>(out); break;
+      default: deal_lanes<8>(out); break;
+    }
+    for (std::uint32_t k = 0; k < hp; ++k) {
+      if constexpr (!Rows) out[k].rows = k == 0 ? prefill_tokens : 0;
+      if constexpr (!Reads) out[k].batch = out[k].kv = 0;
     }
   }
 
@@ -165,7 +174,7 @@ struct KvSlices {
     return reinterpret_cast<Lanes>(v);
   }
 
-  template <std::uint32_t Hp, bool Rows, bool Reads>
+  template <std::uint32_t Hp>
   void deal_lanes(std::span<RankLoad> out) const noexcept {
     static_assert(std::has_single_bit(kv_block_tokens));
     constexpr std::uint32_t mask = Hp - 1, block_shift = std::countr_zero(kv_block_tokens);
@@ -186,27 +195,23 @@ struct KvSlices {
         std::memcpy(&len, part + i, sizeof len);
         const Lanes in_block = len & (kv_block_tokens - 1);
         empty_l -= as_lanes(len == 0);  // compares give 0 or −1 a lane
-        if constexpr (Reads) {
-          const Lanes whole = len >> round_shift;
-          rounds_hi += whole >> 16;
-          rounds_lo += whole & 0xffffu;
-          rest_l += in_block;
-        }
+        const Lanes whole = len >> round_shift;
+        rounds_hi += whole >> 16;
+        rounds_lo += whole & 0xffffu;
+        rest_l += in_block;
         if constexpr (Hp > 1) {
           const auto d = reinterpret_cast<SignedLanes>((len - 1) >> block_shift);
           const auto r = reinterpret_cast<SignedLanes>(len >> block_shift & mask);
-          [[maybe_unused]] const SignedLanes owner = d & static_cast<std::int32_t>(mask);
+          const SignedLanes owner = d & static_cast<std::int32_t>(mask);
           // Each rank 1..Hp − 1 in turn, unrolled (a loop kept the per-rank vectors in memory at -O2).
           [&]<std::size_t... K>(std::index_sequence<K...>) {
             (..., [&] {
               constexpr auto k = static_cast<std::int32_t>(K + 1);
-              if constexpr (Rows) rows_l[K] -= as_lanes(owner == k);
-              if constexpr (Reads) {
-                const SignedLanes mine = r == k;
-                held_l[K] -= as_lanes(mine);
-                rest_k[K] += in_block & as_lanes(mine);
-                reads_l[K] -= as_lanes(d >= k);
-              }
+              rows_l[K] -= as_lanes(owner == k);
+              const SignedLanes mine = r == k;
+              held_l[K] -= as_lanes(mine);
+              rest_k[K] += in_block & as_lanes(mine);
+              reads_l[K] -= as_lanes(d >= k);
             }());
           }(std::make_index_sequence<Hp - 1>{});
         }
@@ -215,17 +220,13 @@ struct KvSlices {
         const std::uint32_t len = part[i], in_block = len & (kv_block_tokens - 1);
         const std::uint32_t d = (len - 1) >> block_shift, r = len >> block_shift & mask;
         empty += len == 0 ? 1 : 0;
-        if constexpr (Reads) {
-          rounds += len >> round_shift;
-          all_rest += in_block;
-        }
+        rounds += len >> round_shift;
+        all_rest += in_block;
         for (std::uint32_t k = 1; k < Hp; ++k) {
-          if constexpr (Rows) rows[k - 1] += (d & mask) == k ? 1 : 0;
-          if constexpr (Reads) {
-            held[k - 1] += r == k ? 1 : 0;
-            rest[k - 1] += r == k ? in_block : 0;
-            reads[k - 1] += d >= k ? 1 : 0;
-          }
+          rows[k - 1] += (d & mask) == k ? 1 : 0;
+          held[k - 1] += r == k ? 1 : 0;
+          rest[k - 1] += r == k ? in_block : 0;
+          reads[k - 1] += d >= k ? 1 : 0;
         }
       }
       rounds += (std::uint64_t{lane_sum(rounds_hi)} << 16) + lane_sum(rounds_lo);
@@ -248,10 +249,6 @@ struct KvSlices {
       held_above += held[k - 1];
     }
     out[0] = {prefill_tokens + rows_left, requests, (rounds + held_above) * kv_block_tokens + rest_left};
-    if constexpr (!Rows)
-      for (std::uint32_t k = 0; k < Hp; ++k) out[k].rows = k == 0 ? prefill_tokens : 0;
-    if constexpr (!Reads)
-      for (std::uint32_t k = 0; k < Hp; ++k) out[k].batch = out[k].kv = 0;
   }
 };
 
