@@ -576,6 +576,11 @@ class Simulator {
       why = "prefill_num_workers empty: the disaggregated unit is not recorded";
       return std::nullopt;
     }
+    if (d.decode_draft_tokens > serve::max_draft_tokens) {  // the harness's unknown depth, taken with recipe facts
+      why = "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name does "
+            "not give the depth (_mtpN)";
+      return std::nullopt;
+    }
     const serve::Framework framework =
         o_.framework_given ? o_.engine.which() : serve::parse_framework(d.backend).value_or(serve::Framework::ideal);
     const std::string kernels = o_.kernel_framework.value_or(
