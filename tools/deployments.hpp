@@ -69,6 +69,12 @@ inline bool dispatches_through_deepep(const WorkerLayout& w) { return w.moe_kern
 // keep batch_size × attention_dp_size, which is silicon_concurrency in 99% of them; the
 // few that differ (ratios 2 to 64 on GB200 and B200) were measured at TTFTs no queue of
 // silicon_concurrency clients allows.
+// Why a disaggregated row whose sweep entries ran speculative decoding without a depth in
+// their recipe's name is skipped (the harness, resolving its unit or taking its recipe facts).
+inline constexpr std::string_view mtp_depth_not_given =
+    "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name does not "
+    "give the depth (_mtpN)";
+
 struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
   // From silicon_data_source where it records them: the file the row came from and the
@@ -577,8 +583,7 @@ class Simulator {
       return std::nullopt;
     }
     if (d.decode_draft_tokens > serve::max_draft_tokens) {  // the harness's unknown depth, taken with recipe facts
-      why = "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name does "
-            "not give the depth (_mtpN)";
+      why = mtp_depth_not_given;
       return std::nullopt;
     }
     const serve::Framework framework =

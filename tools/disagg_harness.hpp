@@ -206,8 +206,7 @@ class DisaggHarness {
              "row does not say which";
     if (*specs.begin() != "none" &&
         std::any_of(hits.begin(), hits.end(), [](const Entry* e) { return e->decode_draft_tokens == Entry::unknown_depth; }))
-      return "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name "
-             "does not give the depth (_mtpN)";
+      return std::string(mtp_depth_not_given);
     if (!std::all_of(hits.begin(), hits.end(), [&](const Entry* e) { return e->unit() == hits.front()->unit(); }))
       return fmt::format("InferenceX disaggregated sweep: {} entries with different worker counts or caps match "
                          "this row: which one ran is not recorded",
