@@ -33,7 +33,7 @@ class IterationMemo {
     // list of thousands (a DP worker's batch) hashes in a quarter of one chain's latency.
     Lanes h;
     h.a[0] ^= batch.prefill.size();
-    h.b[0] ^= batch.decode_kv.size();
+    h.b[0] ^= batch.decode_kv.size() | std::uint64_t{batch.decode_rows} << 40;
     for (const auto& c : batch.prefill) h.mix(0, (std::uint64_t{c.prefix_len} << 32) | c.append_len);
     h.mix(1, 0xA4093822299F31D0ull);  // separates the two lists
     const std::uint32_t* kv = batch.decode_kv.data();

@@ -165,9 +165,6 @@ class Worker {
     lagged_.reserve(seqs);
     if (cfg.stream_interval > 1) unseen_.reserve(seqs);
     if (!cfg.cuda_graph_batches.empty()) padded_kv_.reserve(cfg.cuda_graph_batches.back());
-    if (cfg.draft_tokens > 0)
-      verified_kv_.reserve(std::max<std::size_t>(seqs, cfg.cuda_graph_batches.empty() ? 0 : cfg.cuda_graph_batches.back()) *
-                           (1 + cfg.draft_tokens));
     finished_.reserve(seqs);
     admitted_.reserve(seqs);
     queue_.reserve(expected_arrivals);
@@ -429,15 +426,9 @@ class Worker {
         decode_kv = padded_kv_;
       }
     }
-    // Each decode verifies 1 + draft_tokens rows, at its KV length. A DP-attention arch deals
-    // rows by position, so one request's rows may fall to neighbouring groups: each group
-    // gets as many rows as its requests verify, of its neighbours' lengths where they differ.
-    if (cfg_.draft_tokens > 0 && !decode_kv.empty()) {
-      verified_kv_.clear();
-      for (const std::uint32_t kv : decode_kv) verified_kv_.insert(verified_kv_.end(), 1 + cfg_.draft_tokens, kv);
-      decode_kv = verified_kv_;
-    }
-    double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv});
+    // Each decode verifies 1 + draft_tokens rows, at its KV length (a DP-attention arch
+    // keeps a request's rows in its group).
+    double dt = model_->iteration_s(ops::AttentionBatch{chunks_, decode_kv, 1 + cfg_.draft_tokens});
     if (cfg_.draft_tokens > 0 && decodes > 0) dt *= draft_factor_;  // the draft layers
     if constexpr (CountsLaunches<Model>)
       if (cfg_.eager_launch_s > 0 && !chunks_.empty() && tokens > cfg_.graph_prefill_tokens)
@@ -664,7 +655,6 @@ class Worker {
   std::vector<Prefilling> prefilling_;
   std::vector<std::uint32_t> dec_id_, dec_kv_, dec_left_;  // the decoders, by admission order
   std::vector<std::uint32_t> padded_kv_;                   // a decode batch padded to a CUDA graph
-  std::vector<std::uint32_t> verified_kv_;                 // each decode's row repeated 1 + draft_tokens times
   double draft_factor_ = 1;                                // (layers + draft_tokens) / layers
   double draft_carry_ = 0;                                 // accepted drafts' fraction carried over
   std::vector<double> ends_;                               // the last step's iteration ends

@@ -86,6 +86,7 @@ class AttnBlockHptp {
     // Where the batch is written once for the three slots that read it (the inputs borrow
     // it). Null: the inputs own it.
     ops::KvSlices* slices = nullptr;
+    std::uint32_t decode_rows = 1;  // query rows per decode (ops::AttentionBatch::decode_rows)
   };
   static constexpr std::uint64_t max_hp = ops::KvSlices::max_hp;
 
@@ -165,7 +166,7 @@ class AttnBlockHptp {
           "hp ", hp, ": an iteration with ", in.attention.prefill.size(),
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
-    ops::KvSlices batch{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp};
+    ops::KvSlices batch{in.decode_kv, in.attention.append_tokens - in.attention.decode_count, hp, in.decode_rows};
     if (!in.loads.empty()) batch.deal_into(in.loads);
     ops::KvSlicesRef slices = ops::KvSlicesRef::write(in.slices, batch);
     const ops::KvSlices& held = *slices;

@@ -104,7 +104,7 @@ auto attention_inputs(const Attn& attn, std::uint64_t tokens, const ops::Attenti
                       [[maybe_unused]] std::span<RankLoad> loads,
                       [[maybe_unused]] ops::KvSlices* slices = nullptr) {
   if constexpr (Grain == AttnGrain::hptp) {
-    return attn.inputs({tokens, w, it.decode_kv, loads, slices});
+    return attn.inputs({tokens, w, it.decode_kv, loads, slices, it.decode_rows});
   } else {
     return attn.inputs({tokens, w});
   }

@@ -82,6 +82,7 @@ class MlaBlockHp {
     // Where the batch is written once for the three slots that read it (the inputs borrow
     // it). Null: the inputs own it.
     ops::KvSlices* slices = nullptr;
+    std::uint32_t decode_rows = 1;  // query rows per decode (ops::AttentionBatch::decode_rows)
   };
   static constexpr std::uint64_t max_hp = ops::KvSlices::max_hp;
 
@@ -179,7 +180,7 @@ class MlaBlockHp {
           " prefill chunk(s) under KV-parallel attention; hp is a decode-side degree (vLLM's decode context "
           "parallelism and TensorRT-LLM's helix take the KV from a prefill server): run prefill at hp 1"));
     ops::KvSlicesRef slices =
-        ops::KvSlicesRef::write(in.slices, {in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp});
+        ops::KvSlicesRef::write(in.slices, {in.decode_kv, in.mla.append_tokens - in.mla.decode_count, hp, in.decode_rows});
     const ops::KvSlices& held = *slices;
     const std::uint64_t decodes = in.mla.decode_count;
     return nest<Name>(costdsl::inputs(

@@ -343,7 +343,8 @@ class MlaMoeStack {
     const auto mla = [&](std::size_t g) {
       if constexpr (hp_grain) {
         return attn_.inputs(
-            {tokens_of(g), w[g].attention, it.groups[g].decode_kv, batches.empty() ? nullptr : &batches[g]});
+            {tokens_of(g), w[g].attention, it.groups[g].decode_kv, batches.empty() ? nullptr : &batches[g],
+             it.groups[g].decode_rows});
       } else {
         return attn_.inputs({tokens_of(g), w[g].attention});
       }

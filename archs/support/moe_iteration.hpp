@@ -42,7 +42,9 @@ struct DpWork {
 
 // Whether two groups were handed the same requests (every input of a group follows from them).
 inline bool same_batch(const ops::AttentionBatch& a, const ops::AttentionBatch& b) noexcept {
-  if (a.prefill.size() != b.prefill.size() || a.decode_kv.size() != b.decode_kv.size()) return false;
+  if (a.prefill.size() != b.prefill.size() || a.decode_kv.size() != b.decode_kv.size() ||
+      a.decode_rows != b.decode_rows)
+    return false;
   for (std::size_t i = 0; i < a.prefill.size(); ++i)
     if (a.prefill[i].prefix_len != b.prefill[i].prefix_len || a.prefill[i].append_len != b.prefill[i].append_len)
       return false;
@@ -77,7 +79,8 @@ auto dp_work(std::string_view arch, const MoeIteration& it, std::uint64_t dp, st
 }
 
 // Deals requests over dp groups round-robin: prefill chunks first, the decodes
-// continuing the deal. The returned iteration points into this object's buffers,
+// continuing the deal. A decode's rows (decode_rows: a speculative step's verified tokens)
+// stay with it in its group. The returned iteration points into this object's buffers,
 // which keep their capacity from call to call (no allocation once warm).
 class DpDeal {
  public:
@@ -86,6 +89,7 @@ class DpDeal {
     groups_.resize(dp);
     deal_list(batch.prefill, 0, prefill_, &ops::AttentionBatch::prefill);
     deal_list(batch.decode_kv, batch.prefill.size() % dp, decode_, &ops::AttentionBatch::decode_kv);
+    for (ops::AttentionBatch& g : groups_) g.decode_rows = batch.decode_rows;
     return {std::span<const ops::AttentionBatch>(groups_.data(), dp), routing};
   }
 

@@ -17,10 +17,13 @@ struct PrefillChunk {
   std::uint32_t append_len = 0;  // tokens this chunk adds
 };
 
-// One iteration's attention work: the chunk list and decode KV lengths.
+// One iteration's attention work: the chunk list and decode KV lengths. decode_rows: the
+// query rows each decode runs at its KV length: 1, or 1 + the draft tokens a speculative
+// step verifies (every row a decode's: its logits, its KV row, its attention over the KV).
 struct AttentionBatch {
   std::span<const PrefillChunk> prefill;
   std::span<const std::uint32_t> decode_kv;
+  std::uint32_t decode_rows = 1;
 };
 
 // The batch collapsed to what the three leaves take (a pure helper).
@@ -35,7 +38,9 @@ struct AttentionWork {
 // malformed request: it would still count as a request (a logits row, a KV row, GEMM
 // rows) while its attention costs 0, a silently wrong total. Throws InputError.
 inline AttentionWork collapse(const AttentionBatch& b) {
-  AttentionWork w{b.prefill, 0, b.decode_kv.size(), 0};
+  if (b.decode_rows == 0)
+    throw InputError("decode_rows is 0; a decode runs at least its own token's row (1, or 1 + draft tokens)");
+  AttentionWork w{b.prefill, 0, std::uint64_t{b.decode_kv.size()} * b.decode_rows, 0};
   for (std::size_t i = 0; i < b.prefill.size(); ++i) {
     const PrefillChunk& c = b.prefill[i];
     if (c.append_len == 0)
@@ -60,7 +65,7 @@ inline AttentionWork collapse(const AttentionBatch& b) {
     throw InputError("decode request " + std::to_string(i) +
                      ": KV length is 0; a decode attends to at least its own token (KV length >= 1)");
   }
-  w.decode_total_kv = kv;
+  w.decode_total_kv = kv * b.decode_rows;
   return w;
 }
 
@@ -74,7 +79,7 @@ inline AttentionWork collapse_window(const AttentionBatch& b, std::uint32_t wind
   if (window == 0) return w;
   std::uint64_t kv = 0;
   for (std::uint32_t len : b.decode_kv) kv += len < window ? len : window;
-  w.decode_total_kv = kv;
+  w.decode_total_kv = kv * b.decode_rows;
   return w;
 }
 
@@ -86,7 +91,7 @@ inline AttentionWork collapse_chunked(const AttentionBatch& b, std::uint32_t chu
   if (chunk == 0) return w;
   std::uint64_t kv = 0;
   for (std::uint32_t len : b.decode_kv) kv += (len - 1) % chunk + 1;
-  w.decode_total_kv = kv;
+  w.decode_total_kv = kv * b.decode_rows;
   return w;
 }
 

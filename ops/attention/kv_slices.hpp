@@ -41,6 +41,9 @@ struct KvSlices {
   std::span<const std::uint32_t> decode_kv;  // each decode's KV length (its own token included)
   std::uint64_t prefill_tokens = 0;          // appended by rank 0 (only at hp = 1: see above)
   std::uint32_t hp = 1;
+  // Query rows per decode (AttentionBatch::decode_rows): every one writes the request's
+  // block owner's rows and reads each rank's share of its KV.
+  std::uint32_t decode_rows = 1;
   // Every rank's load (hp of them), dealt once ahead (deal_into) for all the slots that
   // read this batch; null: each rank-folded slot deals the batch itself.
   const RankLoad* dealt = nullptr;
@@ -67,6 +70,7 @@ struct KvSlices {
   void deal(std::span<RankLoad> out) const noexcept {
     if (hp <= small_hp && (hp & (hp - 1)) == 0) {
       deal_small<Rows, Reads>(out);
+      scale_rows(out);
       return;
     }
     struct Step {
@@ -116,6 +120,7 @@ struct KvSlices {
         out[r].kv += running.kv;
       }
     }
+    scale_rows(out);
   }
 
   // Every rank's load dealt into `storage` (at least hp long), which this batch then
@@ -130,6 +135,15 @@ struct KvSlices {
   }
 
  private:
+  // The deal counts each request once; its decode_rows rows load the same ranks alike.
+  void scale_rows(std::span<RankLoad> out) const noexcept {
+    if (decode_rows == 1) return;
+    for (std::uint32_t k = 0; k < hp; ++k) {
+      const std::uint64_t prefill = k == 0 ? prefill_tokens : 0;
+      out[k] = {(out[k].rows - prefill) * decode_rows + prefill, out[k].batch * decode_rows, out[k].kv * decode_rows};
+    }
+  }
+
   static constexpr std::uint32_t small_hp = 8;
   // Requests per chunk of the small deal: its 32-bit sums stay exact (at most 31 a request).
   static constexpr std::size_t chunk = std::size_t{1} << 16;

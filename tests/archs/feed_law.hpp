@@ -3,7 +3,9 @@
 // BatchFeed give bitwise what the self-contained inputs(it) gives, one scratch may serve
 // one arch after another, and once warm a dealt iteration allocates nothing; a Reevaluator
 // (what serve::ArchModel evaluates through) gives evaluate()'s totals over a decode stretch,
-// the prefill coming and going, and a repeat; repeated slots answering once change nothing.
+// the prefill coming and going, and a repeat; repeated slots answering once change nothing;
+// a decode's rows (decode_rows: a speculative step's verified tokens) are that decode listed
+// as often in its own group.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -34,6 +36,34 @@ void check_shared_slots_law(const Tree& tree, const Ins& in) {
   }
   CHECK(evaluate_balanced(tree, in) == detail::eval_node<0, 0, detail::Pass::balanced, Quantities::time_and_work>(
                                            tree, in, nullptr));
+}
+
+// A batch whose decodes run `rows` rows each, dealt, against the same deal with every
+// group's decodes listed `rows` times (one row each): bitwise the same iteration, and each
+// group keeps its requests' rows.
+template <class A>
+void check_decode_rows_law(const A& arch, const costdsl::Timing& t, const costdsl::ops::AttentionBatch& batch,
+                           costdsl::ops::moe::Routing routing, std::uint32_t rows) {
+  using namespace costdsl;
+  using namespace costdsl::archs;
+  const auto tree = arch.build(t);
+  const std::uint64_t dp = arch.resolved().dp;
+  DpDeal dealt;
+  const MoeIteration it = dealt.deal({batch.prefill, batch.decode_kv, rows}, dp, routing);
+  std::vector<std::vector<std::uint32_t>> lists(it.groups.size());
+  std::vector<ops::AttentionBatch> groups(it.groups.size());
+  std::size_t decodes = 0;
+  for (std::size_t g = 0; g < it.groups.size(); ++g) {
+    CHECK(it.groups[g].decode_rows == rows);
+    for (const std::uint32_t kv : it.groups[g].decode_kv) lists[g].insert(lists[g].end(), rows, kv);
+    groups[g] = {it.groups[g].prefill, lists[g]};
+    decodes += it.groups[g].decode_kv.size();
+  }
+  CHECK(decodes == batch.decode_kv.size());  // requests, not rows, are dealt
+  const Metrics total = evaluate(tree, arch.inputs(it));
+  CHECK(total == evaluate(tree, arch.inputs(MoeIteration{groups, routing})));
+  DpDeal plain;  // one row a decode: a shorter iteration (the rows are not ignored)
+  if (!batch.decode_kv.empty()) CHECK(total.time_s > evaluate(tree, arch.inputs(plain.deal(batch, dp, routing))).time_s);
 }
 
 // s and r: a static and a run-time form (any two DP archs). Returns their totals.
@@ -80,6 +110,8 @@ std::array<costdsl::Metrics, 2> check_feed_law(const S& s, const R& r, const cos
     if (step % 2 == 1)
       for (std::uint32_t& x : kv) ++x;  // a decode stretch: every KV one longer
   }
+  check_decode_rows_law(s, t, batch, routing, 3);
+  check_decode_rows_law(r, t, batch, routing, 3);
   return {owned_s, owned_r};
 }
 

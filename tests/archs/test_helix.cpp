@@ -306,6 +306,45 @@ TEST_CASE("the KV deal over more requests than one chunk of 32-bit sums: still e
   }
 }
 
+TEST_CASE("decode rows (a speculative step's verified tokens): the deal and the iteration of each decode listed as often") {
+  using ops::KvSlices;
+  std::vector<std::uint32_t> lens{1, 31, 32, 33, 100, 4097, 131072, 0, 777};
+  for (std::uint32_t i = 0; i < 61; ++i) lens.push_back(1 + (i * 2654435761u) % 20000);
+  for (const std::uint32_t rows : {1u, 2u, 4u}) {
+    std::vector<std::uint32_t> listed;
+    for (const std::uint32_t len : lens) listed.insert(listed.end(), rows, len);
+    for (const std::uint32_t hp : {1u, 2u, 3u, 4u, 8u, 16u}) {
+      std::array<KvSlices::RankLoad, KvSlices::max_hp> got, want;
+      KvSlices{lens, 500, hp, rows}.deal(got);
+      KvSlices{listed, 500, hp}.deal(want);
+      for (std::uint32_t r = 0; r < hp; ++r) {
+        INFO("rows ", rows, ", hp ", hp, ", rank ", r);
+        CHECK(got[r].rows == want[r].rows);
+        CHECK(got[r].batch == want[r].batch);
+        CHECK(got[r].kv == want[r].kv);
+      }
+    }
+  }
+  // Whole iterations, tp and hptp grains (the exchange's message counts rows too).
+  const std::vector<std::uint32_t> decode{4096, 4097, 100, 33, 131072, 7};
+  std::vector<std::uint32_t> thrice;
+  for (const std::uint32_t kv : decode) thrice.insert(thrice.end(), 3, kv);
+  const auto check = [&](const auto& arch, std::span<const ops::PrefillChunk> prefill) {
+    const auto tree = arch.build(roofline_h200());
+    const Metrics rows = evaluate(tree, arch.inputs({prefill, decode, 3}));
+    CHECK(rows == evaluate(tree, arch.inputs({prefill, thrice})));
+    CHECK(rows.time_s > evaluate(tree, arch.inputs({prefill, decode})).time_s);
+  };
+  const std::vector<ops::PrefillChunk> chunk{{0, 512}};
+  check(Llama3<Fixed<deploy(llama3_70b, {.tp = 8})>>(), chunk);
+  check(Llama3<Fixed<deploy(llama3_70b, {.tp = 8, .hp = 2})>>(), {});
+  check(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 8, .hp = 4})), {});
+  const std::uint32_t one[] = {1};
+  CHECK_THROWS_WITH_AS(ops::collapse({{}, one, 0}),
+                       "decode_rows is 0; a decode runs at least its own token's row (1, or 1 + draft tokens)",
+                       InputError);
+}
+
 TEST_CASE("hp ranks in one slot: the slowest rank's time, every rank's work; their mean in the balanced view") {
   using ops::KvSlices;
   const Kernel<kernels::AttnDecode> kernel(roofline_h200(), {Dtype::bf16, 8, 1, 128});
