@@ -21,6 +21,9 @@ struct PrefillChunk {
 // query rows each decode runs at its KV length: 1, or 1 + the draft tokens a speculative
 // step verifies (every row a decode's: its logits, its KV row, its attention over the KV).
 struct AttentionBatch {
+  // Speculative steps verify a few tokens to a few hundred (tree drafts): far above that
+  // is a mistake, and the rows' sums must stay exact in 64 bits.
+  static constexpr std::uint32_t max_decode_rows = 4096;
   std::span<const PrefillChunk> prefill;
   std::span<const std::uint32_t> decode_kv;
   std::uint32_t decode_rows = 1;
@@ -38,8 +41,10 @@ struct AttentionWork {
 // malformed request: it would still count as a request (a logits row, a KV row, GEMM
 // rows) while its attention costs 0, a silently wrong total. Throws InputError.
 inline AttentionWork collapse(const AttentionBatch& b) {
-  if (b.decode_rows == 0)
-    throw InputError("decode_rows is 0; a decode runs at least its own token's row (1, or 1 + draft tokens)");
+  if (b.decode_rows == 0 || b.decode_rows > AttentionBatch::max_decode_rows)
+    throw InputError("decode_rows " + std::to_string(b.decode_rows) +
+                     ": a decode runs 1 row, or 1 + the draft tokens a speculative step verifies (1 to " +
+                     std::to_string(AttentionBatch::max_decode_rows) + ")");
   AttentionWork w{b.prefill, 0, std::uint64_t{b.decode_kv.size()} * b.decode_rows, 0};
   for (std::size_t i = 0; i < b.prefill.size(); ++i) {
     const PrefillChunk& c = b.prefill[i];

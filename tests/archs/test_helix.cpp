@@ -341,8 +341,12 @@ TEST_CASE("decode rows (a speculative step's verified tokens): the deal and the 
   check(Llama3<Llama3Config, AttnGrain::hptp>(deploy(llama3_70b, {.tp = 8, .hp = 4})), {});
   const std::uint32_t one[] = {1};
   CHECK_THROWS_WITH_AS(ops::collapse({{}, one, 0}),
-                       "decode_rows is 0; a decode runs at least its own token's row (1, or 1 + draft tokens)",
+                       "decode_rows 0: a decode runs 1 row, or 1 + the draft tokens a speculative step verifies (1 to 4096)",
                        InputError);
+  CHECK_THROWS_WITH_AS(ops::collapse({{}, one, 4097}),
+                       "decode_rows 4097: a decode runs 1 row, or 1 + the draft tokens a speculative step verifies (1 to 4096)",
+                       InputError);
+  CHECK(ops::collapse({{}, one, 4096}).decode_count == 4096);
 }
 
 TEST_CASE("hp ranks in one slot: the slowest rank's time, every rank's work; their mean in the balanced view") {
