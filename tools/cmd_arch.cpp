@@ -21,16 +21,22 @@ namespace costdsl::cli {
 
 namespace {
 
-// --prefill PREFIX:APPEND and --decode COUNTxKV, parsed and checked.
+// --prefill PREFIX:APPEND, --decode COUNTxKV and --decode-rows, parsed and checked.
 struct BatchOptions {
   std::vector<std::string> prefill, decode;
   std::vector<ops::PrefillChunk> chunks;
   std::vector<std::uint32_t> decode_kv;
+  std::uint32_t decode_rows = 1;
 
   void add(CLI::App& cmd) {
     cmd.add_option("--prefill", prefill, "a prefill chunk PREFIX:APPEND (cached tokens : new tokens); repeatable")
         ->type_name("P:A");
     cmd.add_option("--decode", decode, "COUNTxKV decode requests at KV length KV; repeatable")->type_name("NxKV");
+    cmd.add_option("--decode-rows", decode_rows,
+                   "query rows each decode runs at its KV length: 1 + the draft tokens a speculative (MTP) step "
+                   "verifies, e.g. 4 at 3 drafts (a DP-attention arch keeps a request's rows in its group; the draft "
+                   "layers are the step's, not the model's: simulate --draft-tokens adds them); default 1")
+        ->check(CLI::Range(1u, ops::AttentionBatch::max_decode_rows));
   }
 
   // Decimal digits only: std::stoull also took " -18446744073709551615" (leading space,
@@ -63,7 +69,11 @@ struct BatchOptions {
       decode_kv.insert(decode_kv.end(), count, kv);
     }
   }
-  ops::AttentionBatch iteration() const { return {chunks, decode_kv}; }
+  ops::AttentionBatch iteration() const { return {chunks, decode_kv, decode_rows}; }
+  // "64 decode(s)", or "16 decode(s) of 4 rows" under --decode-rows.
+  std::string decodes_text() const {
+    return fmt::format("{} decode(s){}", decode_kv.size(), decode_rows > 1 ? fmt::format(" of {} rows", decode_rows) : "");
+  }
 };
 
 // The per-node tree: each node's contribution to the total (inside a Scale,
@@ -315,8 +325,8 @@ void add_arch_commands(CLI::App& app) {
     };
     if (!st->svg.empty() || !st->html.empty()) {
       IcicleOptions o;
-      o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {} decode(s)", m.tree.labels()[0], timing.gpu().name,
-                               it.prefill.size(), it.decode_kv.size());
+      o.subtitle = fmt::format("{} on {}: {} prefill chunk(s), {}", m.tree.labels()[0], timing.gpu().name,
+                               it.prefill.size(), st->batch.decodes_text());
       if (st->bounds) o.slot_bounds_s = slot_bounds;
       const std::string icicle = icicle_svg(m, nodes, row, o);
       if (!st->svg.empty()) write_text_file(st->svg, icicle, "--svg");
@@ -337,9 +347,9 @@ void add_arch_commands(CLI::App& app) {
       if (!measured_by[i].empty()) won[i] += ": " + measured_by[i];
     print_tree(m, nodes, row, won);
     cli::out() << fmt::format(
-        "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {} decode(s); {} new tokens)  [{}]\n"
+        "\ntotal {:.3f} ms on {} ({} prefill chunk(s), {}; {} new tokens)  [{}]\n"
         "work  {}, {}, {:.3g} J\n",
-        total.time_ms(), timing.gpu().name, it.prefill.size(), it.decode_kv.size(),
+        total.time_ms(), timing.gpu().name, it.prefill.size(), st->batch.decodes_text(),
         ops::collapse(it).append_tokens, coverage_text(total), si(total.flops, "FLOP"),
         si(total.bytes, "B"), total.energy_j);
     if (st->bounds) print_bounds(m, row, bounds_view(m, row, slot_bounds, balanced_s));

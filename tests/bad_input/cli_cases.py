@@ -101,6 +101,8 @@ rejects("eval --decode -3x100", EVAL + ["--decode", "-3x100"], "--decode '-3x100
         "is not a non-negative 32-bit integer")
 rejects("eval --decode 3x-100", EVAL + ["--decode", "3x-100"], "'-100' is not a non-negative 32-bit integer")
 rejects("eval --tp -1", EVAL + ["--tp", "-1"], "--tp", "must be a positive integer, got -1")
+rejects("eval --decode-rows 0", EVAL + ["--decode", "4x100", "--decode-rows", "0"], "--decode-rows", "0")
+rejects("eval --decode-rows past the bound", EVAL + ["--decode", "4x100", "--decode-rows", "4097"], "--decode-rows", "4097")
 rejects("eval --prefill 0:-1", EVAL + ["--prefill", "0:-1"], "--prefill '0:-1'", "'-1' is not a non-negative")
 rejects("eval --prefill -5:100", EVAL + ["--prefill", "-5:100"], "'-5' is not a non-negative 32-bit integer")
 # A leading space and a negation that wraps modulo 2^64 used to read as 1 request.

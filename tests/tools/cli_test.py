@@ -178,6 +178,22 @@ check(bm.get("load_imbalance_share", 0) > 0.1 and bm["balanced_total_ms"] < bm["
 r = run("eval", "--arch", "qwen3_30b_a3b", "--ep", "8", "--gpu", "h200", "--decode", "64x2048", "--json", "--bounds")
 bm = json.loads(r.stdout or "{}").get("bounds", {})
 check(bm and abs(bm["load_imbalance_share"]) < 1e-9, f"64 equal decodes over 8 groups are balanced: {bm}")
+# --decode-rows: a speculative step's verify rows. A dense arch takes 16 decodes of 4 rows as
+# the 64 decodes of the same lengths, bit for bit; a DP arch keeps each request's rows in its
+# group (the deal differs from 64 dealt one by one) and the rows cost more than one each.
+def eval_total(*args):
+    return json.loads(run("eval", *args, "--gpu", "h200", "--json").stdout or "{}").get("total", {})
+
+
+rows4 = eval_total("--arch", "llama3_70b", "--tp", "8", "--decode", "16x2048", "--decode-rows", "4")
+check(rows4 and rows4 == eval_total("--arch", "llama3_70b", "--tp", "8", "--decode", "64x2048"),
+      f"llama3_70b: 16 decodes of 4 rows must equal 64 decodes: {rows4}")
+dp_rows = eval_total("--arch", "qwen3_30b_a3b", "--ep", "8", "--decode", "12x2048", "--decode-rows", "3")
+dp_one = eval_total("--arch", "qwen3_30b_a3b", "--ep", "8", "--decode", "12x2048")
+check(dp_rows and dp_one and dp_rows["time_ms"] > dp_one["time_ms"],
+      f"qwen3_30b_a3b dp 8: 3 rows a decode must cost more than one: {dp_rows} vs {dp_one}")
+r = run("eval", "--arch", "llama3_8b", "--gpu", "h200", "--decode", "4x100", "--decode-rows", "2")
+check("4 decode(s) of 2 rows; 8 new tokens" in r.stdout, f"eval --decode-rows must say the rows: {r.stdout[-300:]}")
 r = run("describe", "--arch", "deepseek_v3", "--ep", "8")
 check("max over 8 ranks (run-time fanout" in r.stdout, "describe must show the DP fanout of deepseek_v3 at ep 8")
 for args, needle in ((["--arch", "qwen3_235b_a22b", "--tp", "4", "--ep", "8", "--dp", "4"], "--dp 4"),
