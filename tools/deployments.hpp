@@ -62,6 +62,12 @@ struct WorkerLayout {
 // where the fused table says 3.2-6.8 ms; at EP 32 and 256 tokens 0.08 against 0.17 ms.
 inline bool dispatches_through_deepep(const WorkerLayout& w) { return w.moe_kernel == "deepep"; }
 
+// Why a disaggregated row whose sweep entries ran speculative decoding without a depth in
+// their recipe's name is skipped (the harness, resolving its unit or taking its recipe facts).
+inline constexpr std::string_view mtp_depth_not_given =
+    "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name does not "
+    "give the depth (_mtpN)";
+
 // One measured deployment. Aggregated: one worker (tp_size, attention_dp_size,
 // moe_*_size, batch_size). Disaggregated: prefill_num_workers prefill and
 // decode_num_workers decode workers, each with its prefill_* / decode_* layout. The
@@ -70,12 +76,6 @@ inline bool dispatches_through_deepep(const WorkerLayout& w) { return w.moe_kern
 // keep batch_size × attention_dp_size, which is silicon_concurrency in 99% of them; the
 // few that differ (ratios 2 to 64 on GB200 and B200) were measured at TTFTs no queue of
 // silicon_concurrency clients allows.
-// Why a disaggregated row whose sweep entries ran speculative decoding without a depth in
-// their recipe's name is skipped (the harness, resolving its unit or taking its recipe facts).
-inline constexpr std::string_view mtp_depth_not_given =
-    "InferenceX disaggregated sweep: the deployment ran speculative decoding (MTP) and its recipe's name does not "
-    "give the depth (_mtpN)";
-
 struct Deployment {
   std::string id, backend, backend_version, model_path, system, where;
   // From silicon_data_source where it records them: the file the row came from and the

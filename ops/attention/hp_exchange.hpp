@@ -50,7 +50,7 @@ struct HpExchange {
   // Q: the exchange's quantities; the schedule needs times only.
   template <Quantities Q = Quantities::with_energy>
   Metrics eval(const Input& in) const {
-    const std::uint64_t decodes = in.slices->decode_kv.size() * in.slices->decode_rows;  // rows
+    const std::uint64_t decodes = in.slices->rows();
     Metrics m = exchange.template eval<Q>(message(decodes + in.extra_tokens));
     if (!hop_b || decodes < 2 || in.extra_tokens != 0) return m;
     const double whole = attention.template eval<Quantities::time_and_work>(in.slices).time_s;
@@ -63,7 +63,7 @@ struct HpExchange {
   // Under HOP-B the exchange can hide entirely behind attention.
   double lower_bound_s(const Input& in) const {
     if (hop_b) return 0.0;
-    return exchange.lower_bound_s(message(in.slices->decode_kv.size() * in.slices->decode_rows + in.extra_tokens));
+    return exchange.lower_bound_s(message(in.slices->rows() + in.extra_tokens));
   }
   bool same_answers_as(const HpExchange& o) const noexcept {
     return hop_b == o.hop_b && bytes_per_token == o.bytes_per_token && exchange.same_answers_as(o.exchange) &&
@@ -87,7 +87,7 @@ struct HpExchange {
       const KvSlices slice{part, 0, in.slices->hp, in.slices->decode_rows};
       attention_done += attention.template eval<times>(KvSlicesRef(slice)).time_s;
       exchange_done = std::max(exchange_done, attention_done) +
-                      exchange.template eval<times>(message(part.size() * slice.decode_rows)).time_s;
+                      exchange.template eval<times>(message(slice.rows())).time_s;
     }
     return exchange_done;
   }

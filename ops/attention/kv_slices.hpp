@@ -48,6 +48,9 @@ struct KvSlices {
   // read this batch; null: each rank-folded slot deals the batch itself.
   const RankLoad* dealt = nullptr;
 
+  // Query rows of the batch: every decode's decode_rows (what the HP exchange carries).
+  std::uint64_t rows() const noexcept { return std::uint64_t{decode_kv.size()} * decode_rows; }
+
   // The tokens of a `len`-token KV that rank `rank` holds: its share of the whole blocks,
   // plus the partial last block if it is the block's owner.
   static constexpr std::uint64_t slice(std::uint32_t len, std::uint32_t rank, std::uint32_t hp) noexcept {
