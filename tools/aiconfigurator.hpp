@@ -62,6 +62,7 @@
 #include "costdsl/kernels/mla_decode.hpp"
 #include "costdsl/kernels/mla_prefill.hpp"
 #include "costdsl/profile_csv.hpp"
+#include "costdsl/quantization.hpp"
 #include "costdsl/reflect.hpp"
 
 namespace costdsl::aic {
@@ -536,13 +537,15 @@ inline std::optional<AnyCall> map_row(Table t, const detail::Cells& r, std::stri
         return std::nullopt;
       }
       // w4a16_mxfp4: gpt-oss's experts as shipped, MXFP4 weights under bf16 activations (the
-      // weight-only kernels vLLM, SGLang and TensorRT-LLM run for it).
+      // weight-only kernels vLLM, SGLang and TensorRT-LLM run for it); w4a8_mxfp4_mxfp8: the
+      // same weights under MXFP8 activations (trtllm-gen's W4A8 kernel), dtype fp8.
       const std::string_view d = r.text("moe_dtype");
-      const bool mxfp4_weights = d == "w4a16_mxfp4";
-      const std::optional<Dtype> dt = mxfp4_weights ? std::optional<Dtype>(Dtype::bf16) : dtype_of(d);
+      const bool w4a8 = is_w4a8_expert_format(d), mxfp4_weights = d == "w4a16_mxfp4" || w4a8;
+      const std::optional<Dtype> dt = w4a8            ? std::optional<Dtype>(Dtype::fp8)
+                                      : mxfp4_weights ? std::optional<Dtype>(Dtype::bf16)
+                                                      : dtype_of(d);
       if (!dt) {
-        why = fmt::format("moe_dtype {}: no costdsl dtype (mixed 4-bit formats with 8-bit activations are not modelled)",
-                          d);
+        why = fmt::format("moe_dtype {}: no costdsl dtype", d);
         return std::nullopt;
       }
       const Dtype weights = mxfp4_weights ? Dtype::mxfp4 : *dt;

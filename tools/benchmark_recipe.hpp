@@ -65,6 +65,11 @@ struct Recipe {
   // A per-tensor fp8 checkpoint with static activation scales: the kernels the framework, as
   // launched, fused the projections' quantize into (Quantization's fp8_from_*); unset: none.
   std::optional<Quantization::Fp8Producers> fp8_producers;
+  // mxfp4 experts run W4A8: trtllm-gen's MXFP4 x MXFP8 kernel (Quantization's
+  // expert_fp8_activations), which TensorRT-LLM's TRTLLM MoE backend launches on Blackwell.
+  bool expert_fp8_activations = false;
+  // The KV cache's dtype where the script sets it (unset: --kv-dtype's policy decides).
+  std::optional<Dtype> kv_dtype;
   // Speculative decoding: draft tokens a step (multi-token prediction; 0, off).
   std::uint32_t draft_tokens = 0;
 
@@ -159,10 +164,10 @@ inline Recipe recipe_for(const Provenance& p) {
     // over every gathered token is not DeepGEMM's: the experts take the roofline on both
     // roles (the TRTLLM roles on the table measured worse: docs/accuracy.md).
     if (p.backend == "trtllm" && has(p.model_path, "gpt-oss")) {
-      r.roofline_kinds = {"fused_moe"};
+      r.expert_fp8_activations = true;
       r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
-                 "TensorRT-LLM's TRTLLM MoE backend on Blackwell (gpt-oss's experts as W4A8 MXFP4 x MXFP8: no "
-                 "table measures it); the framework's defaults";
+                 "TensorRT-LLM's TRTLLM MoE backend on Blackwell (gpt-oss's experts as W4A8 MXFP4 x MXFP8, "
+                 "trtllm-gen's kernel: FlashInfer's, SGLang's table); the framework's defaults";
     } else if (p.backend == "trtllm" && p.precision == "fp8") {
       r.roofline_kinds = {"fused_moe"};
       r.source = "InferenceX .github/configs/nvidia-master.yaml (the layout); srt-slurm sa-bench (the client); "
@@ -307,9 +312,10 @@ inline Recipe recipe_for(const Provenance& p) {
       r.token_budget = 20000;  // MAX_NUM_TOKENS=20000
       r.cuda_graph_batches = detail::trtllm_padded_graphs(p.clients);
       // moe_config backend TRTLLM: on Blackwell trtllm-gen's MXFP4 experts quantize their
-      // activations to MXFP8 (W4A8), which no shipped table measures (the w4a16_mxfp4 rows
-      // are vLLM's and SGLang's bf16-activation kernels): the roofline's.
-      r.roofline_kinds = {"fused_moe"};
+      // activations to MXFP8 (W4A8); SGLang's table measures the same kernel through
+      // FlashInfer (sglang_flashinfer_trtllm_moe, w4a8_mxfp4_mxfp8).
+      r.expert_fp8_activations = true;
+      r.kv_dtype = Dtype::fp8;  // kv_cache_config: dtype: fp8 (since ac1998a50, 2025-10-20)
     }
   } else if (p.backend == "vllm" && blackwell && detail::budget_twice_isl(p)) {
     // Their --stream-interval 20 holds no first token back (vLLM sends a request's first
@@ -330,6 +336,11 @@ inline Recipe recipe_for(const Provenance& p) {
     r.framework_budget = false;
     r.token_budget = 8192;          // max-num-batched-tokens: 8192
     r.graph_prefill_tokens = 2048;  // max-cudagraph-capture-size: 2048
+    // VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 on B200: FlashInfer's trtllm-gen W4A8 experts
+    // (H100's VLLM_MXFP4_USE_MARLIN=1 keeps them W4A16); kv-cache-dtype: fp8 on B200 from the
+    // vLLM 0.11.2 upgrade (25506e87c, 2025-12-05), never on H100.
+    r.expert_fp8_activations = blackwell;
+    if (blackwell && p.measured >= "2025-12-05") r.kv_dtype = Dtype::fp8;
   }
   return r;
 }

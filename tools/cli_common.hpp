@@ -316,11 +316,15 @@ inline void add_model_source_options(CLI::App& cmd, ModelOptions& o) {
          [&o](const std::string& s) {
            const Quantization::Choice c = parse_quant_flag(s);
            if (c.gemm_dtype) o.quantization.gemm_dtype = c.gemm_dtype;
-           if (c.expert_dtype) o.quantization.expert_dtype = c.expert_dtype;
+           if (c.expert_dtype) {
+             o.quantization.expert_dtype = c.expert_dtype;
+             o.quantization.expert_fp8_activations = c.expert_fp8_activations;
+           }
          },
          "weight format of the dense/attention GEMMs and the experts, in place of the checkpoint's "
          "quantization_config: bf16, fp8 (per tensor), fp8_block (128x128 scales), nvfp4, mxfp4; or "
-         "gemm=MODE,moe=MODE (moe=int4: W4A16 int4 experts, as Kimi-K2.5 ships them)")
+         "gemm=MODE,moe=MODE (moe=int4: W4A16 int4 experts, as Kimi-K2.5 ships them; moe=mxfp4_mxfp8: "
+         "mxfp4 experts under MXFP8 activations, W4A8)")
       ->type_name("MODE");
   cmd.add_option_function<std::string>(
          "--kv-dtype", [&o](const std::string& s) { o.quantization.kv_dtype = parse_kv_dtype(s); },

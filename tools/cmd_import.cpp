@@ -52,6 +52,8 @@ const Quantization::Choice shipped_quantizations[] = {
     {Dtype::fp8, Dtype::fp8, Dtype::fp8, Quantization::Fp8Producers{true, true, true}},  // static scales, fused
     {Dtype::fp8_block, Dtype::fp8_block, Dtype::bf16},
     {Dtype::fp4, Dtype::fp4, Dtype::fp8},
+    // mxfp4 experts under MXFP8 activations (W4A8: gpt-oss on Blackwell in TensorRT-LLM and vLLM).
+    {std::nullopt, Dtype::mxfp4, std::nullopt, std::nullopt, true},
 };
 
 // Every (kind, config) the shipped archs (and the models of `model_configs`, HuggingFace

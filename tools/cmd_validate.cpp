@@ -335,8 +335,9 @@ void add_validate_command(CLI::App& app) {
       ->default_str("mean")
       ->needs(deployments);
   cmd->add_option("--kv-dtype", st->kv,
-                  "--deployments: the KV cache's dtype, which the table does not record: modelopt (fp8 where the "
-                  "GEMMs are fp8 or nvfp4, as NVIDIA's ModelOpt checkpoints ship; else the checkpoint's), checkpoint "
+                  "--deployments: the KV cache's dtype, which the table does not record: modelopt (the script's "
+                  "where the row's recipe reads it; else fp8 where the GEMMs are fp8 or nvfp4, as NVIDIA's ModelOpt "
+                  "checkpoints ship, and the checkpoint's otherwise), checkpoint "
                   "(the config's own), bf16 or fp8")
       ->transform(CLI::CheckedTransformer(std::map<std::string, deployments::KvPolicy>{
           {"modelopt", deployments::KvPolicy::modelopt},

@@ -570,7 +570,7 @@ class Simulator {
       return fmt::format("{}/{}/{}/{}/{}/{}", w.tp, w.dp, w.moe_tp, w.moe_ep, w.batch, w.moe_kernel);
     };
     const Recipe r = recipe_of(d);
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
                        d.unit_recorded, d.model_path, d.system, d.backend, d.disaggregated, d.isl, d.osl, d.clients,
                        layout(d.worker), layout(d.prefill), d.prefill_workers, d.decode_workers, d.token_budget,
                        dtype(d.quantization.gemm_dtype), dtype(d.quantization.expert_dtype),
@@ -579,7 +579,7 @@ class Simulator {
                        r.stream_interval, r.recv_interval, r.reserve_fraction, r.graph_prefill_tokens.value_or(0),
                        r.framework_graphs ? std::string("framework") : fmt::format("{}", fmt::join(r.cuda_graph_batches, ",")),
                        fmt::join(o_.roofline_kinds.value_or(r.roofline_kinds), ","), d.decode_stream_interval,
-                       r.draft_tokens, d.decode_draft_tokens);
+                       r.draft_tokens, d.decode_draft_tokens, r.expert_fp8_activations, dtype(r.kv_dtype));
   }
 
   // The deployment the row pins, simulated as each of plan's candidates is (serve::UnitSimulator).
@@ -669,8 +669,9 @@ class Simulator {
                                         config.has("quantization_config.weight_block_size");
       if (block_fp8_checkpoint && q.expert_dtype == Dtype::fp8) q.expert_dtype = Dtype::fp8_block;
       switch (o_.kv) {
-        case KvPolicy::modelopt:
-          if (q.gemm_dtype == Dtype::fp8 || q.gemm_dtype == Dtype::fp4) q.kv_dtype = Dtype::fp8;
+        case KvPolicy::modelopt:  // the script's KV cache where its recipe says it
+          if (recipe.kv_dtype) q.kv_dtype = recipe.kv_dtype;
+          else if (q.gemm_dtype == Dtype::fp8 || q.gemm_dtype == Dtype::fp4) q.kv_dtype = Dtype::fp8;
           break;
         case KvPolicy::checkpoint: break;
         case KvPolicy::bf16: q.kv_dtype = Dtype::bf16; break;
@@ -679,6 +680,11 @@ class Simulator {
       // Per-tensor fp8 weights with static scales: the quantize its recipe's framework fused.
       if (recipe.fp8_producers && q.gemm_dtype.value_or(config.quantization().gemm_dtype) == Dtype::fp8)
         q.fp8_producers = recipe.fp8_producers;
+      // mxfp4 experts the framework runs W4A8 (TensorRT-LLM's TRTLLM MoE on Blackwell).
+      if (recipe.expert_fp8_activations && q.expert_dtype.value_or(config.quantization().expert_dtype) == Dtype::mxfp4) {
+        q.expert_dtype = Dtype::mxfp4;
+        q.expert_fp8_activations = true;
+      }
       config.override_quantization(q);
       // int4_wo is only what a checkpoint ships: routed experts in W4A16 (Kimi-K2.5).
       if (d.int4_weight_only && config.quantization().expert_dtype != Dtype::int4) {

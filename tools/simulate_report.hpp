@@ -162,7 +162,7 @@ inline nlohmann::json simulate_json(const SimulateContext& ctx, const serve::Pla
   j.erase("sla_ratio");
   j["model"] = ctx.model;
   j["quantization"] = {{"gemm", name(ctx.quantization.gemm_dtype)},
-                       {"moe", name(ctx.quantization.expert_dtype)},
+                       {"moe", ctx.quantization.expert_format()},
                        {"kv", name(ctx.quantization.kv_dtype)}};
   j["gpu"] = ctx.gpu;
   j["timing"] = ctx.timing;

@@ -128,7 +128,7 @@ class MoeExpertEp {
     return labeled<Name>(
         label, sum(when(a2a_path(), leaf<"dispatch">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    leaf<"experts">(ops::RankFolded<FusedMoe, ops::moe::EpLoadRef>{
-                       Kernel<FusedMoe>(t, {gemm_input_dtype(dtype, expert_dtype), h, i, e, k, expert_dtype, t.expert_load()})}),
+                       Kernel<FusedMoe>(t, {expert_input_dtype(form_, dtype), h, i, e, k, expert_dtype, t.expert_load()})}),
                    when(a2a_path(), leaf<"combine">(Kernel<AllToAll>(t, {to_dim(r_.ep)}))),
                    when(a2a_path(), leaf<"moe_sum">(Kernel<MoeSum>(t, {dtype, h, k}))),
                    when(allreduce_path(), leaf<"combine_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.ep)})))));

@@ -75,7 +75,7 @@ class MoeExpertTp {
                                                      {"top_k", r_.top_k}});
     return labeled<Name>(
         label, sum(leaf<"experts">(ops::RankFolded<FusedMoe, ops::moe::EpLoadRef>{Kernel<FusedMoe>(
-                       t, {gemm_input_dtype(dtype, expert_weight_dtype(form_)), to_dim(r_.hidden),
+                       t, {expert_input_dtype(form_, dtype), to_dim(r_.hidden),
                            to_dim(r_.moe_intermediate_per_rank), to_dim(r_.num_experts), to_dim(r_.top_k),
                            expert_weight_dtype(form_), t.expert_load()})}),
                    when(r_.has_allreduce, leaf<"tp_allreduce">(Kernel<AllReduce>(t, {to_dim(r_.tp)})))));

@@ -25,8 +25,13 @@ struct Quantization {
   // fp8_from_norm / _attention / _activation: the RMSNorm, the attention and the SiLU·mul
   // before a per-tensor fp8 projection write its input in fp8 (qkv and up/gate, o_proj,
   // down_proj), the quantize fused into them; only with gemm_dtype fp8 (check()).
+  // expert_fp8_activations: the routed experts quantize their input to MXFP8 before
+  // multiplying mxfp4 weights (W4A8: TensorRT-LLM's and FlashInfer's trtllm-gen MXFP4 x
+  // MXFP8 kernel, aiconfigurator's w4a8_mxfp4_mxfp8) instead of dequantizing the weights to
+  // 16-bit activations (W4A16); only with expert_dtype mxfp4 (check()).
   COSTDSL_FIELDS((Dtype, gemm_dtype, Dtype::bf16), (Dtype, expert_dtype, Dtype::bf16), (Dtype, kv_dtype, Dtype::bf16),
-                 (bool, fp8_from_norm, false), (bool, fp8_from_attention, false), (bool, fp8_from_activation, false));
+                 (bool, fp8_from_norm, false), (bool, fp8_from_attention, false), (bool, fp8_from_activation, false),
+                 (bool, expert_fp8_activations, false));
 
   // Every component in one dtype: an unquantized checkpoint's (its torch_dtype).
   static constexpr Quantization uniform(Dtype d) noexcept { return {d, d, d}; }
@@ -42,16 +47,24 @@ struct Quantization {
   }
 
   // Components a user names on the command line; unnamed ones keep the checkpoint's.
+  // Naming the experts' weight format names their activations too: 16-bit unless the
+  // format says W4A8 (expert_fp8_activations set with it).
   struct Choice {
     std::optional<Dtype> gemm_dtype, expert_dtype, kv_dtype;
     std::optional<Fp8Producers> fp8_producers{};
+    bool expert_fp8_activations = false;
     bool empty() const noexcept { return !gemm_dtype && !expert_dtype && !kv_dtype && !fp8_producers; }
   };
 
   Quantization with(const Choice& c) const {
     const Fp8Producers p = c.fp8_producers.value_or(fp8_producers());
-    return {c.gemm_dtype.value_or(gemm_dtype), c.expert_dtype.value_or(expert_dtype), c.kv_dtype.value_or(kv_dtype),
-            p.norm, p.attention, p.activation};
+    return {c.gemm_dtype.value_or(gemm_dtype),
+            c.expert_dtype.value_or(expert_dtype),
+            c.kv_dtype.value_or(kv_dtype),
+            p.norm,
+            p.attention,
+            p.activation,
+            c.expert_dtype ? c.expert_fp8_activations : expert_fp8_activations};
   }
 
   // A fused quantize writes values under one per-tensor scale: no other weight format's input.
@@ -60,13 +73,19 @@ struct Quantization {
       throw InputError("fp8 producers (" + producers_text() +
                        "): a quantize fused into the kernel before a projection is modelled for per-tensor fp8 GEMMs "
                        "with static scales (gemm=fp8), not gemm=" + std::string(name(gemm_dtype)));
+    if (expert_fp8_activations && expert_dtype != Dtype::mxfp4)
+      throw InputError("experts with fp8 activations (W4A8) are modelled for mxfp4 expert weights (moe=mxfp4_mxfp8), "
+                       "not moe=" + std::string(name(expert_dtype)));
   }
 
   std::string text() const {
-    std::string t = "gemm=" + std::string(name(gemm_dtype)) + " moe=" + std::string(name(expert_dtype)) +
-                    " kv=" + std::string(name(kv_dtype));
+    std::string t = "gemm=" + std::string(name(gemm_dtype)) + " moe=" + expert_format() + " kv=" + std::string(name(kv_dtype));
     if (fp8_producers().any()) t += " fp8-from=" + producers_text();
     return t;
+  }
+  // The experts' format as --quant moe= names it: the weights' dtype, W4A8's mxfp4_mxfp8.
+  std::string expert_format() const {
+    return std::string(name(expert_dtype)) + (expert_fp8_activations ? "_mxfp8" : "");
   }
   std::string producers_text() const {
     std::string t;
@@ -102,21 +121,33 @@ inline Dtype parse_weight_format(std::string_view s, std::string_view flag) {
   if (s == "mxfp4") return Dtype::mxfp4;
   if (s == "int4" || s == "int4_wo" || s == "w4a16") return Dtype::int4;
   throw InputError(std::string(flag) + " '" + std::string(s) +
-                   "' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, mxfp4, int4)");
+                   "' is not a weight format costdsl models (bf16, fp16, fp8, fp8_block, nvfp4, mxfp4, int4; experts "
+                   "also mxfp4_mxfp8)");
+}
+
+// The experts' W4A8 format: mxfp4 weights under MXFP8 activations (its aiconfigurator name too).
+constexpr bool is_w4a8_expert_format(std::string_view s) noexcept {
+  return s == "mxfp4_mxfp8" || s == "w4a8_mxfp4_mxfp8";
 }
 
 // `--quant MODE` (dense GEMMs and experts alike) or `--quant gemm=MODE,moe=MODE`.
 inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_view flag = "--quant") {
   Quantization::Choice c;
-  // int4 weight-only is modelled for routed experts, the one place it ships (Kimi-K2.5).
-  const auto no_int4_gemm = [&](Dtype d, std::string_view where) {
+  // int4 weight-only and W4A8 are modelled for routed experts, the one place each ships
+  // (Kimi-K2.5's experts; gpt-oss's under TensorRT-LLM on Blackwell).
+  const auto experts_only = [&](std::string_view mode, std::string_view where) {
+    if (is_w4a8_expert_format(mode))
+      throw InputError(std::string(where) + " " + std::string(mode) +
+                       ": W4A8 (mxfp4 weights, MXFP8 activations) is modelled for routed experts only (" +
+                       std::string(flag) + " moe=mxfp4_mxfp8)");
+    const Dtype d = parse_weight_format(mode, where);
     if (d == Dtype::int4)
       throw InputError(std::string(where) + " int4: int4 weight-only is modelled for routed experts only (" +
                        std::string(flag) + " moe=int4)");
     return d;
   };
   if (text.find('=') == std::string_view::npos) {
-    c.gemm_dtype = c.expert_dtype = no_int4_gemm(parse_weight_format(text, flag), flag);
+    c.gemm_dtype = c.expert_dtype = experts_only(text, flag);
     return c;
   }
   detail::for_each_listed(text, [&](std::string_view part) {
@@ -125,8 +156,15 @@ inline Quantization::Choice parse_quant_flag(std::string_view text, std::string_
     if (eq == std::string_view::npos || (key != "gemm" && key != "moe"))
       throw InputError(std::string(flag) + " '" + std::string(part) + "': expected MODE or gemm=MODE,moe=MODE");
     const std::string where = std::string(flag) + " " + std::string(key);
-    const Dtype d = parse_weight_format(part.substr(eq + 1), where);
-    (key == "gemm" ? c.gemm_dtype : c.expert_dtype) = key == "gemm" ? no_int4_gemm(d, where) : d;
+    const std::string_view mode = part.substr(eq + 1);
+    if (key == "gemm") {
+      c.gemm_dtype = experts_only(mode, where);
+    } else if (is_w4a8_expert_format(mode)) {
+      c.expert_dtype = Dtype::mxfp4;
+      c.expert_fp8_activations = true;
+    } else {
+      c.expert_dtype = parse_weight_format(mode, where);
+    }
   });
   return c;
 }

@@ -200,6 +200,55 @@ TEST_CASE("GptOss: mxfp4 weights are their own fused_moe configs; where no table
   CHECK(has(windowed.eval({1, 0, 1024}).coverage, Coverage::analytic));
 }
 
+TEST_CASE("GptOss: W4A8 experts (moe=mxfp4_mxfp8) multiply the same mxfp4 weights under fp8 activations") {
+  const Quantization::Choice c = parse_quant_flag("moe=mxfp4_mxfp8");
+  CHECK(c.expert_dtype == Dtype::mxfp4);
+  CHECK(c.expert_fp8_activations);
+  CHECK(parse_quant_flag("gemm=bf16,moe=w4a8_mxfp4_mxfp8").expert_fp8_activations);  // aiconfigurator's name
+  CHECK(!parse_quant_flag("moe=mxfp4").expert_fp8_activations);
+  CHECK_THROWS_WITH_AS(parse_quant_flag("mxfp4_mxfp8"), doctest::Contains("routed experts only"), InputError);
+  CHECK_THROWS_WITH_AS(parse_quant_flag("gemm=mxfp4_mxfp8"), doctest::Contains("routed experts only"), InputError);
+  Quantization bf16_w4a8 = Quantization::uniform(Dtype::bf16);
+  bf16_w4a8.expert_fp8_activations = true;
+  CHECK_THROWS_WITH_AS(bf16_w4a8.check(),
+                       "experts with fp8 activations (W4A8) are modelled for mxfp4 expert weights (moe=mxfp4_mxfp8), "
+                       "not moe=bf16",
+                       InputError);
+  // The checkpoint says mxfp4 and nothing of activations: W4A16 unless a deployment says W4A8;
+  // naming another expert format drops it.
+  HfConfig hf = load_hf_config(default_data_dir() / "models" / "gpt_oss_120b.json");
+  CHECK(!hf.quantization().expert_fp8_activations);
+  hf.override_quantization(c);
+  CHECK(hf.quantization().text() == "gemm=bf16 moe=mxfp4_mxfp8 kv=bf16");
+  Quantization::Choice nvfp4_experts;
+  nvfp4_experts.expert_dtype = Dtype::fp4;
+  CHECK(!hf.quantization().with(nvfp4_experts).expert_fp8_activations);
+
+  // The experts' kernel takes fp8 rows over the same mxfp4 weights: the GPU holds what it held.
+  GptOssConfig w4a8 = deploy(gpt_oss_120b, {.tp = 1, .ep = 8});
+  w4a8.expert_fp8_activations = true;
+  const GptOss<GptOssConfig> a16(deploy(gpt_oss_120b, {.tp = 1, .ep = 8})), a8(w4a8);
+  CHECK(a8.weight_bytes_per_gpu() == a16.weight_bytes_per_gpu());
+  const Timing& t = roofline_h200();
+  const auto tree = a8.build(t);
+  const nlohmann::json j = to_json(make_manifest(tree));
+  const auto& experts = j["slots"][arch_test::slot_at<decltype(tree)>("model.layer.full.moe.experts")];
+  CHECK(experts["config"]["dtype"] == "fp8");
+  CHECK(experts["config"]["weight_dtype"] == "mxfp4");
+  const Batches b(8);  // one batch per DP group (dp = ep / tp = 8)
+  CHECK(evaluate(tree, a8.inputs(b.it())).bytes < evaluate(a16.build(t), a16.inputs(b.it())).bytes);
+
+  // On B200 SGLang's table measured trtllm-gen's W4A8 kernel at gpt-oss's shape: it answers,
+  // faster than the W4A16 kernel at a decode batch's rows.
+  const Timing b200 = load_timing("b200_sxm");
+  const Kernel<kernels::FusedMoe> k8(b200, {Dtype::fp8, 2880, 2880, 128, 4, Dtype::mxfp4, ExpertLoad::power_law_1_2});
+  const Kernel<kernels::FusedMoe> k16(b200, {Dtype::bf16, 2880, 2880, 128, 4, Dtype::mxfp4, ExpertLoad::power_law_1_2});
+  CHECK(k8.source() == "profile");
+  const Metrics m8 = k8.eval({256, 0});
+  CHECK(!has(m8.coverage, Coverage::analytic));
+  CHECK(m8.time_s < k16.eval({256, 0}).time_s);
+}
+
 TEST_CASE("GptOss: inputs(it, scratch) and BatchFeed equal inputs(it); warm, nothing allocates") {
   const GptOss<Fixed<deploy(gpt_oss_20b, {.tp = 1, .ep = 8})>> s;
   const GptOss<GptOssConfig> r(deploy(gpt_oss_120b, {.tp = 2, .ep = 8}));

@@ -296,9 +296,12 @@ with tempfile.TemporaryDirectory() as d:
             "hf_quant_config.kv_cache_quant_algo 'INT8' is not modelled (FP8 or none)", "--kv-dtype")
     quant = ["eval", "--arch", "llama3_8b", "--gpu", "h100", "--decode", "8x512"]
     rejects("--quant unknown format", quant + ["--quant", "int3"],
-            "--quant 'int3' is not a weight format costdsl models", "int4)")
+            "--quant 'int3' is not a weight format costdsl models", "int4; experts also mxfp4_mxfp8)")
     rejects("--quant int4 for every GEMM", quant + ["--quant", "int4"],
             "--quant int4: int4 weight-only is modelled for routed experts only (--quant moe=int4)")
+    rejects("--quant W4A8 for the dense GEMMs", quant + ["--quant", "gemm=mxfp4_mxfp8"],
+            "--quant gemm mxfp4_mxfp8: W4A8 (mxfp4 weights, MXFP8 activations) is modelled for routed experts only "
+            "(--quant moe=mxfp4_mxfp8)")
     rejects("--quant unknown component", quant + ["--quant", "gemm=fp8,attn=bf16"],
             "--quant 'attn=bf16': expected MODE or gemm=MODE,moe=MODE")
     rejects("--kv-dtype fp4", quant + ["--kv-dtype", "fp4"], "--kv-dtype 'fp4' is not a KV-cache dtype (bf16, fp16, fp8)")

@@ -62,7 +62,8 @@ TEST_CASE("a deployed config visits its shape's fields, then its parallelism's, 
   const auto c = deploy(tiny, {.tp = 2});
   CHECK(names(c) == std::vector<std::string>{"hidden", "num_layers", "dtype", "tp", "ep", "hp", "moe_tp", "kv_replicate",
                                              "hop_b", "gemm_dtype", "expert_dtype", "kv_dtype", "fp8_from_norm",
-                                             "fp8_from_attention", "fp8_from_activation"});
+                                             "fp8_from_attention", "fp8_from_activation",
+                                             "expert_fp8_activations"});
   CHECK(c.shape().hidden == 1024);
   CHECK(c.parallelism() == Parallelism{.tp = 2});
 }

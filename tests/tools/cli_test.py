@@ -348,6 +348,18 @@ for gpu in ("b200", "a100", "gb200", "b300", "gb300", "l40s", "rtx_pro_6000"):
     check("model.layer.attn.decode" in got and "model.layer.mlp.down_proj" in got,
           f"eval --gpu {gpu}: attention and GEMMs should be measured; measured: {sorted(got)}")
 
+# --quant moe=mxfp4_mxfp8: gpt-oss's experts under MXFP8 activations (W4A8), the kernel
+# TensorRT-LLM and vLLM run on Blackwell; on every Blackwell GPU with tables SGLang's
+# measurement of it answers, and a decode batch's experts cost less than W4A16's.
+for gpu in ("b200", "gb200", "b300", "gb300"):
+    def oss_experts(*quant):
+        r = run("eval", "--arch", "gpt_oss_120b", "--gpu", gpu, "--decode", "64x1024", "--json", *quant)
+        js = json.loads(r.stdout or "{}")
+        return [x for x in js.get("slots", []) if x["name"] == "model.layer.full.moe.experts"]
+    w8, w16 = oss_experts("--quant", "moe=mxfp4_mxfp8"), oss_experts()
+    check(w8 and w16 and "ANALYTIC" not in w8[0]["coverage"] and w8[0]["time_ms"] < w16[0]["time_ms"],
+          f"eval --gpu {gpu} --quant moe=mxfp4_mxfp8: W4A8 experts measured and faster than W4A16: {w8} vs {w16}")
+
 # import aiconfigurator → profile tables → kernels read them; validate compares.
 GEMM_HDR = "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n"
 with tempfile.TemporaryDirectory() as d:

@@ -176,7 +176,7 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
       "SGLang,0.5.14,H100,moe,triton,w4a16_mxfp4,1024,2880,2880,4,128,1,1,balanced,1.3\n"
       "SGLang,0.5.14,B200,moe,trtllm,w4a8_mxfp4_mxfp8,1024,2880,2880,4,128,1,1,balanced,0.7\n",
       &rep);
-  REQUIRE(moe.size() == 8);
+  REQUIRE(moe.size() == 9);
   // The routing each row was timed under is part of its config: balanced, or a power law
   // costdsl binds (expert_load.hpp); the collector's other distributions are skipped.
   CHECK(std::get<aic::Call<kernels::FusedMoe>>(moe[0].call).config.expert_load == ExpertLoad::balanced);
@@ -189,12 +189,14 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
     CHECK(c.dtype == d);
     CHECK(c.weight_dtype == d);
   }
-  // w4a16_mxfp4 (gpt-oss's experts as shipped): MXFP4 weights under bf16 activations; the
-  // mixed format with MXFP8 activations is not modelled.
+  // w4a16_mxfp4 (gpt-oss's experts as shipped): MXFP4 weights under bf16 activations;
+  // w4a8_mxfp4_mxfp8 the same weights under MXFP8 activations, a table of its own (dtype fp8).
   const auto& w = std::get<aic::Call<kernels::FusedMoe>>(moe[7].call).config;
   CHECK(w.dtype == Dtype::bf16);
   CHECK(w.weight_dtype == Dtype::mxfp4);
   CHECK(profile_key(w) == std::vector<std::string>{"bf16", "2880", "2880", "128", "4", "mxfp4", "balanced"});
+  const auto& w8 = std::get<aic::Call<kernels::FusedMoe>>(moe[8].call).config;
+  CHECK(profile_key(w8) == std::vector<std::string>{"fp8", "2880", "2880", "128", "4", "mxfp4", "balanced"});
   const auto& f = std::get<aic::Call<kernels::FusedMoe>>(moe[0].call);
   CHECK(f.config.hidden == 4096);
   CHECK(f.config.moe_intermediate == 768);  // 1536 over moe_tp 2
@@ -205,9 +207,8 @@ TEST_CASE("aiconfigurator: MoE rows are one rank's fused module; NCCL and custom
   const auto& q = std::get<aic::Call<kernels::FusedMoe>>(moe[1].call);
   CHECK(q.point[0] == 0.25);
   CHECK(q.input.rows == 1);
-  CHECK(rep.skips.total() == 2);  // the sampled power-law row, the W4A8 one
+  CHECK(rep.skips.total() == 1);  // the sampled power-law row
   CHECK(rep.skips.reasons.begin()->first.starts_with("distribution power_law_sampled_1.9: not one of the expert loads"));
-  CHECK(std::next(rep.skips.reasons.begin())->first.starts_with("moe_dtype w4a8_mxfp4_mxfp8: no costdsl dtype"));
 
   const auto nccl = read_text(
       "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"

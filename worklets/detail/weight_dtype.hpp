@@ -65,4 +65,14 @@ constexpr Dtype gemm_input_dtype(Dtype activations, Dtype weights) noexcept {
              : activations;
 }
 
+// The dtype the routed experts' GEMMs take their input in: fp8 where a W4A8 deployment
+// quantizes it (MXFP8 under mxfp4 weights), else gemm_input_dtype's.
+template <class Form>
+constexpr Dtype expert_input_dtype(const Form& form, Dtype activations) {
+  if constexpr (requires { values(form).expert_fp8_activations; }) {
+    if (values(form).expert_fp8_activations) return Dtype::fp8;
+  }
+  return gemm_input_dtype(activations, expert_weight_dtype(form));
+}
+
 }  // namespace costdsl::worklets
