@@ -72,6 +72,26 @@ COSTDSL_INLINE std::uint64_t count_of(const Input& in) noexcept {
   return count;
 }
 
+// A kind whose input is a count with refinements that are usually at their default (a
+// grouped GEMM's active_experts, 0 for even routing) says which count an input is
+// (K::memo_count), or no_memo_count where a refinement is set: such inputs take the
+// general path, the others share the count memo.
+template <class K>
+inline constexpr bool memoisable =
+    count_input<typename K::Input> || requires(const typename K::Input& in) {
+      { K::memo_count(in) } -> std::same_as<std::uint64_t>;
+    };
+template <class K>
+COSTDSL_INLINE std::uint64_t memo_count(const typename K::Input& in) noexcept {
+  if constexpr (count_input<typename K::Input>) {
+    return count_of(in);
+  } else if constexpr (memoisable<K>) {
+    return K::memo_count(in);
+  } else {
+    return no_memo_count;  // Kernel<K> instantiated whole (src/kernels.cpp): eval_memo is never called
+  }
+}
+
 }  // namespace detail
 
 // A config field its kind's tables have no column for (Config::untabled lists them): it
@@ -164,7 +184,7 @@ class Kernel : public detail::KernelBinding {
           return Metrics{sole_.weight * r.value * 1e-3 * detail::calls<K>(in), flops, bytes, 0, cov, sole_.backend};
         // no answer from the one table: the general path says what the leaf falls back to
       }
-      if constexpr (detail::count_input<Input>) {
+      if constexpr (detail::memoisable<K>) {
         if (memo_ != nullptr) return eval_memo(in);
       }
     }
@@ -189,14 +209,14 @@ class Kernel : public detail::KernelBinding {
   // formulas it calls, for every kind it uses.
   Metrics eval_general(const Input& in, bool with_energy) const;
 
-  // An analytic leaf with a count input: the remembered time with the work formulas, or
+  // An analytic leaf with a count input (detail::memoisable): the remembered time with the work formulas, or
   // the general path's answer, its time remembered when it is what a hit rebuilds bitwise
   // (time, the work formulas, Coverage::analytic, no backend, no energy). Out of the fold,
   // so that leaves with tables, which never take it, keep their inlined code as small as
   // it was (a hit pays a call: ~1% of serve_sim's iteration, bench/README.md).
   [[gnu::noinline]] Metrics eval_memo(const Input& in) const {
-    const std::uint64_t count = detail::count_of(in);
-    if (count >= memo_->capacity()) return eval_general(in, false);
+    const std::uint64_t count = detail::memo_count<K>(in);
+    if (count >= memo_->capacity()) return eval_general(in, false);  // no_memo_count too
     if (const double t = memo_->find(count); t != 0)
       return Metrics{t, K::flops(config_, in), K::bytes(config_, in), 0, Coverage::analytic, no_backend};
     const Metrics m = eval_general(in, false);
@@ -294,7 +314,7 @@ Kernel<K>::Kernel(const Timing& timing, Config config, std::vector<std::string> 
   if (mode_ != TimingMode::roofline && timing.profiles() != nullptr && tables_hold<K>(config_) &&
       !timing.takes_roofline(kind))
     bind_profiles(*timing.profiles(), timing.kernel_framework());
-  if constexpr (detail::count_input<Input>) {
+  if constexpr (detail::memoisable<K>) {
     if (!measured_ && mode_ != TimingMode::profile && timing.analytic_memo() > 0)
       make_memo(timing.analytic_memo());
   }

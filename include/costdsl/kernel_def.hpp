@@ -22,7 +22,9 @@
 // cells are then estimated from their neighbours' efficiency over the roofline),
 // transfer_distance(a, b) (with input_at: a config no table holds answers from the
 // nearest measured one, scaled by the roofline's time ratio; infinity: never from b),
-// validate(config) (throws a ConfigError naming the field).
+// validate(config) (throws a ConfigError naming the field),
+// memo_count(input) (an input that is a count with refinements at their default: the
+// count the analytic memo keys it by, no_memo_count otherwise).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -56,6 +58,9 @@ concept KernelDef = requires(const typename K::Config& c, const typename K::Inpu
 };
 
 namespace detail {
+// memo_count's answer for an input the analytic memo does not key (kernel.hpp).
+inline constexpr std::uint64_t no_memo_count = ~std::uint64_t{0};
+
 // A count (requests, tokens, bytes) from a cache coordinate, for input_at: rounded and
 // held in [0, 2^53] so that the conversion is defined for any grid point.
 inline std::uint64_t count_at(double x) noexcept {

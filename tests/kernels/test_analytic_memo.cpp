@@ -4,8 +4,10 @@
 // configs), under threads, and off wherever a table answers or the timing says so.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/embedding.hpp"
 #include "costdsl/kernels/gemm.hpp"
+#include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
 #include "costdsl/kernels/sampler.hpp"
 #include "costdsl/kernels/silu_and_mul.hpp"
@@ -41,6 +44,18 @@ bool same_bits(const Metrics& a, const Metrics& b) {
 const std::vector<std::uint64_t> counts{0, 1, 2, 3, 63, 64, 65, 127, 128, 129, 1000, 4095, 4096, 8190, 8191, 8192,
                                         8193, 20000, 1u << 20};
 
+// The input of count n: its first field, the others at their defaults (0).
+template <class Input>
+Input input_of_count(std::uint64_t n) {
+  Input in{};
+  bool first = true;
+  for_each_field(in, [&](std::string_view, std::uint64_t& v) {
+    if (first) v = n;
+    first = false;
+  });
+  return in;
+}
+
 template <class K>
 void answers_as_general_path(const typename K::Config& config) {
   const Kernel<K> memo(roofline(), config);
@@ -49,7 +64,7 @@ void answers_as_general_path(const typename K::Config& config) {
   REQUIRE_FALSE(plain.memoised());
   for (int round = 0; round < 3; ++round)
     for (const std::uint64_t n : counts) {
-      const typename K::Input in{n};
+      const auto in = input_of_count<typename K::Input>(n);
       CAPTURE(n);
       CHECK(same_bits(memo.template eval<Quantities::time_and_work>(in),
                       plain.template eval<Quantities::time_and_work>(in)));
@@ -64,6 +79,8 @@ void answers_as_general_path(const typename K::Config& config) {
 static_assert(detail::count_input<Gemm::Input>);
 static_assert(detail::count_input<RmsNorm::Input>);
 static_assert(!detail::count_input<AttnDecode::Input>);  // two inputs: no memo
+static_assert(!detail::memoisable<AttnDecode>);
+static_assert(detail::memoisable<GroupedGemm>);  // a count, active_experts at its default
 
 TEST_CASE("an analytic leaf's memo answers bitwise as the general path, on the first call and on every later one") {
   answers_as_general_path<Gemm>({Dtype::bf16, 6144, 4096});
@@ -72,6 +89,22 @@ TEST_CASE("an analytic leaf's memo answers bitwise as the general path, on the f
   answers_as_general_path<SiluAndMul>({Dtype::bf16, 14336});
   answers_as_general_path<Embedding>({Dtype::bf16, 128256, 4096});
   answers_as_general_path<Sampler>({Dtype::bf16, 128256});
+  answers_as_general_path<GroupedGemm>({Dtype::bf16, 128, 512, 128});  // MLA's absorbed BMM, even routing
+}
+
+TEST_CASE("a grouped GEMM with routed active experts takes the general path, beside the memo's counts") {
+  const Kernel<GroupedGemm> memo(roofline(), {Dtype::fp8, 32, 7168, 2048});
+  const Kernel<GroupedGemm> plain(roofline().with_analytic_memo(0), {Dtype::fp8, 32, 7168, 2048});
+  REQUIRE(memo.memoised());
+  for (int round = 0; round < 2; ++round)
+    for (const std::uint64_t rows : {1u, 5u, 40u, 300u}) {
+      const GroupedGemm::Input even{rows, 0}, routed{rows, std::min<std::uint64_t>(rows, 3)};
+      CAPTURE(rows);
+      CHECK(same_bits(memo.eval<Quantities::time_and_work>(routed), plain.eval<Quantities::time_and_work>(routed)));
+      CHECK(same_bits(memo.eval<Quantities::time_and_work>(even), plain.eval<Quantities::time_and_work>(even)));
+    }
+  CHECK(GroupedGemm::memo_count({12, 0}) == 12);
+  CHECK(GroupedGemm::memo_count({12, 5}) == detail::no_memo_count);
 }
 
 TEST_CASE("each leaf keeps its own memo: two GEMM configs asked alternately at one m") {
