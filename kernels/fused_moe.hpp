@@ -43,6 +43,12 @@ struct FusedMoe {
   struct Input {
     COSTDSL_FIELDS((std::uint64_t, rows), (std::uint64_t, active_experts));
   };
+  // The analytic memo's count: one per (rows, active experts), active_experts being at most
+  // num_experts (a routed EP rank's load: the roofline of a batch's few distinct rank loads,
+  // asked again every iteration the batch stays).
+  static std::uint64_t memo_count(const Config& c, const Input& in) noexcept {
+    return in.rows * (c.num_experts.value + 1) + in.active_experts;
+  }
   // Tables are measured with balanced routing, so only the row count is an axis.
   static constexpr std::array<std::string_view, 1> axes{"rows"};
 

@@ -30,9 +30,9 @@ struct GroupedGemm {
   };
   // The profile measures even routing, so only the row count is an axis.
   static constexpr std::array<std::string_view, 1> axes{"tokens"};
-  // Even routing (MLA's absorbed BMMs: one group per head) is a count the analytic memo
-  // remembers; a routed load's active experts take the general path.
-  static std::uint64_t memo_count(const Input& in) noexcept {
+  // Even routing (MLA's absorbed BMMs: one group per head) is the analytic memo's count;
+  // a routed load's active experts take the general path.
+  static std::uint64_t memo_count(const Config&, const Input& in) noexcept {
     return in.active_experts == 0 ? in.tokens : costdsl::detail::no_memo_count;
   }
 

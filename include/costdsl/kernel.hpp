@@ -72,21 +72,20 @@ COSTDSL_INLINE std::uint64_t count_of(const Input& in) noexcept {
   return count;
 }
 
-// A kind whose input is a count with refinements that are usually at their default (a
-// grouped GEMM's active_experts, 0 for even routing) says which count an input is
-// (K::memo_count), or no_memo_count where a refinement is set: such inputs take the
-// general path, the others share the count memo.
+// A kind whose input is a count with a refinement (a grouped GEMM's or fused MoE's active
+// experts) says which count an input is (K::memo_count: one count per distinct input of its
+// config), or no_memo_count: such inputs take the general path, the others share the memo.
 template <class K>
 inline constexpr bool memoisable =
-    count_input<typename K::Input> || requires(const typename K::Input& in) {
-      { K::memo_count(in) } -> std::same_as<std::uint64_t>;
+    count_input<typename K::Input> || requires(const typename K::Config& c, const typename K::Input& in) {
+      { K::memo_count(c, in) } -> std::same_as<std::uint64_t>;
     };
 template <class K>
-COSTDSL_INLINE std::uint64_t memo_count(const typename K::Input& in) noexcept {
+COSTDSL_INLINE std::uint64_t memo_count(const typename K::Config& c, const typename K::Input& in) noexcept {
   if constexpr (count_input<typename K::Input>) {
     return count_of(in);
   } else if constexpr (memoisable<K>) {
-    return K::memo_count(in);
+    return K::memo_count(c, in);
   } else {
     return no_memo_count;  // Kernel<K> instantiated whole (src/kernels.cpp): eval_memo is never called
   }
@@ -215,7 +214,7 @@ class Kernel : public detail::KernelBinding {
   // so that leaves with tables, which never take it, keep their inlined code as small as
   // it was (a hit pays a call: ~1% of serve_sim's iteration, bench/README.md).
   [[gnu::noinline]] Metrics eval_memo(const Input& in) const {
-    const std::uint64_t count = detail::memo_count<K>(in);
+    const std::uint64_t count = detail::memo_count<K>(config_, in);
     if (count >= memo_->capacity()) return eval_general(in, false);  // no_memo_count too
     if (const double t = memo_->find(count); t != 0)
       return Metrics{t, K::flops(config_, in), K::bytes(config_, in), 0, Coverage::analytic, no_backend};

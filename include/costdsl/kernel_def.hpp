@@ -23,8 +23,8 @@
 // transfer_distance(a, b) (with input_at: a config no table holds answers from the
 // nearest measured one, scaled by the roofline's time ratio; infinity: never from b),
 // validate(config) (throws a ConfigError naming the field),
-// memo_count(input) (an input that is a count with refinements at their default: the
-// count the analytic memo keys it by, no_memo_count otherwise).
+// memo_count(config, input) (an input that is a count with a refinement: one count per
+// distinct input, which the analytic memo keys it by, or no_memo_count).
 #include <algorithm>
 #include <array>
 #include <cmath>

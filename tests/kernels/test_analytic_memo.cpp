@@ -14,6 +14,7 @@
 #include "costdsl/kernel.hpp"
 #include "costdsl/kernels/attn_decode.hpp"
 #include "costdsl/kernels/embedding.hpp"
+#include "costdsl/kernels/fused_moe.hpp"
 #include "costdsl/kernels/gemm.hpp"
 #include "costdsl/kernels/grouped_gemm.hpp"
 #include "costdsl/kernels/rms_norm.hpp"
@@ -81,6 +82,7 @@ static_assert(detail::count_input<RmsNorm::Input>);
 static_assert(!detail::count_input<AttnDecode::Input>);  // two inputs: no memo
 static_assert(!detail::memoisable<AttnDecode>);
 static_assert(detail::memoisable<GroupedGemm>);  // a count, active_experts at its default
+static_assert(detail::memoisable<FusedMoe>);
 
 TEST_CASE("an analytic leaf's memo answers bitwise as the general path, on the first call and on every later one") {
   answers_as_general_path<Gemm>({Dtype::bf16, 6144, 4096});
@@ -103,8 +105,26 @@ TEST_CASE("a grouped GEMM with routed active experts takes the general path, bes
       CHECK(same_bits(memo.eval<Quantities::time_and_work>(routed), plain.eval<Quantities::time_and_work>(routed)));
       CHECK(same_bits(memo.eval<Quantities::time_and_work>(even), plain.eval<Quantities::time_and_work>(even)));
     }
-  CHECK(GroupedGemm::memo_count({12, 0}) == 12);
-  CHECK(GroupedGemm::memo_count({12, 5}) == detail::no_memo_count);
+  CHECK(GroupedGemm::memo_count({}, {12, 0}) == 12);
+  CHECK(GroupedGemm::memo_count({}, {12, 5}) == detail::no_memo_count);
+}
+
+TEST_CASE("a fused MoE rank's (rows, active experts) is one count of the memo, bitwise the general path") {
+  const FusedMoe::Config c{Dtype::fp8, 7168, 2048, 32, 8, Dtype::fp8, ExpertLoad::balanced};
+  const Kernel<FusedMoe> memo(roofline(), c);
+  const Kernel<FusedMoe> plain(roofline().with_analytic_memo(0), c);
+  REQUIRE(memo.memoised());
+  for (int round = 0; round < 2; ++round)
+    for (const std::uint64_t rows : {0u, 1u, 7u, 33u, 200u, 247u, 248u, 5000u})
+      for (const std::uint64_t active : {0u, 1u, 5u, 32u}) {
+        if (active > std::min<std::uint64_t>(rows, 32)) continue;
+        CAPTURE(rows);
+        CAPTURE(active);
+        const FusedMoe::Input in{rows, active};
+        CHECK(same_bits(memo.eval<Quantities::time_and_work>(in), plain.eval<Quantities::time_and_work>(in)));
+      }
+  // Distinct inputs, distinct counts: active experts fill the gap between rows' counts.
+  CHECK(FusedMoe::memo_count(c, {3, 32}) + 1 == FusedMoe::memo_count(c, {4, 0}));
 }
 
 TEST_CASE("each leaf keeps its own memo: two GEMM configs asked alternately at one m") {
