@@ -21,15 +21,17 @@ class InputScratch {
   // The next buffer, holding n elements of T (default-constructed where it grew, stale
   // values elsewhere: the caller assigns every element). An arch asks for the same
   // types in the same order each iteration, so after the first one nothing allocates;
-  // a buffer that held another type (another arch used this scratch) is replaced.
+  // a buffer that held another type (another arch used this scratch) is replaced. A
+  // buffer only grows: a count that varies from one iteration to the next (a DP fan-out's
+  // runs of groups) neither destroys nor re-constructs its elements each time.
   template <class T>
   std::span<T> take(std::size_t n) {
     if (next_ == buffers_.size()) buffers_.push_back(nullptr);
     std::unique_ptr<Buffer>& slot = buffers_[next_++];
     if (slot == nullptr || slot->type != &type_tag<T>) slot = std::make_unique<Typed<T>>();
     std::vector<T>& items = static_cast<Typed<T>&>(*slot).items;
-    if (items.size() != n) items.resize(n);
-    return items;
+    if (items.size() < n) items.resize(n);
+    return {items.data(), n};
   }
 
  private:

@@ -53,6 +53,15 @@ struct RankLoad {
 struct EpLoad {
   std::uint32_t ranks = 0;
   std::array<RankLoad, max_ep> rank{};
+  // The arguments route_into last wrote this load from (none yet: a default load): routed
+  // again with the same ones, a buffer an arch keeps from iteration to iteration is left
+  // as it is (a DP group's token count mostly holds between events).
+  struct Routed {
+    std::uint64_t tokens = 0;
+    std::uint32_t num_experts = 0, top_k = 0, ep = 0;
+    Routing routing{};
+    bool valid = false;
+  } routed{};
 
   std::span<const RankLoad> used() const noexcept { return {rank.data(), ranks}; }
   std::uint64_t total_rows() const noexcept {
@@ -77,8 +86,16 @@ inline double hit(double rows, std::uint64_t tokens) noexcept {
   if (rows >= 40) return 1.0;
   return rows <= 0 ? 0.0 : 1.0 - std::pow(1.0 - rows / double(tokens), double(tokens));
 }
+// llround for a count (0 <= x < 2^32), inline: the truncation is the floor there and the
+// fraction x − floor(x) exact, so halves round up as llround's do. It runs once per rank
+// of every routed layer (libm's llround was a fiftieth of a disaggregated DeepSeek run).
+inline std::uint32_t round_count(double x) noexcept {
+  if (!(x > 0)) return 0;
+  const auto t = static_cast<std::uint64_t>(x);
+  return static_cast<std::uint32_t>(t + (x - static_cast<double>(t) >= 0.5 ? 1 : 0));
+}
 inline std::uint32_t active(double sum, std::uint32_t rows, std::uint32_t experts) noexcept {
-  const auto a = static_cast<std::uint32_t>(std::llround(sum));
+  const std::uint32_t a = round_count(sum);
   return std::min(std::max(a, rows > 0 ? 1u : 0u), std::min(rows, experts));
 }
 // Each of n experts' expected rows, most popular first: the first c (the heaviest) sit at
@@ -195,6 +212,11 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
   if (ep == 0 || ep > max_ep || num_experts % ep != 0)
     throw InputError("moe routing: ep " + std::to_string(ep) + " must be in 1.." + std::to_string(max_ep) +
                      " and divide num_experts " + std::to_string(num_experts));
+  EpLoad::Routed& last = load.routed;
+  if (last.valid && last.tokens == tokens && last.num_experts == num_experts && last.top_k == top_k &&
+      last.ep == ep && last.routing.exponent == r.exponent && last.routing.placement == r.placement)
+    return;  // the same arguments: this load already holds their routing
+  last.valid = false;  // until the new routing is written (a throw below leaves none)
   const std::uint32_t per_rank = num_experts / ep;
   const bool strided = r.placement == Placement::strided;
   load.ranks = ep;
@@ -216,6 +238,7 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
       const std::uint32_t rows = per_rank * q + extra;
       load.rank[rank] = {rows, detail::active(per_rank * each, rows, per_rank)};
     }
+    last = {tokens, num_experts, top_k, ep, r, true};
     return;
   }
   detail::check_routing(tokens, num_experts, top_k, r);
@@ -241,6 +264,7 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
   }
   for (std::uint32_t k = 0; k < ep; ++k)
     load.rank[k].active_experts = detail::active(hits[k], load.rank[k].rows, per_rank);
+  last = {tokens, num_experts, top_k, ep, r, true};
 }
 
 inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -115,6 +116,57 @@ TEST_CASE("routing: the active experts are those tokens choosing on their own ex
   CHECK(moe::route(1, 128, 4, 1, {}).rank[0].active_experts == 4);
   // Skewed gating concentrates the rows: fewer experts than the uniform batch reaches.
   CHECK(moe::route(16, 128, 4, 1, {1.0}).rank[0].active_experts < 51);
+}
+
+TEST_CASE("routing: a rank's active-expert count rounds as llround does, halves away from zero") {
+  // Exact halves, the doubles either side of them, integers, and random counts.
+  std::vector<double> xs{0.0, -0.0, 0.25, 0.5, 1.0, 1.5, 2.5, 255.5, 4294967294.5};
+  for (const double h : {0.5, 1.5, 2.5, 7.5, 31.5, 255.5}) {
+    xs.push_back(std::nextafter(h, 0.0));
+    xs.push_back(std::nextafter(h, 1e9));
+  }
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(0.0, 512.0);
+  for (int i = 0; i < 10000; ++i) xs.push_back(u(gen));
+  for (const double x : xs) {
+    CAPTURE(x);
+    CHECK(moe::detail::round_count(x) == static_cast<std::uint32_t>(std::llround(x)));
+  }
+  CHECK(moe::detail::round_count(-0.7) == 0);  // not a count: none, never a wrapped one
+}
+
+TEST_CASE("routing into a kept buffer: the same arguments keep its load, any other argument re-routes it") {
+  // One buffer taken through a sequence of calls, as an arch's scratch is from iteration
+  // to iteration, always holds what a fresh route() of the same arguments gives.
+  struct Call {
+    std::uint64_t tokens;
+    std::uint32_t experts, top_k, ep;
+    moe::Routing routing;
+  };
+  const std::vector<Call> calls{{64, 256, 8, 32, {}},        {64, 256, 8, 32, {}},
+                                {65, 256, 8, 32, {}},        {65, 256, 8, 16, {}},
+                                {65, 128, 8, 16, {}},        {65, 128, 4, 16, {}},
+                                {65, 128, 4, 16, {1.0}},     {65, 128, 4, 16, {1.0}},
+                                {65, 128, 4, 16, {1.0, moe::Placement::contiguous}},
+                                {0, 128, 4, 16, {}},         {4096, 256, 8, 8, {0.5}},
+                                {64, 256, 8, 32, {}}};
+  moe::EpLoad kept;
+  for (const Call& c : calls) {
+    CAPTURE(c.tokens);
+    CAPTURE(c.ep);
+    moe::route_into(c.tokens, c.experts, c.top_k, c.ep, c.routing, kept);
+    const moe::EpLoad fresh = moe::route(c.tokens, c.experts, c.top_k, c.ep, c.routing);
+    REQUIRE(kept.ranks == fresh.ranks);
+    for (std::uint32_t r = 0; r < fresh.ranks; ++r) CHECK(kept.rank[r] == fresh.rank[r]);
+  }
+  // A bad call throws whatever the buffer held, and leaves no routing to reuse: the next
+  // call routes afresh.
+  CHECK_THROWS_AS(moe::route_into(64, 256, 8, 3, {}, kept), InputError);   // ep does not divide
+  CHECK_THROWS_AS(moe::route_into(64, 256, 300, 32, {}, kept), InputError);  // top_k > experts
+  CHECK_FALSE(kept.routed.valid);
+  moe::route_into(64, 256, 8, 32, {}, kept);
+  CHECK(kept.routed.valid);
+  CHECK(kept.rank[0] == moe::route(64, 256, 8, 32, {}).rank[0]);
 }
 
 TEST_CASE("dispatch and combine mirror each other and follow the busiest ranks") {
