@@ -95,8 +95,8 @@ class MoeExpertTp {
 
  private:
   void route(const Input& in, ops::moe::EpLoad& load) const {
-    load = ops::moe::route(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()),
-                           static_cast<std::uint32_t>(r_.top_k.value()), 1, in.routing);
+    ops::moe::route_into(in.tokens, static_cast<std::uint32_t>(r_.num_experts.value()),
+                         static_cast<std::uint32_t>(r_.top_k.value()), 1, in.routing, load);
   }
   auto inputs_for(std::uint64_t tokens, ops::moe::EpLoadRef load) const {
     return nest<Name>(costdsl::inputs(

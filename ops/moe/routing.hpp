@@ -40,6 +40,7 @@ enum class Placement : std::uint8_t { strided, contiguous };
 struct Routing {
   double exponent = 0.0;
   Placement placement = Placement::strided;
+  friend constexpr bool operator==(const Routing&, const Routing&) = default;
 };
 
 // One EP rank's share: rows (token copies routed here) and the experts expected to get at
@@ -61,6 +62,7 @@ struct EpLoad {
     std::uint32_t num_experts = 0, top_k = 0, ep = 0;
     Routing routing{};
     bool valid = false;
+    friend constexpr bool operator==(const Routed&, const Routed&) = default;
   } routed{};
 
   std::span<const RankLoad> used() const noexcept { return {rank.data(), ranks}; }
@@ -212,11 +214,9 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
   if (ep == 0 || ep > max_ep || num_experts % ep != 0)
     throw InputError("moe routing: ep " + std::to_string(ep) + " must be in 1.." + std::to_string(max_ep) +
                      " and divide num_experts " + std::to_string(num_experts));
-  EpLoad::Routed& last = load.routed;
-  if (last.valid && last.tokens == tokens && last.num_experts == num_experts && last.top_k == top_k &&
-      last.ep == ep && last.routing.exponent == r.exponent && last.routing.placement == r.placement)
-    return;  // the same arguments: this load already holds their routing
-  last.valid = false;  // until the new routing is written (a throw below leaves none)
+  const EpLoad::Routed key{tokens, num_experts, top_k, ep, r, true};
+  if (load.routed == key) return;  // the same arguments: this load already holds their routing
+  load.routed.valid = false;       // until the new routing is written (a throw below leaves none)
   const std::uint32_t per_rank = num_experts / ep;
   const bool strided = r.placement == Placement::strided;
   load.ranks = ep;
@@ -238,7 +238,7 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
       const std::uint32_t rows = per_rank * q + extra;
       load.rank[rank] = {rows, detail::active(per_rank * each, rows, per_rank)};
     }
-    last = {tokens, num_experts, top_k, ep, r, true};
+    load.routed = key;
     return;
   }
   detail::check_routing(tokens, num_experts, top_k, r);
@@ -264,7 +264,7 @@ inline void route_into(std::uint64_t tokens, std::uint32_t num_experts, std::uin
   }
   for (std::uint32_t k = 0; k < ep; ++k)
     load.rank[k].active_experts = detail::active(hits[k], load.rank[k].rows, per_rank);
-  last = {tokens, num_experts, top_k, ep, r, true};
+  load.routed = key;
 }
 
 inline EpLoad route(std::uint64_t tokens, std::uint32_t num_experts, std::uint32_t top_k, std::uint32_t ep,
